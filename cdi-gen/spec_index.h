@@ -1,0 +1,46 @@
+#pragma once
+// The machine's index of CDI names: every device that the spec files in /etc/cdi define, ours,
+// NVIDIA's and anyone's. Grants are checked against it.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "core/root_fs.h"
+
+namespace rgpu::cdi {
+
+inline constexpr const char* kSpecDir = "/etc/cdi";
+
+struct IndexedDevice {
+  std::string qualified_name;             ///< "nvidia.com/gpu=0"
+  std::string spec_path;                  ///< machine path of the file that defines it
+  std::vector<std::string> device_nodes;  ///< host device nodes the device maps, sorted
+};
+
+/// A spec file that was skipped, and why.
+struct SpecProblem {
+  std::string spec_path;
+  std::string reason;
+};
+
+struct SpecIndex {
+  std::vector<IndexedDevice> devices;  ///< sorted by qualified name
+  std::vector<SpecProblem> problems;
+};
+
+/// Devices of one spec's text (JSON or YAML, told by `spec_path`'s extension). Fails when the
+/// text does not parse or breaks the CDI naming rules.
+Result<std::vector<IndexedDevice>> parse_spec(std::string_view text, std::string_view spec_path);
+
+/// Every *.json, *.yaml and *.yml spec in <root>/etc/cdi. A file that fails is listed in
+/// `problems` and skipped; a name defined twice keeps its first definition (files in name order).
+SpecIndex read_spec_index(const RootFs& fs);
+
+/// CDI's rules for a kind's vendor ("nvidia.com") and class ("gpu"), and for a device name.
+bool valid_vendor(std::string_view vendor);
+bool valid_class(std::string_view klass);
+bool valid_device_name(std::string_view name);
+
+}  // namespace rgpu::cdi

@@ -1,0 +1,54 @@
+// rediacc-gpu probe: find the GPUs, write the inventory, print a line per GPU.
+
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/probe_machine.h"
+#include "cli/render.h"
+#include "probe/inventory_file.h"
+
+namespace rgpu::cli {
+namespace {
+
+std::string summary_line(const probe::Gpu& g) {
+  std::string line = g.pci_address.value_or("(wsl)") + "  " + probe::to_string(g.vendor) + "  " + g.name + "  " +
+                     human_bytes(g.memory_bytes);
+  if (g.render_node) line += "  " + *g.render_node;
+  line += "  driver " + g.driver.value_or("none");
+  if (g.driver_version) line += " " + *g.driver_version;
+  return line;
+}
+
+int run_probe_command(const GlobalOptions& global) {
+  RootFs fs(global.root);
+  auto report = probe_machine(fs);
+  if (!report) {
+    std::cerr << "rediacc-gpu: " << report.error().message << "\n";
+    return kExitFailure;
+  }
+  for (const auto& w : report->warnings) std::cerr << "warning: " << w << "\n";
+  // A file we cannot parse is never overwritten: it may be someone's, not ours.
+  if (auto existing = probe::read_inventory(fs); !existing) {
+    std::cerr << "rediacc-gpu: " << existing.error().message << "\n";
+    return kExitFailure;
+  }
+  auto written = probe::write_inventory(fs, report->inventory);
+  if (!written) {
+    std::cerr << "rediacc-gpu: " << written.error().message << "\n";
+    return kExitFailure;
+  }
+  for (const auto& g : report->inventory.gpus) std::cout << summary_line(g) << "\n";
+  const auto n = report->inventory.gpus.size();
+  std::cout << n << (n == 1 ? " GPU" : " GPUs") << " (platform " << probe::to_string(report->inventory.platform)
+            << "); inventory written to " << fs.host_path(probe::kInventoryPath).string() << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+Runner attach_probe(CLI::App& sub, GlobalOptions& global) {
+  add_root_option(sub, global);
+  return [&global] { return run_probe_command(global); };
+}
+
+}  // namespace rgpu::cli

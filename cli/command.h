@@ -1,0 +1,34 @@
+#pragma once
+// The subcommand table's shape: each cmd_<verb>.cc registers its options on a CLI11 subcommand
+// and returns the function that runs it.
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+namespace rgpu::cli {
+
+/// Exit codes: 0 success, 1 failure or refusal, 2 usage error.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+struct GlobalOptions {
+  std::string root = "/";
+};
+
+using Runner = std::function<int()>;
+
+struct Command {
+  const char* name;
+  const char* summary;
+  Runner (*attach)(CLI::App& sub, GlobalOptions& global);
+};
+
+/// Adds --root DIR to a subcommand, bound to the global value.
+void add_root_option(CLI::App& sub, GlobalOptions& global);
+
+Runner attach_probe(CLI::App& sub, GlobalOptions& global);
+Runner attach_list(CLI::App& sub, GlobalOptions& global);
+
+}  // namespace rgpu::cli

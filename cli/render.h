@@ -1,0 +1,17 @@
+#pragma once
+// Rendering for people: aligned tables and human units.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rgpu::cli {
+
+/// "80.0 GiB", "512 MiB"; "unknown" when absent.
+std::string human_bytes(std::optional<std::uint64_t> bytes);
+
+/// Columns padded to their widest cell, two spaces apart, no trailing spaces.
+std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+
+}  // namespace rgpu::cli

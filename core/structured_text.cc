@@ -1,0 +1,65 @@
+#include "core/structured_text.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <regex>
+#include <string>
+
+namespace rgpu {
+namespace {
+
+nlohmann::json plain_scalar(const std::string& text) {
+  static const std::regex integer(R"([-+]?[0-9]+)");
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  if (text == "null" || text == "~" || text.empty()) return nullptr;
+  if (std::regex_match(text, integer)) {
+    try {
+      return std::stoll(text);
+    } catch (const std::out_of_range&) {
+      return text;
+    }
+  }
+  return text;
+}
+
+nlohmann::json to_json(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Sequence: {
+      auto out = nlohmann::json::array();
+      for (const auto& item : node) out.push_back(to_json(item));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      auto out = nlohmann::json::object();
+      for (const auto& kv : node) out[kv.first.as<std::string>()] = to_json(kv.second);
+      return out;
+    }
+    case YAML::NodeType::Scalar:
+      // yaml-cpp tags plain scalars "?" and quoted ones "!".
+      return node.Tag() == "?" ? plain_scalar(node.Scalar()) : nlohmann::json(node.Scalar());
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+Result<nlohmann::json> parse_json(std::string_view text, std::string_view where) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    return fail(std::string(where) + " is not valid JSON (" + e.what() + "); fix or remove it.");
+  }
+}
+
+Result<nlohmann::json> parse_yaml(std::string_view text, std::string_view where) {
+  try {
+    return to_json(YAML::Load(std::string(text)));
+  } catch (const YAML::Exception& e) {
+    return fail(std::string(where) + " is not valid YAML (" + e.what() + "); fix or remove it.");
+  }
+}
+
+}  // namespace rgpu

@@ -1,0 +1,72 @@
+#include "probe/drm_nodes.h"
+
+#include <string_view>
+
+#include "probe/sysfs_parsers.h"
+
+namespace rgpu::probe {
+namespace {
+
+bool starts_with(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
+
+// Numeric order, so renderD99 (never seen, but legal) sorts before renderD128.
+std::optional<unsigned> node_number(const std::string& name, std::string_view prefix) {
+  if (!starts_with(name, prefix)) return std::nullopt;
+  auto rest = name.substr(prefix.size());
+  if (rest.empty() || rest.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return static_cast<unsigned>(std::stoul(rest));
+}
+
+void keep_lowest(std::optional<std::string>& slot, std::optional<unsigned>& slot_number,
+                 const std::string& name, unsigned number) {
+  if (!slot_number || number < *slot_number) {
+    slot = "/dev/dri/" + name;
+    slot_number = number;
+  }
+}
+
+}  // namespace
+
+DrmNodes drm_nodes_of_pci(const RootFs& fs, const std::string& pci_address) {
+  DrmNodes nodes;
+  auto names = fs.list_dir("/sys/bus/pci/devices/" + pci_address + "/drm");
+  if (!names) return nodes;
+  std::optional<unsigned> render_no, card_no;
+  for (const auto& name : *names) {
+    if (auto n = node_number(name, "renderD")) keep_lowest(nodes.render_node, render_no, name, *n);
+    if (auto n = node_number(name, "card")) keep_lowest(nodes.card_node, card_no, name, *n);
+  }
+  return nodes;
+}
+
+DrmClassScan scan_drm_class(const RootFs& fs) {
+  DrmClassScan scan;
+  auto names = fs.list_dir("/sys/class/drm");
+  if (!names) {
+    scan.warnings.push_back(names.error().message);
+    return scan;
+  }
+  for (const auto& name : *names) {
+    if (!node_number(name, "renderD")) continue;
+    const std::string link = "/sys/class/drm/" + name + "/device";
+    auto target = fs.resolve(link);
+    if (!target) {
+      scan.warnings.push_back("ignoring /dev/dri/" + name + ": " + target.error().message);
+      continue;
+    }
+    if (fs.kind(*target) != NodeKind::directory) {
+      scan.warnings.push_back("ignoring /dev/dri/" + name + ": its device link " + fs.host_path(link).string() +
+                              " points at " + *target + ", which does not exist.");
+      continue;
+    }
+    auto address = canonical_pci_address(base_name(*target));
+    if (address && fs.kind("/sys/bus/pci/devices/" + *address) == NodeKind::directory) {
+      scan.render_by_pci.emplace(*address, "/dev/dri/" + name);
+    } else {
+      scan.non_pci_render_nodes.push_back("/dev/dri/" + name);
+    }
+  }
+  return scan;
+}
+
+}  // namespace rgpu::probe

@@ -1,0 +1,30 @@
+#include "probe/inventory_file.h"
+
+#include "core/atomic_file.h"
+#include "core/structured_text.h"
+
+namespace rgpu::probe {
+
+std::string inventory_text(const Inventory& inventory) { return to_json(inventory).dump(2) + "\n"; }
+
+Result<Change> write_inventory(const RootFs& fs, const Inventory& inventory) {
+  return write_file_atomic(fs, kInventoryPath, inventory_text(inventory), 0644);
+}
+
+Result<std::optional<RecordedInventory>> read_inventory(const RootFs& fs) {
+  auto text = fs.read_file(kInventoryPath);
+  if (!text) {
+    if (is_not_found(text.error())) return std::optional<RecordedInventory>{};
+    return tl::unexpected(text.error());
+  }
+  const std::string where = fs.host_path(kInventoryPath).string();
+  auto tree = parse_json(*text, where);
+  if (!tree) {
+    return fail(where + " is not valid JSON; move it away and run `rediacc-gpu probe` to write a new inventory.");
+  }
+  auto inv = inventory_from_json(*tree, where);
+  if (!inv) return tl::unexpected(inv.error());
+  return std::optional<RecordedInventory>(RecordedInventory{std::move(*inv), std::move(*text)});
+}
+
+}  // namespace rgpu::probe

@@ -1,0 +1,79 @@
+#include "probe/nvidia_backend.h"
+
+#include "probe/nvml_library.h"
+#include "probe/sysfs_parsers.h"
+
+namespace rgpu::probe {
+namespace {
+
+void set_minor(Gpu& gpu, unsigned minor) {
+  gpu.device_nodes.push_back("/dev/nvidia" + std::to_string(minor));
+}
+
+void apply_nvml(Gpu& gpu, const NvmlGpu& n, const std::optional<std::string>& driver_version) {
+  if (!n.name.empty()) gpu.name = n.name;
+  gpu.uuid = n.uuid;
+  gpu.memory_bytes = n.memory_bytes;
+  if (driver_version) gpu.driver_version = driver_version;
+  if (n.minor) set_minor(gpu, *n.minor);
+}
+
+// /proc/driver/nvidia/gpus/<address>/information: "Model:", "GPU UUID:", "Device Minor:".
+void apply_procfs(const RootFs& fs, Gpu& gpu, const std::optional<std::string>& driver_version, Warnings& warnings) {
+  const std::string path = "/proc/driver/nvidia/gpus/" + *gpu.pci_address + "/information";
+  auto text = fs.read_optional(path);
+  if (!text) {
+    warnings.push_back("NVIDIA GPU " + *gpu.pci_address + ": " + text.error().message);
+    return;
+  }
+  if (driver_version) gpu.driver_version = driver_version;
+  if (!*text) return;
+  auto fields = parse_colon_pairs(**text);
+  if (auto it = fields.find("Model"); it != fields.end() && !it->second.empty()) gpu.name = it->second;
+  if (auto it = fields.find("GPU UUID"); it != fields.end() && !it->second.empty()) gpu.uuid = it->second;
+  if (auto it = fields.find("Device Minor"); it != fields.end()) {
+    if (auto minor = parse_decimal_attribute(it->second)) set_minor(gpu, static_cast<unsigned>(*minor));
+  }
+}
+
+std::optional<std::string> procfs_driver_version(const RootFs& fs) {
+  auto text = fs.read_optional("/proc/driver/nvidia/version");
+  if (!text || !*text) return std::nullopt;
+  return parse_nvidia_version(**text);
+}
+
+const NvmlGpu* match(const NvmlReport& report, const std::string& address) {
+  for (const auto& n : report.gpus) {
+    if (n.pci_address == address) return &n;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<void> NvidiaBackend::enrich(const RootFs& fs, Inventory& inv, Warnings& warnings) const {
+  std::vector<Gpu*> gpus;
+  for (auto& g : inv.gpus) {
+    if (g.vendor == Vendor::nvidia && g.pci_address && g.platform == Platform::native) gpus.push_back(&g);
+  }
+  if (gpus.empty()) return {};
+
+  std::optional<NvmlReport> nvml;
+  if (auto loaded = query_nvml(fs, native_library_dirs()); loaded) {
+    nvml = std::move(*loaded);
+  } else {
+    warnings.push_back(loaded.error().message + " Falling back to /proc/driver/nvidia (memory unknown).");
+  }
+  auto proc_version = procfs_driver_version(fs);
+  for (Gpu* gpu : gpus) {
+    const NvmlGpu* n = nvml ? match(*nvml, *gpu->pci_address) : nullptr;
+    if (n) {
+      apply_nvml(*gpu, *n, nvml->driver_version ? nvml->driver_version : proc_version);
+    } else {
+      apply_procfs(fs, *gpu, proc_version, warnings);
+    }
+  }
+  return {};
+}
+
+}  // namespace rgpu::probe

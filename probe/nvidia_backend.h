@@ -1,0 +1,15 @@
+#pragma once
+// NVIDIA on a native machine: NVML when its library loads, else /proc/driver/nvidia
+// (memory then unknown). /dev/nvidiaN comes from each GPU's minor, never from PCI order.
+
+#include "probe/backend.h"
+
+namespace rgpu::probe {
+
+class NvidiaBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "nvidia"; }
+  Result<void> enrich(const RootFs& fs, Inventory& inventory, Warnings& warnings) const override;
+};
+
+}  // namespace rgpu::probe

@@ -1,0 +1,29 @@
+#pragma once
+// The probe: PCI and DRM give the GPUs, then each backend adds what it knows.
+
+#include <memory>
+#include <vector>
+
+#include "core/result.h"
+#include "core/root_fs.h"
+#include "core/time_text.h"
+#include "probe/backend.h"
+#include "probe/inventory.h"
+
+namespace rgpu::probe {
+
+struct ProbeReport {
+  Inventory inventory;
+  Warnings warnings;
+};
+
+/// The backends every probe of a native machine runs: AMD (KFD), NVIDIA (NVML, procfs), and on
+/// the real machine only, libdrm's driver version. WSL's backend lives in wsl/ and is added by
+/// the caller.
+std::vector<std::unique_ptr<Backend>> native_backends();
+
+/// Probes the machine under `fs`. Fails only when the PCI tree exists but cannot be read.
+Result<ProbeReport> run_probe(const RootFs& fs, const std::vector<std::unique_ptr<Backend>>& backends,
+                              SystemTime now);
+
+}  // namespace rgpu::probe

@@ -1,0 +1,121 @@
+#include "probe/sysfs_parsers.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+namespace rgpu::probe {
+namespace {
+
+template <class Fn>
+void for_each_line(std::string_view text, Fn fn) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    fn(text.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+std::string trim(std::string_view s) {
+  const char* ws = " \t\r\n";
+  auto first = s.find_first_not_of(ws);
+  if (first == std::string_view::npos) return "";
+  auto last = s.find_last_not_of(ws);
+  return std::string(s.substr(first, last - first + 1));
+}
+
+std::optional<std::uint32_t> parse_hex_attribute(std::string_view text) {
+  std::string t = lower(trim(text));
+  if (t.rfind("0x", 0) == 0) t.erase(0, 2);
+  if (t.empty() || t.size() > 8 || !std::all_of(t.begin(), t.end(), ::isxdigit)) return std::nullopt;
+  return static_cast<std::uint32_t>(std::stoul(t, nullptr, 16));
+}
+
+std::optional<std::uint64_t> parse_decimal_attribute(std::string_view text) {
+  std::string t = trim(text);
+  if (t.empty() || t.size() > 19 || !std::all_of(t.begin(), t.end(), ::isdigit)) return std::nullopt;
+  return std::stoull(t);
+}
+
+std::map<std::string, std::string> parse_space_pairs(std::string_view text) {
+  std::map<std::string, std::string> out;
+  for_each_line(text, [&](std::string_view line) {
+    std::string l = trim(line);
+    auto space = l.find_first_of(" \t");
+    if (space == std::string::npos) return;
+    std::string value = trim(std::string_view(l).substr(space));
+    if (!value.empty()) out[l.substr(0, space)] = value;
+  });
+  return out;
+}
+
+std::map<std::string, std::string> parse_colon_pairs(std::string_view text) {
+  std::map<std::string, std::string> out;
+  for_each_line(text, [&](std::string_view line) {
+    auto colon = line.find(':');
+    if (colon == std::string_view::npos) return;
+    std::string key = trim(line.substr(0, colon));
+    if (!key.empty()) out[key] = trim(line.substr(colon + 1));
+  });
+  return out;
+}
+
+std::optional<std::string> parse_nvidia_version(std::string_view text) {
+  std::string first_line(text.substr(0, text.find('\n')));
+  if (first_line.rfind("NVRM version:", 0) != 0) return std::nullopt;
+  // The version is the first token shaped like digits and dots after the module's name.
+  size_t pos = first_line.find("Module");
+  if (pos == std::string::npos) return std::nullopt;
+  std::string rest = first_line.substr(pos);
+  size_t i = 0;
+  while (i < rest.size()) {
+    while (i < rest.size() && std::isspace(static_cast<unsigned char>(rest[i]))) ++i;
+    size_t j = i;
+    while (j < rest.size() && !std::isspace(static_cast<unsigned char>(rest[j]))) ++j;
+    std::string token = rest.substr(i, j - i);
+    bool versionish = !token.empty() && std::isdigit(static_cast<unsigned char>(token[0])) &&
+                      token.find('.') != std::string::npos &&
+                      std::all_of(token.begin(), token.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+    if (versionish) return token;
+    i = j;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> canonical_pci_address(std::string_view text) {
+  std::string t = lower(trim(text));
+  unsigned long domain = 0;
+  unsigned bus = 0, dev = 0, fn = 0;
+  int used = 0;
+  if (std::sscanf(t.c_str(), "%lx:%x:%x.%x%n", &domain, &bus, &dev, &fn, &used) != 4 ||
+      used != static_cast<int>(t.size()) || bus > 0xff || dev > 0x1f || fn > 7 || domain > 0xffffffffUL) {
+    return std::nullopt;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04lx:%02x:%02x.%x", domain, bus, dev, fn);
+  return std::string(buf);
+}
+
+std::string kfd_pci_address(std::uint32_t domain, std::uint32_t location_id) {
+  unsigned bus = (location_id >> 8) & 0xff;
+  unsigned devfn = location_id & 0xff;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain, bus, devfn >> 3, devfn & 7);
+  return buf;
+}
+
+bool is_wsl_kernel_release(std::string_view osrelease) {
+  std::string t = lower(std::string(osrelease));
+  return t.find("microsoft") != std::string::npos || t.find("wsl") != std::string::npos;
+}
+
+}  // namespace rgpu::probe

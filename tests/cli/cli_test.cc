@@ -1,0 +1,150 @@
+// The built binary, end to end, on fixture roots and on the real machine.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "core/structured_text.h"
+#include "core/time_text.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu::test;
+
+namespace {
+
+const char* kInventory = "/etc/rediacc/gpu/inventory.json";
+
+size_t line_count(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+TEST_CASE("cli: --help works for the tool and every subcommand, and names --root") {
+  auto top = run_tool({"--help"});
+  CHECK(top.exit_code == 0);
+  CHECK_THAT(top.out, Catch::Contains("probe") && Catch::Contains("list"));
+  for (const char* sub : {"probe", "list"}) {
+    auto r = run_tool({sub, "--help"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("--root"));
+  }
+}
+
+TEST_CASE("cli: usage errors exit 2") {
+  CHECK(run_tool({}).exit_code == 2);
+  CHECK(run_tool({"frobnicate"}).exit_code == 2);
+  CHECK(run_tool({"list", "-o", "yaml"}).exit_code == 2);
+  auto r = run_tool({"probe", "--root", "/definitely/not/here"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("/definitely/not/here"));
+}
+
+TEST_CASE("cli: probe writes the inventory and prints a line per GPU") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  auto r = run_tool({"probe", "--root", root.str()});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK_THAT(r.out, Catch::Contains("0000:41:00.0  nvidia  NVIDIA H100 80GB HBM3  79.6 GiB  /dev/dri/renderD128  driver nvidia 550.54.15"));
+  CHECK_THAT(r.out, Catch::Contains("2 GPUs (platform native)"));
+  auto j = rgpu::parse_json(root.read(kInventory), kInventory);
+  REQUIRE(j);
+  CHECK((*j)["gpus"].size() == 2);
+  CHECK(rgpu::parse_rfc3339_utc((*j)["generated_at"].get<std::string>()));
+  for (const char* key : {"schema", "generated_at", "hostname", "platform", "gpus", "cdi_devices"}) CHECK(j->contains(key));
+  for (const char* key : {"pci_address", "vendor", "vendor_id", "device_id", "name", "driver", "driver_version",
+                          "memory_bytes", "render_node", "cdi_devices"}) {
+    CHECK((*j)["gpus"][0].contains(key));
+  }
+}
+
+TEST_CASE("cli: the global --root before the subcommand works too") {
+  FixtureRoot root;
+  intel_discrete(root);
+  CHECK(run_tool({"--root", root.str(), "probe"}).exit_code == 0);
+  CHECK(run_tool({"--root", root.str(), "list"}).exit_code == 0);
+}
+
+TEST_CASE("cli: list shows name, driver, memory, platform, age and CDI names") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
+  auto r = run_tool({"list", "--root", root.str()});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("PCI ADDRESS") && Catch::Contains("CDI DEVICES"));
+  CHECK_THAT(r.out, Catch::Contains("NVIDIA H100 80GB HBM3  550.54.15  79.6 GiB  native    just now"));
+  CHECK_THAT(r.out, Catch::Contains("nvidia.com/gpu=1, nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555, nvidia.com/gpu=all"));
+  CHECK(line_count(r.out) == 3);
+}
+
+TEST_CASE("cli: list -o json prints the inventory exactly as recorded") {
+  FixtureRoot root;
+  wsl2_nvidia(root);
+  REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
+  auto r = run_tool({"list", "--root", root.str(), "-o", "json"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == root.read(kInventory));
+}
+
+TEST_CASE("cli: list shows the inventory's age") {
+  FixtureRoot root;
+  no_gpu(root);
+  root.write(kInventory, R"({"schema":1,"generated_at":"2020-01-01T00:00:00Z","hostname":null,"platform":"native","gpus":[],"cdi_devices":[]})");
+  auto r = run_tool({"list", "--root", root.str()});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("no GPU found; inventory made") && Catch::Contains("d ago"));
+}
+
+TEST_CASE("cli: list without an inventory says to run probe, exit 1") {
+  FixtureRoot root;
+  auto r = run_tool({"list", "--root", root.str()});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("run `rediacc-gpu probe` first"));
+  CHECK(line_count(r.err) == 1);
+}
+
+TEST_CASE("cli: an inventory that is not JSON is named, and probe does not overwrite it") {
+  FixtureRoot root;
+  intel_discrete(root);
+  root.write(kInventory, "{ this is not json");
+  auto list = run_tool({"list", "--root", root.str()});
+  CHECK(list.exit_code == 1);
+  CHECK_THAT(list.err, Catch::Contains(root.host(kInventory).string()));
+  CHECK(line_count(list.err) == 1);
+  auto probe = run_tool({"probe", "--root", root.str()});
+  CHECK(probe.exit_code == 1);
+  CHECK_THAT(probe.err, Catch::Contains(root.host(kInventory).string()));
+  CHECK(root.read(kInventory) == "{ this is not json");
+}
+
+TEST_CASE("cli: a probe that fails leaves the previous inventory whole and no temp file") {
+  FixtureRoot root;
+  intel_discrete(root);
+  REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
+  const std::string before = root.read(kInventory);
+  std::filesystem::remove(root.host("/sys/devices/pci0000:00/0000:03:00.0/vendor"));
+  auto r = run_tool({"probe", "--root", root.str()});
+  CHECK(r.exit_code == 1);
+  CHECK(line_count(r.err) == 1);
+  CHECK(root.read(kInventory) == before);
+  size_t files = 0;
+  for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(root.host("/etc/rediacc/gpu"))) ++files;
+  CHECK(files == 1);
+}
+
+TEST_CASE("cli: warnings go to stderr and the probe still succeeds") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  root.write("/sys/class/kfd/kfd/topology/nodes/3/properties", "simd_count 4");
+  auto r = run_tool({"probe", "--root", root.str()});
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::StartsWith("warning: skipping KFD topology node 3"));
+}
+
+TEST_CASE("cli: probe and list on the real machine running the tests") {
+  auto probe = run_tool({"probe"});
+  REQUIRE(probe.exit_code == 0);
+  auto list = run_tool({"list", "-o", "json"});
+  REQUIRE(list.exit_code == 0);
+  CHECK(rgpu::parse_json(list.out, "stdout"));
+}

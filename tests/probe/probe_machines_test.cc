@@ -1,0 +1,234 @@
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "probe/inventory.h"
+#include "tests/probe/probe_test_support.h"
+#include "tests/support/machines.h"
+
+using namespace rgpu;
+using namespace rgpu::test;
+using probe::Vendor;
+
+namespace {
+constexpr std::uint64_t kGiB = 1024ULL * 1024 * 1024;
+using Names = std::vector<std::string>;
+}  // namespace
+
+TEST_CASE("probe: two data-centre NVIDIA GPUs through NVML, behind a BMC and an NVSwitch") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  auto inv = probe_fixture(root).inventory;
+  REQUIRE(inv.gpus.size() == 2);
+  REQUIRE(inv.hostname == "gpu-dc-01");
+  const auto& a = gpu_at(inv, "0000:41:00.0");
+  const auto& b = gpu_at(inv, "0001:c1:00.0");
+  for (const auto* g : {&a, &b}) {
+    CHECK(g->vendor == Vendor::nvidia);
+    CHECK(g->name == "NVIDIA H100 80GB HBM3");
+    CHECK(g->memory_bytes == 85520809984ULL);
+    CHECK(g->driver == "nvidia");
+    CHECK(g->driver_version == "550.54.15");
+    CHECK(g->device_id == 0x2330);
+  }
+  CHECK(a.render_node == "/dev/dri/renderD128");
+  CHECK(a.card_node == "/dev/dri/card1");
+  CHECK(a.uuid == "GPU-11111111-2222-3333-4444-555555555555");
+  // minors run against PCI order: the first GPU by address is /dev/nvidia1
+  CHECK(a.device_nodes == Names{"/dev/dri/card1", "/dev/dri/renderD128", "/dev/nvidia1"});
+  CHECK(b.device_nodes == Names{"/dev/dri/card2", "/dev/dri/renderD129", "/dev/nvidia0"});
+  CHECK(a.cdi_devices == Names{"nvidia.com/gpu=1", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555", "nvidia.com/gpu=all"});
+  CHECK(b.cdi_devices == Names{"nvidia.com/gpu=0", "nvidia.com/gpu=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", "nvidia.com/gpu=all"});
+  CHECK(inv.cdi_devices.size() == 5);
+}
+
+TEST_CASE("probe: NVIDIA without NVML falls back to /proc/driver/nvidia, memory unknown") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, false);
+  auto inv = probe_fixture(root).inventory;
+  REQUIRE(inv.gpus.size() == 2);
+  const auto& a = gpu_at(inv, "0000:41:00.0");
+  CHECK(a.name == "NVIDIA H100 80GB HBM3");
+  CHECK_FALSE(a.memory_bytes);
+  CHECK(a.driver_version == "550.54.15");
+  CHECK(a.uuid == "GPU-11111111-2222-3333-4444-555555555555");
+  CHECK(a.device_nodes == Names{"/dev/dri/card1", "/dev/dri/renderD128", "/dev/nvidia1"});
+  CHECK(a.cdi_devices.empty());
+  CHECK(inv.cdi_devices.empty());
+}
+
+TEST_CASE("probe: NVML that does not initialise is a warning and procfs still answers") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/usr/lib/x86_64-linux-gnu/fake-nvml.conf", "init_error 9\n");  // NVML_ERROR_DRIVER_NOT_LOADED
+  auto report = probe_fixture(root);
+  REQUIRE(report.inventory.gpus.size() == 2);
+  CHECK(gpu_at(report.inventory, "0000:41:00.0").driver_version == "550.54.15");
+  CHECK_FALSE(gpu_at(report.inventory, "0000:41:00.0").memory_bytes);
+  REQUIRE(report.warnings.size() == 1);
+  CHECK_THAT(report.warnings[0], Catch::Contains("did not initialise (NVML error 9)"));
+}
+
+TEST_CASE("probe: two AMD Instinct GPUs with KFD topology") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  auto report = probe_fixture(root);
+  auto& inv = report.inventory;
+  CHECK(report.warnings.empty());
+  REQUIRE(inv.gpus.size() == 2);
+  const auto& a = gpu_at(inv, "0000:43:00.0");
+  CHECK(a.vendor == Vendor::amd);
+  CHECK(a.name == "Aldebaran/MI200 [Instinct MI210]");
+  CHECK(a.memory_bytes == 64 * kGiB);
+  CHECK(a.driver_version == "6.10.5");
+  CHECK(a.render_node == "/dev/dri/renderD128");
+  CHECK(a.card_node == "/dev/dri/card1");
+  CHECK(a.uuid == "5847760019078012339");
+  CHECK(gpu_at(inv, "0000:c3:00.0").render_node == "/dev/dri/renderD129");
+}
+
+TEST_CASE("probe: an AMD GPU without KFD still gets its render node and VRAM") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  std::filesystem::remove(root.host("/dev/kfd"));
+  auto inv = probe_fixture(root).inventory;
+  REQUIRE(inv.gpus.size() == 2);
+  const auto& a = gpu_at(inv, "0000:43:00.0");
+  CHECK(a.render_node == "/dev/dri/renderD128");
+  CHECK(a.memory_bytes == 64 * kGiB);
+  CHECK_FALSE(a.uuid);
+}
+
+TEST_CASE("probe: partitioned MI300X counts cards, not partitions, and memory from KFD") {
+  FixtureRoot root;
+  amd_mi300x_partitioned(root);
+  auto report = probe_fixture(root);
+  auto& inv = report.inventory;
+  CHECK(report.warnings.empty());
+  REQUIRE(inv.gpus.size() == 2);
+  const auto& a = gpu_at(inv, "0000:05:00.0");
+  CHECK(a.pci_class == 0x120000u);
+  CHECK(a.render_node == "/dev/dri/renderD128");
+  CHECK(a.memory_bytes == 8 * 24 * kGiB);
+  CHECK(a.uuid == "16404946649897475633");
+  CHECK(gpu_at(inv, "0000:26:00.0").render_node == "/dev/dri/renderD136");
+}
+
+TEST_CASE("probe: an Intel discrete GPU, memory and version unknown rather than zero") {
+  FixtureRoot root;
+  intel_discrete(root);
+  auto inv = probe_fixture(root).inventory;
+  REQUIRE(inv.gpus.size() == 1);
+  const auto& g = inv.gpus[0];
+  CHECK(g.vendor == Vendor::intel);
+  CHECK(g.name == "DG2 [Arc A770]");
+  CHECK(g.driver == "i915");
+  CHECK_FALSE(g.driver_version);
+  CHECK_FALSE(g.memory_bytes);
+  CHECK(g.render_node == "/dev/dri/renderD128");
+  auto j = probe::to_json(inv);
+  CHECK(j["gpus"][0]["memory_bytes"].is_null());
+  CHECK(j["gpus"][0]["vendor_id"] == "0x8086");
+  CHECK(j["gpus"][0]["device_id"] == "0x56a0");
+}
+
+TEST_CASE("probe: a mixed workstation keeps each GPU's own nodes and skips the NPU") {
+  FixtureRoot root;
+  mixed_workstation(root);
+  auto inv = probe_fixture(root).inventory;
+  REQUIRE(inv.gpus.size() == 3);
+  const auto& intel = gpu_at(inv, "0000:00:02.0");
+  const auto& nvidia = gpu_at(inv, "0000:01:00.0");
+  const auto& amd = gpu_at(inv, "0000:03:00.0");
+  CHECK(intel.render_node == "/dev/dri/renderD129");
+  CHECK(intel.card_node == "/dev/dri/card1");
+  CHECK(nvidia.render_node == "/dev/dri/renderD128");
+  CHECK(nvidia.name == "NVIDIA GeForce RTX 4090");
+  CHECK(nvidia.driver_version == "570.86.15");
+  CHECK(amd.render_node == "/dev/dri/renderD130");
+  CHECK(amd.memory_bytes == 16 * kGiB);
+  CHECK(amd.uuid == "1234567890123456789");
+}
+
+TEST_CASE("probe: WSL2 reports platform wsl and its GPU from NVML in /usr/lib/wsl/lib") {
+  FixtureRoot root;
+  wsl2_nvidia(root);
+  auto inv = probe_fixture(root).inventory;
+  CHECK(inv.platform == probe::Platform::wsl);
+  REQUIRE(inv.gpus.size() == 1);
+  const auto& g = inv.gpus[0];
+  CHECK_FALSE(g.pci_address);
+  CHECK(g.platform == probe::Platform::wsl);
+  CHECK(g.name == "NVIDIA GeForce RTX 4080 Laptop GPU");
+  CHECK(g.driver_version == "581.57");
+  CHECK(g.memory_bytes == 12 * kGiB);
+  CHECK(g.device_id == 0x27e0);
+  CHECK_FALSE(g.render_node);
+  CHECK(g.device_nodes == Names{"/dev/dxg"});
+  CHECK(g.cdi_devices == Names{"nvidia.com/gpu=all"});
+  CHECK(probe::to_json(inv)["gpus"][0]["pci_address"].is_null());
+}
+
+TEST_CASE("probe: /dev/dxg without NVML records no GPU and says why") {
+  FixtureRoot root;
+  wsl2_nvidia(root);
+  std::filesystem::remove(root.host("/usr/lib/wsl/lib/libnvidia-ml.so.1"));
+  auto report = probe_fixture(root);
+  CHECK(report.inventory.platform == probe::Platform::wsl);
+  CHECK(report.inventory.gpus.empty());
+  REQUIRE(report.warnings.size() == 1);
+  CHECK_THAT(report.warnings[0], Catch::Contains("has no libnvidia-ml.so.1"));
+}
+
+TEST_CASE("probe: /dev/dxg on a native kernel is not WSL") {
+  FixtureRoot root;
+  no_gpu(root);
+  root.char_node("/dev/dxg", 10, 125);
+  root.write("/proc/sys/kernel/osrelease", "6.1.0-27-amd64\n");
+  CHECK(probe_fixture(root).inventory.platform == probe::Platform::native);
+}
+
+TEST_CASE("probe: a machine with no GPU still gets an inventory with empty lists") {
+  FixtureRoot root;
+  no_gpu(root);
+  auto inv = probe_fixture(root).inventory;
+  CHECK(inv.gpus.empty());
+  CHECK(inv.cdi_devices.empty());
+  auto j = probe::to_json(inv);
+  CHECK(j["gpus"].is_array());
+  CHECK(j["schema"] == probe::kInventorySchema);
+  CHECK(j["platform"] == "native");
+}
+
+TEST_CASE("probe: an empty root (a container without /sys) is a machine with no GPU") {
+  FixtureRoot root;
+  auto inv = probe_fixture(root).inventory;
+  CHECK(inv.gpus.empty());
+  CHECK_FALSE(inv.hostname);
+}
+
+TEST_CASE("probe: the largest fixture, eight H100s among two hundred PCI devices") {
+  FixtureRoot root;
+  dgx_h100(root);
+  auto inv = probe_fixture(root).inventory;
+  REQUIRE(inv.gpus.size() == 8);
+  CHECK(inv.gpus.front().pci_address == "0000:1b:00.0");
+  CHECK(inv.gpus.back().pci_address == "0001:df:00.0");
+  for (const auto& g : inv.gpus) CHECK(g.memory_bytes == 85520809984ULL);
+  CHECK(inv.cdi_devices.size() == 17);
+}
+
+TEST_CASE("probe: the real machine running the tests probes without error") {
+  RootFs fs("/");
+  auto report = cli::probe_machine(fs);
+  REQUIRE(report);
+  for (const auto& g : report->inventory.gpus) CHECK_FALSE(g.name.empty());
+}
+
+TEST_CASE("inventory: JSON round-trips, unknowns stay null") {
+  FixtureRoot root;
+  mixed_workstation(root);
+  auto inv = probe_fixture(root).inventory;
+  auto back = probe::inventory_from_json(probe::to_json(inv), "test");
+  REQUIRE(back);
+  CHECK(*back == inv);
+}

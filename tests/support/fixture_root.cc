@@ -1,0 +1,67 @@
+#include "tests/support/fixture_root.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace rgpu::test {
+
+FixtureRoot::FixtureRoot() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "rgpu-root.XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+  path_ = tmpl;
+}
+
+FixtureRoot::FixtureRoot(std::filesystem::path dir) : path_(std::move(dir)), keep_(true) {
+  std::filesystem::create_directories(path_);
+}
+
+FixtureRoot::~FixtureRoot() {
+  if (keep_) return;
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::filesystem::path FixtureRoot::host(std::string_view machine_path) const {
+  std::string rel(machine_path);
+  while (!rel.empty() && rel.front() == '/') rel.erase(0, 1);
+  return path_ / rel;
+}
+
+void FixtureRoot::mkdir(std::string_view machine_path) const { std::filesystem::create_directories(host(machine_path)); }
+
+void FixtureRoot::write(std::string_view machine_path, std::string_view content) const {
+  auto p = host(machine_path);
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << content;
+  if (!out) throw std::runtime_error("cannot write " + p.string());
+}
+
+void FixtureRoot::link(std::string_view machine_path, std::string_view target) const {
+  auto p = host(machine_path);
+  std::filesystem::create_directories(p.parent_path());
+  std::filesystem::create_symlink(std::string(target), p);
+}
+
+void FixtureRoot::char_node(std::string_view machine_path, unsigned major, unsigned minor) const {
+  auto p = host(machine_path);
+  std::filesystem::create_directories(p.parent_path());
+  if (::mknod(p.c_str(), S_IFCHR | 0666, ::makedev(major, minor)) != 0) {
+    throw std::runtime_error("mknod " + p.string() + " failed (tests must run as root)");
+  }
+}
+
+std::string FixtureRoot::read(std::string_view machine_path) const {
+  std::ifstream in(host(machine_path), std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace rgpu::test

@@ -1,0 +1,187 @@
+#include "tests/support/machines.h"
+
+#include <cstdio>
+
+#include "tests/support/machine_builder.h"
+
+namespace rgpu::test {
+namespace {
+
+constexpr std::uint64_t kGiB = 1024ULL * 1024 * 1024;
+constexpr std::uint64_t kH100Bytes = 85520809984ULL;  // NVML's total for an H100 80GB HBM3
+
+void bmc(const MachineBuilder& m) {
+  m.pci({"0000:02:00.0", 0x1a03, 0x2000, 0x030000, "ast", 0, std::nullopt});
+}
+
+std::string nvidia_spec(const std::vector<std::pair<std::string, unsigned>>& uuid_and_minor) {
+  std::string devices, all_nodes;
+  for (size_t i = 0; i < uuid_and_minor.size(); ++i) {
+    const auto& [uuid, minor] = uuid_and_minor[i];
+    const std::string node = "      - path: /dev/nvidia" + std::to_string(minor) + "\n";
+    devices += "  - name: \"" + std::to_string(i) + "\"\n    containerEdits:\n      deviceNodes:\n" + node;
+    devices += "  - name: " + uuid + "\n    containerEdits:\n      deviceNodes:\n" + node;
+    all_nodes += node;
+  }
+  return "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ncontainerEdits:\n  deviceNodes:\n  - path: /dev/nvidiactl\n"
+         "devices:\n" + devices + "  - name: all\n    containerEdits:\n      deviceNodes:\n" + all_nodes;
+}
+
+void filler_devices(const MachineBuilder& m, const std::string& domain, int count) {
+  for (int i = 0; i < count; ++i) {
+    char addr[32];
+    std::snprintf(addr, sizeof addr, "%s:%02x:%02x.%x", domain.c_str(), 0x10 + i / 32, (i % 32), 0);
+    bool nic = i % 3 == 0;
+    m.pci({addr, nic ? std::uint16_t{0x15b3} : std::uint16_t{0x8086}, nic ? std::uint16_t{0x1021} : std::uint16_t{0x09a2},
+           nic ? 0x020000u : 0x060400u, nic ? std::optional<std::string>("mlx5_core") : std::optional<std::string>("pcieport"),
+           std::nullopt, std::nullopt});
+  }
+}
+
+}  // namespace
+
+void two_nvidia_datacenter(const FixtureRoot& root, bool with_nvml) {
+  MachineBuilder m(root);
+  m.hostname("gpu-dc-01");
+  bmc(m);
+  m.pci({"0000:05:00.0", 0x10de, 0x22a3, 0x068000, "nvidia", std::nullopt, std::nullopt});  // NVSwitch: a bridge
+  m.pci({"0000:41:00.0", 0x10de, 0x2330, 0x030200, "nvidia", 1, 128});
+  m.pci({"0001:c1:00.0", 0x10de, 0x2330, 0x030200, "nvidia", 2, 129});
+  m.nvidia_device_node(0);
+  m.nvidia_device_node(1);
+  m.nvidia_version("550.54.15", false);
+  m.nvidia_proc_gpu({"0000:41:00.0", "NVIDIA H100 80GB HBM3", "GPU-11111111-2222-3333-4444-555555555555", 1});
+  m.nvidia_proc_gpu({"0001:c1:00.0", "NVIDIA H100 80GB HBM3", "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", 0});
+  if (!with_nvml) return;
+  m.fake_nvml("/usr/lib/x86_64-linux-gnu",
+              "driver 550.54.15\n" +
+                  nvml_gpu_line("00000001:C1:00.0", "NVIDIA H100 80GB HBM3", "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", kH100Bytes, 0, 0x2330) +
+                  nvml_gpu_line("00000000:41:00.0", "NVIDIA H100 80GB HBM3", "GPU-11111111-2222-3333-4444-555555555555", kH100Bytes, 1, 0x2330));
+  m.cdi_spec("nvidia.yaml", nvidia_spec({{"GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", 0},
+                                         {"GPU-11111111-2222-3333-4444-555555555555", 1}}));
+}
+
+void two_amd_instinct(const FixtureRoot& root) {
+  MachineBuilder m(root);
+  m.hostname("mi210-01");
+  bmc(m);
+  m.pci({"0000:43:00.0", 0x1002, 0x740f, 0x038000, "amdgpu", 1, 128});
+  m.pci({"0000:c3:00.0", 0x1002, 0x740f, 0x038000, "amdgpu", 2, 129});
+  m.amd_vram("0000:43:00.0", 64 * kGiB);
+  m.amd_vram("0000:c3:00.0", 64 * kGiB);
+  root.write("/sys/module/amdgpu/version", "6.10.5\n");
+  m.kfd_device(234);
+  m.kfd_cpu_node(0);
+  m.kfd_cpu_node(1);
+  m.kfd_gpu_node({2, 0, 0x4300, 128, "5847760019078012339", 64 * kGiB});
+  m.kfd_gpu_node({3, 0, 0xc300, 129, "9167385512990120221", 64 * kGiB});
+}
+
+void amd_mi300x_partitioned(const FixtureRoot& root) {
+  MachineBuilder m(root);
+  m.hostname("mi300x-01");
+  bmc(m);
+  m.kfd_device(239);
+  m.kfd_cpu_node(0);
+  m.kfd_cpu_node(1);
+  const unsigned buses[] = {0x05, 0x26};
+  for (unsigned card = 0; card < 2; ++card) {
+    char addr[32];
+    std::snprintf(addr, sizeof addr, "0000:%02x:00.0", buses[card]);
+    const unsigned first_render = 128 + card * 8;
+    m.pci({addr, 0x1002, 0x74a1, 0x120000, "amdgpu", 1 + card * 8, first_render});
+    for (unsigned part = 0; part < 8; ++part) {
+      if (part > 0) m.partition_render_node(first_render + part, "amdgpu_xcp_" + std::to_string(card * 8 + part));
+      m.kfd_gpu_node({2 + card * 8 + part, 0, (buses[card] << 8) | part, first_render + part,
+                      card == 0 ? "16404946649897475633" : "2472748907779728154", 24 * kGiB});
+    }
+  }
+}
+
+void intel_discrete(const FixtureRoot& root) {
+  MachineBuilder m(root);
+  m.hostname("arc-01");
+  m.pci({"0000:03:00.0", 0x8086, 0x56a0, 0x030000, "i915", 0, 128});
+}
+
+void mixed_workstation(const FixtureRoot& root) {
+  MachineBuilder m(root);
+  m.hostname("workstation");
+  m.pci({"0000:00:02.0", 0x8086, 0xa780, 0x030000, "i915", 1, 129});
+  m.pci({"0000:00:0b.0", 0x8086, 0x7d1d, 0x120000, "intel_vpu", std::nullopt, std::nullopt});  // NPU
+  m.pci({"0000:01:00.0", 0x10de, 0x2684, 0x030000, "nvidia", 0, 128});
+  m.pci({"0000:03:00.0", 0x1002, 0x73bf, 0x030000, "amdgpu", 2, 130});
+  m.amd_vram("0000:03:00.0", 16 * kGiB);
+  m.nvidia_device_node(0);
+  m.nvidia_version("570.86.15", true);
+  m.nvidia_proc_gpu({"0000:01:00.0", "NVIDIA GeForce RTX 4090", "GPU-40904090-4090-4090-4090-409040904090", 0});
+  m.kfd_device(234);
+  m.kfd_cpu_node(0);
+  m.kfd_gpu_node({1, 0, 0x0300, 130, "1234567890123456789", 16 * kGiB});
+}
+
+void wsl2_nvidia(const FixtureRoot& root) {
+  MachineBuilder m(root);
+  m.hostname("laptop-wsl");
+  m.wsl("5.15.167.4-microsoft-standard-WSL2");
+  root.mkdir("/sys/bus/pci/devices");
+  root.mkdir("/usr/lib/wsl/drivers/nvlti.inf_amd64_4bd2a3580753f54d");
+  m.fake_nvml("/usr/lib/wsl/lib", "driver 581.57\n" + nvml_gpu_line("00000000:01:00.0", "NVIDIA GeForce RTX 4080 Laptop GPU",
+                                                                     "GPU-40804080-4080-4080-4080-408040804080", 12 * kGiB, 0, 0x27e0));
+  m.cdi_spec("nvidia.yaml", "cdiVersion: 0.3.0\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n"
+                            "    deviceNodes:\n    - path: /dev/dxg\n");
+}
+
+void no_gpu(const FixtureRoot& root) {
+  MachineBuilder m(root);
+  m.hostname("storage-01");
+  bmc(m);
+  m.pci({"0000:17:00.0", 0x15b3, 0x1021, 0x020000, "mlx5_core", std::nullopt, std::nullopt});
+  m.pci({"0000:18:00.0", 0x144d, 0xa80a, 0x010802, "nvme", std::nullopt, std::nullopt});
+}
+
+void dgx_h100(const FixtureRoot& root) {
+  MachineBuilder m(root);
+  m.hostname("dgx-h100");
+  bmc(m);
+  std::string conf = "driver 550.54.15\n";
+  std::vector<std::pair<std::string, unsigned>> spec_gpus;
+  const char* addresses[] = {"0000:1b:00.0", "0000:43:00.0", "0000:52:00.0", "0000:61:00.0",
+                             "0001:9d:00.0", "0001:c3:00.0", "0001:d1:00.0", "0001:df:00.0"};
+  for (unsigned i = 0; i < 8; ++i) {
+    const std::string addr = addresses[i];
+    const unsigned minor = (i + 3) % 8;  // minors do not follow PCI order
+    char uuid[64];
+    std::snprintf(uuid, sizeof uuid, "GPU-%08x-0000-0000-0000-00000000000%u", 0xd6c0 + i, i);
+    m.pci({addr, 0x10de, 0x2330, 0x030200, "nvidia", i + 1, 128 + i});
+    m.nvidia_device_node(minor);
+    m.nvidia_proc_gpu({addr, "NVIDIA H100 80GB HBM3", uuid, minor});
+    conf += nvml_gpu_line(addr, "NVIDIA H100 80GB HBM3", uuid, kH100Bytes, minor, 0x2330);
+    spec_gpus.emplace_back(uuid, minor);
+  }
+  for (unsigned i = 0; i < 4; ++i) {
+    m.pci({"0000:0" + std::to_string(5 + i) + ":00.0", 0x10de, 0x22a3, 0x068000, "nvidia", std::nullopt, std::nullopt});
+  }
+  filler_devices(m, "0000", 100);
+  filler_devices(m, "0001", 100);
+  m.nvidia_version("550.54.15", false);
+  m.fake_nvml("/usr/lib/x86_64-linux-gnu", conf);
+  m.cdi_spec("nvidia.yaml", nvidia_spec(spec_gpus));
+}
+
+const std::vector<NamedMachine>& named_machines() {
+  static const std::vector<NamedMachine> machines = {
+      {"two-nvidia-nvml", [](const FixtureRoot& r) { two_nvidia_datacenter(r, true); }},
+      {"two-nvidia-procfs", [](const FixtureRoot& r) { two_nvidia_datacenter(r, false); }},
+      {"two-amd-instinct", two_amd_instinct},
+      {"amd-mi300x-partitioned", amd_mi300x_partitioned},
+      {"intel-discrete", intel_discrete},
+      {"mixed-workstation", mixed_workstation},
+      {"wsl2-nvidia", wsl2_nvidia},
+      {"no-gpu", no_gpu},
+      {"dgx-h100", dgx_h100},
+  };
+  return machines;
+}
+
+}  // namespace rgpu::test

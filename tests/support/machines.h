@@ -1,0 +1,44 @@
+#pragma once
+// Named fake machines, written from facts seen on real ones (../shared/research/fixtures.md):
+// BMC VGAs that are not GPUs, card/render numbers that start above zero and disagree with PCI
+// order, PCI domains other than 0000, NVIDIA minors against PCI order, MI300X as class 0x1200
+// with partition render nodes owned by non-PCI devices.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tests/support/fixture_root.h"
+
+namespace rgpu::test {
+
+/// 2× H100 SXM behind an ASPEED BMC and an NVSwitch; the second GPU in PCI domain 0001;
+/// /dev/nvidia minors run against PCI order. With NVML: a fake libnvidia-ml.so.1 and an
+/// nvidia.yaml CDI spec; without: /proc/driver/nvidia only.
+void two_nvidia_datacenter(const FixtureRoot& root, bool with_nvml);
+/// 2× MI210 (class 0x0380) with KFD topology, card numbers from 1 (ASPEED is card0).
+void two_amd_instinct(const FixtureRoot& root);
+/// 2× MI300X (class 0x1200) in CPX mode: 8 KFD nodes and 8 render nodes per card, seven of
+/// them owned by amdgpu_xcp platform devices.
+void amd_mi300x_partitioned(const FixtureRoot& root);
+/// Intel Arc A770 on i915.
+void intel_discrete(const FixtureRoot& root);
+/// Intel iGPU + NVIDIA RTX 4090 (open module, no NVML) + AMD Radeon, and an Intel NPU (0x1200)
+/// that is not a GPU.
+void mixed_workstation(const FixtureRoot& root);
+/// WSL2: /dev/dxg, a WSL kernel, NVML in /usr/lib/wsl/lib, no PCI GPU.
+void wsl2_nvidia(const FixtureRoot& root);
+/// A server with a BMC VGA, NICs and NVMe: no GPU.
+void no_gpu(const FixtureRoot& root);
+/// The largest: 8× H100 with NVML, 4 NVSwitches and 200 other PCI devices over two domains.
+void dgx_h100(const FixtureRoot& root);
+
+struct NamedMachine {
+  std::string name;
+  std::function<void(const FixtureRoot&)> build;
+};
+
+/// Every named machine, for the bench's fixture maker.
+const std::vector<NamedMachine>& named_machines();
+
+}  // namespace rgpu::test

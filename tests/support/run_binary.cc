@@ -1,0 +1,36 @@
+#include "tests/support/run_binary.h"
+
+#include <boost/process.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "tests/support/fixture_root.h"
+
+namespace bp = boost::process;
+
+namespace rgpu::test {
+namespace {
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+RunResult run_program(const std::string& program, const std::vector<std::string>& args, const std::string& input) {
+  FixtureRoot scratch;  // files, not pipes: no deadlock however much either stream says
+  const auto in = scratch.path() / "stdin", out = scratch.path() / "stdout", err = scratch.path() / "stderr";
+  std::ofstream(in, std::ios::binary) << input;
+  bp::child child(program, bp::args(args), bp::std_in < in.string(), bp::std_out > out.string(), bp::std_err > err.string());
+  child.wait();
+  return RunResult{child.exit_code(), slurp(out), slurp(err)};
+}
+
+RunResult run_tool(const std::vector<std::string>& args, const std::string& input) {
+  return run_program(RGPU_BINARY, args, input);
+}
+
+}  // namespace rgpu::test
