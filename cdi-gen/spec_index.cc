@@ -48,7 +48,8 @@ Result<std::vector<IndexedDevice>> devices_of(const json& spec, std::string_view
   std::vector<IndexedDevice> out;
   for (const auto& dev : spec.at("devices")) {
     const std::string name = dev.value("name", "");
-    if (!valid_device_name(name)) return fail(where + " defines device \"" + name + "\", which is not a valid CDI device name.");
+    if (!valid_device_name(name))
+      return fail(where + " defines device \"" + name + "\", which is not a valid CDI device name.");
     out.push_back({kind + "=" + name, where, device_nodes_of(dev.value("containerEdits", json::object()))});
   }
   return out;
@@ -58,7 +59,9 @@ Result<std::vector<IndexedDevice>> devices_of(const json& spec, std::string_view
 
 bool valid_vendor(std::string_view v) { return !v.empty() && alpha(v.front()) && alnum(v.back()) && only(v, "-_."); }
 bool valid_class(std::string_view c) { return !c.empty() && alpha(c.front()) && alnum(c.back()) && only(c, "-_."); }
-bool valid_device_name(std::string_view n) { return !n.empty() && alnum(n.front()) && alnum(n.back()) && only(n, "-_.:"); }
+bool valid_device_name(std::string_view n) {
+  return !n.empty() && alnum(n.front()) && alnum(n.back()) && only(n, "-_.:");
+}
 
 Result<std::vector<IndexedDevice>> parse_spec(std::string_view text, std::string_view spec_path) {
   auto tree = ends_with(spec_path, ".json") ? parse_json(text, spec_path) : parse_yaml(text, spec_path);
@@ -89,7 +92,8 @@ SpecIndex read_spec_index(const RootFs& fs) {
     }
     for (auto& dev : *devices) {
       if (!seen.insert(dev.qualified_name).second) {
-        index.problems.push_back({path, dev.qualified_name + " is already defined by another spec; this definition is ignored."});
+        index.problems.push_back(
+            {path, dev.qualified_name + " is already defined by another spec; this definition is ignored."});
         continue;
       }
       index.devices.push_back(std::move(dev));

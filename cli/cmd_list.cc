@@ -29,8 +29,8 @@ std::string table(const probe::Inventory& inv) {
   const std::string age = age_of(inv);
   std::vector<std::vector<std::string>> rows;
   for (const auto& g : inv.gpus) {
-    rows.push_back({g.pci_address.value_or("-"), g.name, g.driver_version.value_or("unknown"), human_bytes(g.memory_bytes),
-                    probe::to_string(g.platform), age, joined(g.cdi_devices)});
+    rows.push_back({g.pci_address.value_or("-"), g.name, g.driver_version.value_or("unknown"),
+                    human_bytes(g.memory_bytes), probe::to_string(g.platform), age, joined(g.cdi_devices)});
   }
   std::string out = render_table({"PCI ADDRESS", "NAME", "DRIVER", "MEMORY", "PLATFORM", "AGE", "CDI DEVICES"}, rows);
   if (inv.gpus.empty()) out += "(no GPU found; inventory made " + age + ")\n";

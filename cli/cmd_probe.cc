@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "core/change.h"
 #include "cli/probe_machine.h"
 #include "cli/render.h"
 #include "probe/inventory_file.h"
@@ -27,20 +28,16 @@ int run_probe_command(const GlobalOptions& global) {
     return kExitFailure;
   }
   for (const auto& w : report->warnings) std::cerr << "warning: " << w << "\n";
-  // A file we cannot parse is never overwritten: it may be someone's, not ours.
-  if (auto existing = probe::read_inventory(fs); !existing) {
-    std::cerr << "rediacc-gpu: " << existing.error().message << "\n";
-    return kExitFailure;
-  }
-  auto written = probe::write_inventory(fs, report->inventory);
-  if (!written) {
-    std::cerr << "rediacc-gpu: " << written.error().message << "\n";
+  auto recorded = probe::record_inventory(fs, report->inventory);
+  if (!recorded) {
+    std::cerr << "rediacc-gpu: " << recorded.error().message << "\n";
     return kExitFailure;
   }
   for (const auto& g : report->inventory.gpus) std::cout << summary_line(g) << "\n";
   const auto n = report->inventory.gpus.size();
   std::cout << n << (n == 1 ? " GPU" : " GPUs") << " (platform " << probe::to_string(report->inventory.platform)
-            << "); inventory written to " << fs.host_path(probe::kInventoryPath).string() << "\n";
+            << "); inventory " << (recorded->kind == Change::Kind::unchanged ? "unchanged at " : "written to ")
+            << fs.host_path(probe::kInventoryPath).string() << "\n";
   return kExitOk;
 }
 

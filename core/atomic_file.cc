@@ -66,8 +66,8 @@ Result<std::filesystem::path> host_target(const RootFs& fs, std::string_view mac
 
 }  // namespace
 
-Result<Change> write_file_atomic(const RootFs& fs, std::string_view machine_path,
-                                 std::string_view content, mode_t mode) {
+Result<Change> write_file_atomic(const RootFs& fs, std::string_view machine_path, std::string_view content,
+                                 mode_t mode) {
   auto target_or = host_target(fs, machine_path);
   if (!target_or) return tl::unexpected(target_or.error());
   const std::filesystem::path& target = *target_or;
@@ -84,7 +84,8 @@ Result<Change> write_file_atomic(const RootFs& fs, std::string_view machine_path
   auto written = write_all(fd, content, tmp);
   if (written && ::fchmod(fd, mode) != 0) written = tl::unexpected(io_error("set the mode of", tmp, errno));
   ::close(fd);
-  if (written && ::rename(tmp.c_str(), target.c_str()) != 0) written = tl::unexpected(io_error("replace", target, errno));
+  if (written && ::rename(tmp.c_str(), target.c_str()) != 0)
+    written = tl::unexpected(io_error("replace", target, errno));
   if (!written) {
     ::unlink(tmp.c_str());
     return tl::unexpected(written.error());

@@ -2,9 +2,9 @@
 // Files we own are replaced whole or not at all: temp file in the same directory, fsync,
 // rename, fsync of the directory. A reader never sees half a file.
 
+#include <sys/types.h>
 #include <string>
 #include <string_view>
-#include <sys/types.h>
 
 #include "core/change.h"
 #include "core/result.h"
@@ -15,8 +15,8 @@ namespace rgpu {
 /// Writes `content` to the machine path, creating missing parent directories (0755).
 /// Identical content is left alone (same bytes, same mtime) and reported `unchanged`.
 /// Refuses to write through a symlink at the target.
-Result<Change> write_file_atomic(const RootFs& fs, std::string_view machine_path,
-                                 std::string_view content, mode_t mode = 0644);
+Result<Change> write_file_atomic(const RootFs& fs, std::string_view machine_path, std::string_view content,
+                                 mode_t mode = 0644);
 
 /// Removes the machine path if it exists; `unchanged` when it did not.
 Result<Change> remove_file(const RootFs& fs, std::string_view machine_path);

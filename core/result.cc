@@ -4,8 +4,6 @@
 
 namespace rgpu {
 
-bool is_not_found(const Error& error) {
-  return error.sys_errno == ENOENT || error.sys_errno == ENOTDIR;
-}
+bool is_not_found(const Error& error) { return error.sys_errno == ENOENT || error.sys_errno == ENOTDIR; }
 
 }  // namespace rgpu

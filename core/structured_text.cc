@@ -3,18 +3,24 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
-#include <regex>
+#include <algorithm>
+#include <cctype>
 #include <string>
 
 namespace rgpu {
 namespace {
 
+bool is_integer(const std::string& text) {
+  size_t start = (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  return start < text.size() &&
+         std::all_of(text.begin() + static_cast<long>(start), text.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
 nlohmann::json plain_scalar(const std::string& text) {
-  static const std::regex integer(R"([-+]?[0-9]+)");
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
   if (text == "null" || text == "~" || text.empty()) return nullptr;
-  if (std::regex_match(text, integer)) {
+  if (is_integer(text)) {
     try {
       return std::stoll(text);
     } catch (const std::out_of_range&) {
@@ -39,8 +45,7 @@ nlohmann::json to_json(const YAML::Node& node) {
     case YAML::NodeType::Scalar:
       // yaml-cpp tags plain scalars "?" and quoted ones "!".
       return node.Tag() == "?" ? plain_scalar(node.Scalar()) : nlohmann::json(node.Scalar());
-    default:
-      return nullptr;
+    default: return nullptr;
   }
 }
 

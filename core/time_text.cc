@@ -7,7 +7,7 @@ namespace rgpu {
 
 std::string format_rfc3339_utc(SystemTime t) {
   std::time_t secs = std::chrono::system_clock::to_time_t(t);
-  std::tm tm {};
+  std::tm tm{};
   ::gmtime_r(&secs, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -15,11 +15,11 @@ std::string format_rfc3339_utc(SystemTime t) {
 }
 
 std::optional<SystemTime> parse_rfc3339_utc(std::string_view text) {
-  std::tm tm {};
+  std::tm tm{};
   int consumed = 0;
   std::string s(text);
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &consumed) != 6 ||
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec, &consumed) != 6 ||
       consumed != static_cast<int>(s.size())) {
     return std::nullopt;
   }

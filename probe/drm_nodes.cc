@@ -17,8 +17,8 @@ std::optional<unsigned> node_number(const std::string& name, std::string_view pr
   return static_cast<unsigned>(std::stoul(rest));
 }
 
-void keep_lowest(std::optional<std::string>& slot, std::optional<unsigned>& slot_number,
-                 const std::string& name, unsigned number) {
+void keep_lowest(std::optional<std::string>& slot, std::optional<unsigned>& slot_number, const std::string& name,
+                 unsigned number) {
   if (!slot_number || number < *slot_number) {
     slot = "/dev/dri/" + name;
     slot_number = number;

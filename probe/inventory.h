@@ -33,14 +33,14 @@ struct Gpu {
   std::optional<std::string> uuid;            ///< NVIDIA "GPU-…", AMD KFD unique_id
   std::vector<std::string> device_nodes;      ///< nodes that reach this GPU alone, sorted
   Platform platform = Platform::native;
-  std::vector<std::string> cdi_devices;       ///< grantable CDI names that reach it, sorted
+  std::vector<std::string> cdi_devices;  ///< grantable CDI names that reach it, sorted
 
   bool operator==(const Gpu&) const = default;
 };
 
 struct Inventory {
   int schema = kInventorySchema;
-  std::string generated_at;  ///< RFC 3339, UTC
+  std::string generated_at;             ///< RFC 3339, UTC
   std::optional<std::string> hostname;  ///< absent when the machine names none
   Platform platform = Platform::native;
   std::vector<Gpu> gpus;                 ///< sorted by PCI address, then name

@@ -27,4 +27,18 @@ Result<std::optional<RecordedInventory>> read_inventory(const RootFs& fs) {
   return std::optional<RecordedInventory>(RecordedInventory{std::move(*inv), std::move(*text)});
 }
 
+Result<Change> record_inventory(const RootFs& fs, Inventory& inventory) {
+  auto recorded = read_inventory(fs);
+  if (!recorded) return tl::unexpected(recorded.error());
+  if (*recorded) {
+    Inventory same_time = inventory;
+    same_time.generated_at = (*recorded)->inventory.generated_at;
+    if (same_time == (*recorded)->inventory && inventory_text(same_time) == (*recorded)->text) {
+      inventory.generated_at = same_time.generated_at;
+      return Change{Change::Kind::unchanged, kInventoryPath, ""};
+    }
+  }
+  return write_inventory(fs, inventory);
+}
+
 }  // namespace rgpu::probe

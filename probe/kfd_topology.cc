@@ -40,8 +40,8 @@ std::optional<KfdGpuNode> read_node(const RootFs& fs, unsigned node, Warnings& w
   auto location = number(props, "location_id");
   if (simd && *simd == 0) return std::nullopt;  // a CPU node
   if (!simd || !location) {
-    warnings.push_back("skipping KFD topology node " + std::to_string(node) + ": " + fs.host_path(dir + "/properties").string() +
-                       " lacks simd_count or location_id (truncated?).");
+    warnings.push_back("skipping KFD topology node " + std::to_string(node) + ": " +
+                       fs.host_path(dir + "/properties").string() + " lacks simd_count or location_id (truncated?).");
     return std::nullopt;
   }
   KfdGpuNode gpu;

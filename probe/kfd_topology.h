@@ -13,8 +13,8 @@
 namespace rgpu::probe {
 
 struct KfdGpuNode {
-  unsigned node = 0;            ///< topology node number, the order amd-ctk numbers GPUs in
-  std::string pci_address;      ///< from domain and location_id; a partition's function bits count partitions
+  unsigned node = 0;        ///< topology node number, the order amd-ctk numbers GPUs in
+  std::string pci_address;  ///< from domain and location_id; a partition's function bits count partitions
   std::optional<unsigned> render_minor;
   std::optional<std::string> unique_id;
   std::optional<std::uint64_t> memory_bytes;  ///< sum of the node's mem_banks

@@ -6,9 +6,7 @@
 namespace rgpu::probe {
 namespace {
 
-void set_minor(Gpu& gpu, unsigned minor) {
-  gpu.device_nodes.push_back("/dev/nvidia" + std::to_string(minor));
-}
+void set_minor(Gpu& gpu, unsigned minor) { gpu.device_nodes.push_back("/dev/nvidia" + std::to_string(minor)); }
 
 void apply_nvml(Gpu& gpu, const NvmlGpu& n, const std::optional<std::string>& driver_version) {
   if (!n.name.empty()) gpu.name = n.name;

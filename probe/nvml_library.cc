@@ -94,8 +94,12 @@ NvmlReport read_report(const NvmlApi& api) {
 }  // namespace
 
 const std::vector<std::string>& native_library_dirs() {
-  static const std::vector<std::string> dirs = {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-                                                "/usr/lib64", "/usr/lib", "/lib/x86_64-linux-gnu", "/lib64"};
+  static const std::vector<std::string> dirs = {"/usr/lib/x86_64-linux-gnu",
+                                                "/usr/lib/aarch64-linux-gnu",
+                                                "/usr/lib64",
+                                                "/usr/lib",
+                                                "/lib/x86_64-linux-gnu",
+                                                "/lib64"};
   return dirs;
 }
 
@@ -107,7 +111,9 @@ Result<std::optional<NvmlReport>> query_nvml(const RootFs& fs, const std::vector
     if (!resolved) return tl::unexpected(resolved.error());
     const std::string host = fs.host_path(*resolved).string();
     Library lib(::dlopen(host.c_str(), RTLD_NOW | RTLD_LOCAL));
-    if (!lib) return fail("cannot load " + host + " (" + ::dlerror() + "); reinstall the NVIDIA driver's user-space libraries.");
+    if (!lib)
+      return fail("cannot load " + host + " (" + ::dlerror() +
+                  "); reinstall the NVIDIA driver's user-space libraries.");
     auto api = bind_api(lib.get(), host);
     if (!api) return tl::unexpected(api.error());
     if (NvmlReturn rc = api->init(); rc != kSuccess) {

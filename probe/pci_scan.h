@@ -9,6 +9,8 @@
 #include "core/result.h"
 #include "core/root_fs.h"
 
+struct pci_access;  // libpci's handle
+
 namespace rgpu::probe {
 
 struct PciDevice {
@@ -17,18 +19,41 @@ struct PciDevice {
   std::uint16_t device_id = 0;
   std::uint32_t class_code = 0;  ///< 24 bits: base class, subclass, programming interface
   std::optional<std::string> driver;
-  std::string name;  ///< from pci.ids; "NVIDIA Corporation device 0x2330" when it has none
 };
+
+/// Display (0x03) and processing-accelerator (0x12) base classes: where GPUs are.
+inline bool in_gpu_classes(std::uint32_t class_code) {
+  const unsigned base = class_code >> 16;
+  return base == 0x03 || base == 0x12;
+}
 
 struct PciScan {
   std::vector<PciDevice> devices;  ///< sorted by address
   std::vector<std::string> warnings;
 };
 
-/// Every PCI device under <root>/sys/bus/pci. Names come from <root>/usr/share/misc/pci.ids
-/// when the root has one, else from the pci.ids installed with this tool. A device whose
-/// vendor, device or class file is not a hex number is skipped with a warning. No PCI tree
+/// Every PCI device under <root>/sys/bus/pci. A device that could be a GPU (or whose ids read
+/// as 0, libpci's reading of garbage) and whose vendor, device or class file is not a hex
+/// number is skipped with a warning. No PCI tree
 /// (a WSL2 machine, a container) is an empty scan, not an error.
 Result<PciScan> scan_pci(const RootFs& fs);
+
+/// Device names from pci.ids: <root>/usr/share/misc/pci.ids when the root has one, else the one
+/// installed with this tool. The 1.3 MB database is read at the first lookup only, so a probe
+/// whose GPUs are all named by their driver (NVML, procfs) never reads it.
+class PciNames {
+ public:
+  explicit PciNames(const RootFs& fs);
+  ~PciNames();
+  PciNames(const PciNames&) = delete;
+  PciNames& operator=(const PciNames&) = delete;
+
+  /// "GH100 [H100 SXM5 80GB]"; "NVIDIA Corporation device 0x2330" when pci.ids lacks it.
+  std::string device_name(std::uint16_t vendor, std::uint16_t device);
+
+ private:
+  std::string ids_path_;
+  ::pci_access* access_ = nullptr;
+};
 
 }  // namespace rgpu::probe

@@ -25,7 +25,6 @@ Gpu gpu_from_pci(const PciDevice& dev, const DrmNodes& nodes) {
   gpu.vendor_id = dev.vendor_id;
   gpu.device_id = dev.device_id;
   gpu.pci_class = dev.class_code;
-  gpu.name = dev.name;
   gpu.driver = dev.driver;
   gpu.render_node = nodes.render_node;
   gpu.card_node = nodes.card_node;
@@ -70,13 +69,19 @@ Result<ProbeReport> run_probe(const RootFs& fs, const std::vector<std::unique_pt
   inv.generated_at = format_rfc3339_utc(now);
   inv.hostname = read_hostname(fs);
   for (const auto& dev : pci->devices) {
+    if (!in_gpu_classes(dev.class_code)) continue;
     DrmNodes nodes = cross_checked_nodes(fs, dev, by_class, report.warnings);
     if (is_gpu(dev, nodes.render_node.has_value())) inv.gpus.push_back(gpu_from_pci(dev, nodes));
   }
   for (const auto& backend : backends) {
     if (auto done = backend->enrich(fs, inv, report.warnings); !done) {
-      report.warnings.push_back("the " + std::string(backend->name()) + " backend was skipped: " + done.error().message);
+      report.warnings.push_back("the " + std::string(backend->name()) +
+                                " backend was skipped: " + done.error().message);
     }
+  }
+  PciNames names(fs);
+  for (auto& gpu : inv.gpus) {
+    if (gpu.name.empty()) gpu.name = names.device_name(gpu.vendor_id, gpu.device_id);
   }
   normalise(inv);
   return report;

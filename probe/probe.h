@@ -23,7 +23,6 @@ struct ProbeReport {
 std::vector<std::unique_ptr<Backend>> native_backends();
 
 /// Probes the machine under `fs`. Fails only when the PCI tree exists but cannot be read.
-Result<ProbeReport> run_probe(const RootFs& fs, const std::vector<std::unique_ptr<Backend>>& backends,
-                              SystemTime now);
+Result<ProbeReport> run_probe(const RootFs& fs, const std::vector<std::unique_ptr<Backend>>& backends, SystemTime now);
 
 }  // namespace rgpu::probe

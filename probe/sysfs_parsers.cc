@@ -83,8 +83,9 @@ std::optional<std::string> parse_nvidia_version(std::string_view text) {
     while (j < rest.size() && !std::isspace(static_cast<unsigned char>(rest[j]))) ++j;
     std::string token = rest.substr(i, j - i);
     bool versionish = !token.empty() && std::isdigit(static_cast<unsigned char>(token[0])) &&
-                      token.find('.') != std::string::npos &&
-                      std::all_of(token.begin(), token.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.'; });
+                      token.find('.') != std::string::npos && std::all_of(token.begin(), token.end(), [](char c) {
+                        return std::isdigit(static_cast<unsigned char>(c)) || c == '.';
+                      });
     if (versionish) return token;
     i = j;
   }

@@ -10,12 +10,14 @@ TEST_CASE("cdi index: names and device nodes from a YAML spec like nvidia-ctk wr
   auto devices = cdi::parse_spec(
       "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"0\"\n  containerEdits:\n    deviceNodes:\n"
       "    - path: /dev/nvidia0\n    - path: /dev/dri/card1\n    - path: /dev/dri/renderD128\n- name: all\n"
-      "  containerEdits:\n    deviceNodes:\n    - path: /dev/nvidia0\ncontainerEdits:\n  deviceNodes:\n  - path: /dev/nvidiactl\n",
+      "  containerEdits:\n    deviceNodes:\n    - path: /dev/nvidia0\ncontainerEdits:\n  deviceNodes:\n  - path: "
+      "/dev/nvidiactl\n",
       "/etc/cdi/nvidia.yaml");
   REQUIRE(devices);
   REQUIRE(devices->size() == 2);
   CHECK((*devices)[0].qualified_name == "nvidia.com/gpu=0");
-  CHECK((*devices)[0].device_nodes == std::vector<std::string>{"/dev/dri/card1", "/dev/dri/renderD128", "/dev/nvidia0"});
+  CHECK((*devices)[0].device_nodes ==
+        std::vector<std::string>{"/dev/dri/card1", "/dev/dri/renderD128", "/dev/nvidia0"});
   CHECK((*devices)[1].qualified_name == "nvidia.com/gpu=all");
 }
 

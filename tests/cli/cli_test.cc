@@ -45,13 +45,17 @@ TEST_CASE("cli: probe writes the inventory and prints a line per GPU") {
   auto r = run_tool({"probe", "--root", root.str()});
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.empty());
-  CHECK_THAT(r.out, Catch::Contains("0000:41:00.0  nvidia  NVIDIA H100 80GB HBM3  79.6 GiB  /dev/dri/renderD128  driver nvidia 550.54.15"));
+  CHECK_THAT(
+      r.out,
+      Catch::Contains(
+          "0000:41:00.0  nvidia  NVIDIA H100 80GB HBM3  79.6 GiB  /dev/dri/renderD128  driver nvidia 550.54.15"));
   CHECK_THAT(r.out, Catch::Contains("2 GPUs (platform native)"));
   auto j = rgpu::parse_json(root.read(kInventory), kInventory);
   REQUIRE(j);
   CHECK((*j)["gpus"].size() == 2);
   CHECK(rgpu::parse_rfc3339_utc((*j)["generated_at"].get<std::string>()));
-  for (const char* key : {"schema", "generated_at", "hostname", "platform", "gpus", "cdi_devices"}) CHECK(j->contains(key));
+  for (const char* key : {"schema", "generated_at", "hostname", "platform", "gpus", "cdi_devices"})
+    CHECK(j->contains(key));
   for (const char* key : {"pci_address", "vendor", "vendor_id", "device_id", "name", "driver", "driver_version",
                           "memory_bytes", "render_node", "cdi_devices"}) {
     CHECK((*j)["gpus"][0].contains(key));
@@ -73,7 +77,9 @@ TEST_CASE("cli: list shows name, driver, memory, platform, age and CDI names") {
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("PCI ADDRESS") && Catch::Contains("CDI DEVICES"));
   CHECK_THAT(r.out, Catch::Contains("NVIDIA H100 80GB HBM3  550.54.15  79.6 GiB  native    just now"));
-  CHECK_THAT(r.out, Catch::Contains("nvidia.com/gpu=1, nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555, nvidia.com/gpu=all"));
+  CHECK_THAT(
+      r.out,
+      Catch::Contains("nvidia.com/gpu=1, nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555, nvidia.com/gpu=all"));
   CHECK(line_count(r.out) == 3);
 }
 
@@ -89,7 +95,9 @@ TEST_CASE("cli: list -o json prints the inventory exactly as recorded") {
 TEST_CASE("cli: list shows the inventory's age") {
   FixtureRoot root;
   no_gpu(root);
-  root.write(kInventory, R"({"schema":1,"generated_at":"2020-01-01T00:00:00Z","hostname":null,"platform":"native","gpus":[],"cdi_devices":[]})");
+  root.write(
+      kInventory,
+      R"({"schema":1,"generated_at":"2020-01-01T00:00:00Z","hostname":null,"platform":"native","gpus":[],"cdi_devices":[]})");
   auto r = run_tool({"list", "--root", root.str()});
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("no GPU found; inventory made") && Catch::Contains("d ago"));
@@ -147,4 +155,29 @@ TEST_CASE("cli: probe and list on the real machine running the tests") {
   auto list = run_tool({"list", "-o", "json"});
   REQUIRE(list.exit_code == 0);
   CHECK(rgpu::parse_json(list.out, "stdout"));
+}
+
+TEST_CASE("cli: probing an unchanged machine again leaves the inventory untouched") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
+  const auto path = root.host(kInventory);
+  const auto before = std::filesystem::last_write_time(path);
+  const std::string text = root.read(kInventory);
+  auto again = run_tool({"probe", "--root", root.str()});
+  REQUIRE(again.exit_code == 0);
+  CHECK_THAT(again.out, Catch::Contains("inventory unchanged at"));
+  CHECK(root.read(kInventory) == text);
+  CHECK(std::filesystem::last_write_time(path) == before);
+}
+
+TEST_CASE("cli: a hardware change rewrites the inventory") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
+  root.write("/sys/devices/pci0000:00/0000:c3:00.0/mem_info_vram_total", "1024\n");
+  auto again = run_tool({"probe", "--root", root.str()});
+  REQUIRE(again.exit_code == 0);
+  CHECK_THAT(again.out, Catch::Contains("inventory written to"));
+  CHECK_THAT(root.read(kInventory), Catch::Contains("\"memory_bytes\": 1024"));
 }

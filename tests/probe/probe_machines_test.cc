@@ -36,8 +36,10 @@ TEST_CASE("probe: two data-centre NVIDIA GPUs through NVML, behind a BMC and an 
   // minors run against PCI order: the first GPU by address is /dev/nvidia1
   CHECK(a.device_nodes == Names{"/dev/dri/card1", "/dev/dri/renderD128", "/dev/nvidia1"});
   CHECK(b.device_nodes == Names{"/dev/dri/card2", "/dev/dri/renderD129", "/dev/nvidia0"});
-  CHECK(a.cdi_devices == Names{"nvidia.com/gpu=1", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555", "nvidia.com/gpu=all"});
-  CHECK(b.cdi_devices == Names{"nvidia.com/gpu=0", "nvidia.com/gpu=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", "nvidia.com/gpu=all"});
+  CHECK(a.cdi_devices ==
+        Names{"nvidia.com/gpu=1", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555", "nvidia.com/gpu=all"});
+  CHECK(b.cdi_devices ==
+        Names{"nvidia.com/gpu=0", "nvidia.com/gpu=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", "nvidia.com/gpu=all"});
   CHECK(inv.cdi_devices.size() == 5);
 }
 

@@ -20,7 +20,8 @@ TEST_CASE("parsers: KFD properties, with a truncated last line dropped") {
 }
 
 TEST_CASE("parsers: NVIDIA information files split on the first colon with tabs around") {
-  auto f = parse_colon_pairs("Model: \t\t NVIDIA A10G\nGPU UUID: \t GPU-1a2b\nBus Location: \t 0000:00:1e.0\nDevice Minor: \t 0\n");
+  auto f = parse_colon_pairs(
+      "Model: \t\t NVIDIA A10G\nGPU UUID: \t GPU-1a2b\nBus Location: \t 0000:00:1e.0\nDevice Minor: \t 0\n");
   REQUIRE(f.at("Model") == "NVIDIA A10G");
   REQUIRE(f.at("GPU UUID") == "GPU-1a2b");
   REQUIRE(f.at("Bus Location") == "0000:00:1e.0");
@@ -28,7 +29,8 @@ TEST_CASE("parsers: NVIDIA information files split on the first colon with tabs 
 }
 
 TEST_CASE("parsers: the NVIDIA driver version from the proprietary and the open module") {
-  REQUIRE(parse_nvidia_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n") ==
+  REQUIRE(parse_nvidia_version(
+              "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n") ==
           "550.54.15");
   REQUIRE(parse_nvidia_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build  "
                                "(dvs-builder@U16-I3-B03-4-3)  Tue Jan 14 03:32:56 UTC 2025\n") == "570.86.15");

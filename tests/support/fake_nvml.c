@@ -36,9 +36,7 @@ static unsigned gpu_count;
 static char driver[64];
 static int init_error;
 
-static void copy_field(char* dst, size_t size, const char* src) {
-  snprintf(dst, size, "%s", src ? src : "");
-}
+static void copy_field(char* dst, size_t size, const char* src) { snprintf(dst, size, "%s", src ? src : ""); }
 
 static void parse_gpu(char* rest) {
   if (gpu_count >= 16) return;

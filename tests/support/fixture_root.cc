@@ -33,7 +33,9 @@ std::filesystem::path FixtureRoot::host(std::string_view machine_path) const {
   return path_ / rel;
 }
 
-void FixtureRoot::mkdir(std::string_view machine_path) const { std::filesystem::create_directories(host(machine_path)); }
+void FixtureRoot::mkdir(std::string_view machine_path) const {
+  std::filesystem::create_directories(host(machine_path));
+}
 
 void FixtureRoot::write(std::string_view machine_path, std::string_view content) const {
   auto p = host(machine_path);

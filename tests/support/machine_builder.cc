@@ -24,6 +24,21 @@ void drm_node(const FixtureRoot& root, const std::string& dev_dir, const std::st
   root.char_node("/dev/dri/" + name, 226, minor);
 }
 
+// The first 64 bytes of configuration space, as sysfs's `config` file holds them: lspci reads it
+// (the bench compares against lspci on these trees), libpci's sysfs method for ids does not.
+std::string config_header(const PciSpec& spec) {
+  std::string c(64, '\0');
+  c[0] = static_cast<char>(spec.vendor & 0xff);
+  c[1] = static_cast<char>(spec.vendor >> 8);
+  c[2] = static_cast<char>(spec.device & 0xff);
+  c[3] = static_cast<char>(spec.device >> 8);
+  c[9] = static_cast<char>(spec.class_code & 0xff);
+  c[10] = static_cast<char>((spec.class_code >> 8) & 0xff);
+  c[11] = static_cast<char>(spec.class_code >> 16);
+  c[14] = (spec.class_code >> 8) == 0x0604 ? 1 : 0;  // header type: bridges are type 1
+  return c;
+}
+
 }  // namespace
 
 std::string nvml_gpu_line(const std::string& bus_id, const std::string& name, const std::string& uuid,
@@ -42,6 +57,7 @@ void MachineBuilder::pci(const PciSpec& spec) const {
   root_.write(dir + "/device", hex(spec.device, 4) + "\n");
   root_.write(dir + "/class", hex(spec.class_code, 6) + "\n");
   root_.write(dir + "/revision", "0x00\n");
+  root_.write(dir + "/config", config_header(spec));
   root_.link("/sys/bus/pci/devices/" + spec.address, "../../.." + dir.substr(4));
   if (spec.driver) {
     root_.mkdir("/sys/bus/pci/drivers/" + *spec.driver);
@@ -69,11 +85,12 @@ void MachineBuilder::kfd_cpu_node(unsigned node) const {
 
 void MachineBuilder::kfd_gpu_node(const KfdGpu& gpu) const {
   const std::string dir = "/sys/class/kfd/kfd/topology/nodes/" + std::to_string(gpu.node);
-  root_.write(dir + "/properties", "cpu_cores_count 0\nsimd_count 416\nmem_banks_count 1\ngfx_target_version 90010\n"
-                                   "vendor_id 4098\ndevice_id 29711\nlocation_id " + std::to_string(gpu.location_id) +
-                                       "\ndomain " + std::to_string(gpu.domain) + "\ndrm_render_minor " +
-                                       std::to_string(gpu.render_minor) + "\nlocal_mem_size 0\nunique_id " +
-                                       gpu.unique_id + "\nnum_xcc 1\n");
+  root_.write(dir + "/properties",
+              "cpu_cores_count 0\nsimd_count 416\nmem_banks_count 1\ngfx_target_version 90010\n"
+              "vendor_id 4098\ndevice_id 29711\nlocation_id " +
+                  std::to_string(gpu.location_id) + "\ndomain " + std::to_string(gpu.domain) + "\ndrm_render_minor " +
+                  std::to_string(gpu.render_minor) + "\nlocal_mem_size 0\nunique_id " + gpu.unique_id +
+                  "\nnum_xcc 1\n");
   root_.write(dir + "/gpu_id", std::to_string(40000 + gpu.node) + "\n");
   if (gpu.memory_bytes) {
     root_.write(dir + "/mem_banks/0/properties",
@@ -82,10 +99,10 @@ void MachineBuilder::kfd_gpu_node(const KfdGpu& gpu) const {
 }
 
 void MachineBuilder::nvidia_version(const std::string& version, bool open_module) const {
-  std::string first = open_module
-                          ? "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  " + version +
-                                "  Release Build  (dvs-builder@U16-I3-B03-4-3)  Tue Jan 14 03:32:56 UTC 2025\n"
-                          : "NVRM version: NVIDIA UNIX x86_64 Kernel Module  " + version + "  Wed Jan 15 00:43:42 UTC 2025\n";
+  std::string first =
+      open_module ? "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  " + version +
+                        "  Release Build  (dvs-builder@U16-I3-B03-4-3)  Tue Jan 14 03:32:56 UTC 2025\n"
+                  : "NVRM version: NVIDIA UNIX x86_64 Kernel Module  " + version + "  Wed Jan 15 00:43:42 UTC 2025\n";
   root_.write("/proc/driver/nvidia/version", first + "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n");
 }
 
@@ -93,8 +110,9 @@ void MachineBuilder::nvidia_proc_gpu(const NvidiaProc& gpu) const {
   root_.write("/proc/driver/nvidia/gpus/" + gpu.address + "/information",
               "Model: \t\t " + gpu.model + "\nIRQ:   \t\t 180\nGPU UUID: \t " + gpu.uuid +
                   "\nVideo BIOS: \t 96.00.99.00.01\nBus Type: \t PCIe\nDMA Size: \t 52 bits\nDMA Mask: \t "
-                  "0xfffffffffffff\nBus Location: \t " + gpu.address + "\nDevice Minor: \t " +
-                  std::to_string(gpu.minor) + "\nGPU Firmware: \t 550.54.15\nGPU Excluded:\t No\n");
+                  "0xfffffffffffff\nBus Location: \t " +
+                  gpu.address + "\nDevice Minor: \t " + std::to_string(gpu.minor) +
+                  "\nGPU Firmware: \t 550.54.15\nGPU Excluded:\t No\n");
 }
 
 void MachineBuilder::nvidia_device_node(unsigned minor) const {

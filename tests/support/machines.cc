@@ -10,9 +10,7 @@ namespace {
 constexpr std::uint64_t kGiB = 1024ULL * 1024 * 1024;
 constexpr std::uint64_t kH100Bytes = 85520809984ULL;  // NVML's total for an H100 80GB HBM3
 
-void bmc(const MachineBuilder& m) {
-  m.pci({"0000:02:00.0", 0x1a03, 0x2000, 0x030000, "ast", 0, std::nullopt});
-}
+void bmc(const MachineBuilder& m) { m.pci({"0000:02:00.0", 0x1a03, 0x2000, 0x030000, "ast", 0, std::nullopt}); }
 
 std::string nvidia_spec(const std::vector<std::pair<std::string, unsigned>>& uuid_and_minor) {
   std::string devices, all_nodes;
@@ -24,7 +22,8 @@ std::string nvidia_spec(const std::vector<std::pair<std::string, unsigned>>& uui
     all_nodes += node;
   }
   return "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ncontainerEdits:\n  deviceNodes:\n  - path: /dev/nvidiactl\n"
-         "devices:\n" + devices + "  - name: all\n    containerEdits:\n      deviceNodes:\n" + all_nodes;
+         "devices:\n" +
+         devices + "  - name: all\n    containerEdits:\n      deviceNodes:\n" + all_nodes;
 }
 
 void filler_devices(const MachineBuilder& m, const std::string& domain, int count) {
@@ -32,9 +31,10 @@ void filler_devices(const MachineBuilder& m, const std::string& domain, int coun
     char addr[32];
     std::snprintf(addr, sizeof addr, "%s:%02x:%02x.%x", domain.c_str(), 0x10 + i / 32, (i % 32), 0);
     bool nic = i % 3 == 0;
-    m.pci({addr, nic ? std::uint16_t{0x15b3} : std::uint16_t{0x8086}, nic ? std::uint16_t{0x1021} : std::uint16_t{0x09a2},
-           nic ? 0x020000u : 0x060400u, nic ? std::optional<std::string>("mlx5_core") : std::optional<std::string>("pcieport"),
-           std::nullopt, std::nullopt});
+    m.pci({addr, nic ? std::uint16_t{0x15b3} : std::uint16_t{0x8086},
+           nic ? std::uint16_t{0x1021} : std::uint16_t{0x09a2}, nic ? 0x020000u : 0x060400u,
+           nic ? std::optional<std::string>("mlx5_core") : std::optional<std::string>("pcieport"), std::nullopt,
+           std::nullopt});
   }
 }
 
@@ -55,8 +55,10 @@ void two_nvidia_datacenter(const FixtureRoot& root, bool with_nvml) {
   if (!with_nvml) return;
   m.fake_nvml("/usr/lib/x86_64-linux-gnu",
               "driver 550.54.15\n" +
-                  nvml_gpu_line("00000001:C1:00.0", "NVIDIA H100 80GB HBM3", "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", kH100Bytes, 0, 0x2330) +
-                  nvml_gpu_line("00000000:41:00.0", "NVIDIA H100 80GB HBM3", "GPU-11111111-2222-3333-4444-555555555555", kH100Bytes, 1, 0x2330));
+                  nvml_gpu_line("00000001:C1:00.0", "NVIDIA H100 80GB HBM3", "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee",
+                                kH100Bytes, 0, 0x2330) +
+                  nvml_gpu_line("00000000:41:00.0", "NVIDIA H100 80GB HBM3", "GPU-11111111-2222-3333-4444-555555555555",
+                                kH100Bytes, 1, 0x2330));
   m.cdi_spec("nvidia.yaml", nvidia_spec({{"GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", 0},
                                          {"GPU-11111111-2222-3333-4444-555555555555", 1}}));
 }
@@ -126,10 +128,12 @@ void wsl2_nvidia(const FixtureRoot& root) {
   m.wsl("5.15.167.4-microsoft-standard-WSL2");
   root.mkdir("/sys/bus/pci/devices");
   root.mkdir("/usr/lib/wsl/drivers/nvlti.inf_amd64_4bd2a3580753f54d");
-  m.fake_nvml("/usr/lib/wsl/lib", "driver 581.57\n" + nvml_gpu_line("00000000:01:00.0", "NVIDIA GeForce RTX 4080 Laptop GPU",
-                                                                     "GPU-40804080-4080-4080-4080-408040804080", 12 * kGiB, 0, 0x27e0));
-  m.cdi_spec("nvidia.yaml", "cdiVersion: 0.3.0\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n"
-                            "    deviceNodes:\n    - path: /dev/dxg\n");
+  m.fake_nvml("/usr/lib/wsl/lib",
+              "driver 581.57\n" + nvml_gpu_line("00000000:01:00.0", "NVIDIA GeForce RTX 4080 Laptop GPU",
+                                                "GPU-40804080-4080-4080-4080-408040804080", 12 * kGiB, 0, 0x27e0));
+  m.cdi_spec("nvidia.yaml",
+             "cdiVersion: 0.3.0\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n"
+             "    deviceNodes:\n    - path: /dev/dxg\n");
 }
 
 void no_gpu(const FixtureRoot& root) {

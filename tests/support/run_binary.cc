@@ -24,7 +24,8 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
   FixtureRoot scratch;  // files, not pipes: no deadlock however much either stream says
   const auto in = scratch.path() / "stdin", out = scratch.path() / "stdout", err = scratch.path() / "stderr";
   std::ofstream(in, std::ios::binary) << input;
-  bp::child child(program, bp::args(args), bp::std_in < in.string(), bp::std_out > out.string(), bp::std_err > err.string());
+  bp::child child(program, bp::args(args), bp::std_in<in.string(), bp::std_out> out.string(),
+                  bp::std_err > err.string());
   child.wait();
   return RunResult{child.exit_code(), slurp(out), slurp(err)};
 }

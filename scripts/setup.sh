@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The two set-up commands of the README, on a fresh Debian 12 machine as root:
+#   bash scripts/setup.sh main   installs the dependencies, builds, runs the main job here
+#   bash scripts/setup.sh test   installs the dependencies, builds, runs every test
+#                                (plain build, then AddressSanitizer + UBSan, then clang-format)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian 12 packages only: no vendored copies, no downloads.
+BUILD_DEPS=(
+  build-essential cmake ninja-build pkg-config
+  libpci-dev pci.ids libdrm-dev libudev-dev
+  nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libexpected-dev
+  libboost-dev libboost-filesystem-dev
+)
+TEST_DEPS=(catch2 clang-format pciutils)
+
+install_packages() {
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+build() {  # build DIR [cmake args...]
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$dir" --parallel "$(nproc)"
+}
+
+check_format() {
+  git ls-files -- '*.cc' '*.h' '*.c' | xargs clang-format --dry-run --Werror
+  echo "clang-format: every source file is formatted"
+}
+
+case "${1:-}" in
+  main)
+    install_packages "${BUILD_DEPS[@]}"
+    build build -DRGPU_BUILD_TESTS=OFF
+    ./build/cli/rediacc-gpu probe
+    ./build/cli/rediacc-gpu list
+    ;;
+  test)
+    install_packages "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}"
+    check_format
+    build build
+    (cd build && ctest --output-on-failure --timeout 300)
+    build build-asan -DRGPU_SANITIZE=ON
+    (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure --timeout 300)
+    ;;
+  *)
+    echo "usage: bash scripts/setup.sh main|test" >&2
+    exit 2
+    ;;
+esac
