@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "core/change.h"
 #include "cli/probe_machine.h"
 #include "cli/render.h"
+#include "core/change.h"
 #include "probe/inventory_file.h"
 
 namespace rgpu::cli {

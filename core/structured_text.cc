@@ -2,9 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cstdint>
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <string>
 
 namespace rgpu {
@@ -12,8 +12,8 @@ namespace {
 
 bool is_integer(const std::string& text) {
   size_t start = (text[0] == '-' || text[0] == '+') ? 1 : 0;
-  return start < text.size() &&
-         std::all_of(text.begin() + static_cast<long>(start), text.end(), [](unsigned char c) { return std::isdigit(c); });
+  return start < text.size() && std::all_of(text.begin() + static_cast<long>(start), text.end(),
+                                            [](unsigned char c) { return std::isdigit(c); });
 }
 
 nlohmann::json plain_scalar(const std::string& text) {
