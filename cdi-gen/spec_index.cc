@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 
 #include "core/structured_text.h"
@@ -34,9 +35,21 @@ std::vector<std::string> device_nodes_of(const json& edits) {
   return out;
 }
 
-Result<std::vector<IndexedDevice>> devices_of(const json& spec, std::string_view path) {
-  const std::string where(path);
-  if (!spec.is_object() || !spec.contains("kind") || !spec.at("kind").is_string()) {
+// The spec versions the reference library knows; a "v" prefix is accepted as it does since 1.0.
+bool known_version(std::string v) {
+  if (!v.empty() && v[0] == 'v') v.erase(0, 1);
+  static const std::set<std::string> kKnown = {"0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0",
+                                               "0.6.0", "0.7.0", "0.8.0", "1.0.0", "1.1.0"};
+  return kKnown.count(v) > 0;
+}
+
+Result<void> check_header(const json& spec, const std::string& where) {
+  if (!spec.is_object()) return fail(where + " holds no CDI spec (an empty file or not an object).");
+  if (!spec.contains("cdiVersion") || !spec.at("cdiVersion").is_string() ||
+      !known_version(spec.at("cdiVersion").get<std::string>())) {
+    return fail(where + " has no known \"cdiVersion\" (0.3.0 to 1.1.0).");
+  }
+  if (!spec.contains("kind") || !spec.at("kind").is_string()) {
     return fail(where + " has no \"kind\"; every CDI spec names one such as vendor.com/class.");
   }
   const std::string kind = spec.at("kind").get<std::string>();
@@ -44,13 +57,27 @@ Result<std::vector<IndexedDevice>> devices_of(const json& spec, std::string_view
   if (slash == std::string::npos || !valid_vendor(kind.substr(0, slash)) || !valid_class(kind.substr(slash + 1))) {
     return fail(where + " declares kind \"" + kind + "\", which is not of the form vendor.com/class.");
   }
-  if (!spec.contains("devices") || !spec.at("devices").is_array()) return fail(where + " has no \"devices\" list.");
+  if (!spec.contains("devices") || !spec.at("devices").is_array() || spec.at("devices").empty()) {
+    return fail(where + " has no \"devices\".");
+  }
+  return {};
+}
+
+Result<std::vector<IndexedDevice>> devices_of(const json& spec, std::string_view path) {
+  const std::string where(path);
+  if (auto ok = check_header(spec, where); !ok) return tl::unexpected(ok.error());
+  const std::string kind = spec.at("kind").get<std::string>();
   std::vector<IndexedDevice> out;
+  std::set<std::string> names;
   for (const auto& dev : spec.at("devices")) {
     const std::string name = dev.value("name", "");
-    if (!valid_device_name(name))
+    if (!valid_device_name(name)) {
       return fail(where + " defines device \"" + name + "\", which is not a valid CDI device name.");
-    out.push_back({kind + "=" + name, where, device_nodes_of(dev.value("containerEdits", json::object()))});
+    }
+    if (!names.insert(name).second) return fail(where + " defines device \"" + name + "\" twice.");
+    const json edits = dev.value("containerEdits", json::object());
+    if (!edits.is_object() || edits.empty()) return fail(where + " gives device \"" + name + "\" no containerEdits.");
+    out.push_back({kind + "=" + name, where, device_nodes_of(edits)});
   }
   return out;
 }
@@ -80,27 +107,31 @@ SpecIndex read_spec_index(const RootFs& fs) {
     index.problems.push_back({kSpecDir, names.error().message});
     return index;
   }
-  std::set<std::string> seen;
+  // Like the reference library: only .json and .yaml count, and a name that two files of the
+  // same directory define is a conflict that removes it, so it can be neither injected nor granted.
+  std::map<std::string, std::vector<IndexedDevice>> by_name;
   for (const auto& name : *names) {
-    if (!ends_with(name, ".json") && !ends_with(name, ".yaml") && !ends_with(name, ".yml")) continue;
+    if (!ends_with(name, ".json") && !ends_with(name, ".yaml")) continue;
     const std::string path = join_path(kSpecDir, name);
+    if (fs.kind(path) != NodeKind::file) continue;
     auto text = fs.read_file(path);
     auto devices = text ? parse_spec(*text, path) : tl::unexpected(text.error());
     if (!devices) {
       index.problems.push_back({path, devices.error().message});
       continue;
     }
-    for (auto& dev : *devices) {
-      if (!seen.insert(dev.qualified_name).second) {
-        index.problems.push_back(
-            {path, dev.qualified_name + " is already defined by another spec; this definition is ignored."});
-        continue;
-      }
-      index.devices.push_back(std::move(dev));
+    for (auto& dev : *devices) by_name[dev.qualified_name].push_back(std::move(dev));
+  }
+  for (auto& [qualified, defs] : by_name) {
+    if (defs.size() == 1) {
+      index.devices.push_back(std::move(defs.front()));
+      continue;
+    }
+    for (const auto& d : defs) {
+      index.problems.push_back({d.spec_path, qualified + " is defined by " + std::to_string(defs.size()) +
+                                                 " spec files; CDI refuses a conflicting name, so it is left out."});
     }
   }
-  std::sort(index.devices.begin(), index.devices.end(),
-            [](const IndexedDevice& a, const IndexedDevice& b) { return a.qualified_name < b.qualified_name; });
   return index;
 }
 

@@ -34,8 +34,9 @@ struct SpecIndex {
 /// text does not parse or breaks the CDI naming rules.
 Result<std::vector<IndexedDevice>> parse_spec(std::string_view text, std::string_view spec_path);
 
-/// Every *.json, *.yaml and *.yml spec in <root>/etc/cdi. A file that fails is listed in
-/// `problems` and skipped; a name defined twice keeps its first definition (files in name order).
+/// Every *.json and *.yaml spec in <root>/etc/cdi (CDI reads no other extension). A file that
+/// fails is listed in `problems` and skipped; a name that two files define is a conflict, left
+/// out, with both files listed in `problems`.
 SpecIndex read_spec_index(const RootFs& fs);
 
 /// CDI's rules for a kind's vendor ("nvidia.com") and class ("gpu"), and for a device name.

@@ -30,5 +30,6 @@ void add_root_option(CLI::App& sub, GlobalOptions& global);
 
 Runner attach_probe(CLI::App& sub, GlobalOptions& global);
 Runner attach_list(CLI::App& sub, GlobalOptions& global);
+Runner attach_cdi(CLI::App& sub, GlobalOptions& global);
 
 }  // namespace rgpu::cli

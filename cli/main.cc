@@ -12,6 +12,7 @@ namespace {
 constexpr Command kCommands[] = {
     {"probe", "Find this machine's GPUs and write /etc/rediacc/gpu/inventory.json.", attach_probe},
     {"list", "Show the GPUs of the recorded inventory and their grantable CDI names.", attach_list},
+    {"cdi", "Generate rediacc.io CDI specs, or list every CDI name of this machine.", attach_cdi},
 };
 
 int run(int argc, char** argv) {

@@ -7,16 +7,23 @@
 
 namespace rgpu::cli {
 
-Result<probe::ProbeReport> probe_machine(const RootFs& fs) {
+Result<probe::ProbeReport> probe_hardware(const RootFs& fs) {
   auto backends = probe::native_backends();
   backends.push_back(std::make_unique<wsl::WslBackend>());
-  auto report = probe::run_probe(fs, backends, std::chrono::system_clock::now());
-  if (!report) return report;
+  return probe::run_probe(fs, backends, std::chrono::system_clock::now());
+}
+
+void attach_cdi_names(const RootFs& fs, probe::ProbeReport& report) {
   auto index = cdi::read_spec_index(fs);
   for (const auto& problem : index.problems) {
-    report->warnings.push_back("skipping CDI spec " + fs.host_path(problem.spec_path).string() + ": " + problem.reason);
+    report.warnings.push_back("skipping CDI spec " + fs.host_path(problem.spec_path).string() + ": " + problem.reason);
   }
-  cdi::attach_cdi_names(report->inventory, index);
+  cdi::attach_cdi_names(report.inventory, index);
+}
+
+Result<probe::ProbeReport> probe_machine(const RootFs& fs) {
+  auto report = probe_hardware(fs);
+  if (report) attach_cdi_names(fs, *report);
   return report;
 }
 

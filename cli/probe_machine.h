@@ -8,7 +8,13 @@
 
 namespace rgpu::cli {
 
-/// Probes the machine under `fs` and fills the inventory's CDI names; spec problems become warnings.
+/// Probes the hardware under `fs`: native backends plus WSL; no CDI names yet.
+Result<probe::ProbeReport> probe_hardware(const RootFs& fs);
+
+/// Fills the inventory's CDI names from <root>/etc/cdi; spec problems become warnings.
+void attach_cdi_names(const RootFs& fs, probe::ProbeReport& report);
+
+/// probe_hardware, then attach_cdi_names.
 Result<probe::ProbeReport> probe_machine(const RootFs& fs);
 
 }  // namespace rgpu::cli

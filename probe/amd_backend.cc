@@ -21,6 +21,7 @@ Gpu* find_amd(Inventory& inv, const std::string& address) {
 
 void add_kfd_facts(Gpu& gpu, const KfdGpuNode& node, bool first_node) {
   if (!gpu.uuid && node.unique_id) gpu.uuid = node.unique_id;
+  if (!gpu.kfd_node || node.node < *gpu.kfd_node) gpu.kfd_node = node.node;
   if (first_node && !gpu.render_node && node.render_minor) {
     gpu.render_node = "/dev/dri/renderD" + std::to_string(*node.render_minor);
     gpu.device_nodes.push_back(*gpu.render_node);

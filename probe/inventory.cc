@@ -54,6 +54,7 @@ json gpu_to_json(const Gpu& g) {
               {"render_node", opt(g.render_node)},
               {"card_node", opt(g.card_node)},
               {"uuid", opt(g.uuid)},
+              {"kfd_node", opt(g.kfd_node)},
               {"device_nodes", g.device_nodes},
               {"platform", to_string(g.platform)},
               {"cdi_devices", g.cdi_devices}};
@@ -82,6 +83,7 @@ Gpu gpu_from_json(const json& j) {
   g.render_node = get_opt<std::string>(j, "render_node");
   g.card_node = get_opt<std::string>(j, "card_node");
   g.uuid = get_opt<std::string>(j, "uuid");
+  g.kfd_node = get_opt<unsigned>(j, "kfd_node");
   g.device_nodes = j.value("device_nodes", std::vector<std::string>{});
   g.platform = platform_from_string(j.value("platform", "native"));
   g.cdi_devices = j.value("cdi_devices", std::vector<std::string>{});

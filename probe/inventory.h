@@ -31,6 +31,7 @@ struct Gpu {
   std::optional<std::string> render_node;     ///< "/dev/dri/renderD128"
   std::optional<std::string> card_node;       ///< "/dev/dri/card1"
   std::optional<std::string> uuid;            ///< NVIDIA "GPU-…", AMD KFD unique_id
+  std::optional<unsigned> kfd_node;           ///< AMD: first KFD topology node, amd-ctk's order
   std::vector<std::string> device_nodes;      ///< nodes that reach this GPU alone, sorted
   Platform platform = Platform::native;
   std::vector<std::string> cdi_devices;  ///< grantable CDI names that reach it, sorted

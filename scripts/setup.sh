@@ -13,7 +13,13 @@ BUILD_DEPS=(
   nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libexpected-dev
   libboost-dev libboost-filesystem-dev
 )
-TEST_DEPS=(catch2 clang-format pciutils)
+# podman (+ runc: crun refuses hybrid cgroup hosts) and busybox-static run real containers; the
+# CDI package ships the official JSON schema that valijson checks our specs against.
+TEST_DEPS=(
+  catch2 clang-format pciutils libvalijson-dev
+  golang-github-container-orchestrated-devices-container-device-interface-dev
+  podman runc busybox-static
+)
 
 install_packages() {
   export DEBIAN_FRONTEND=noninteractive

@@ -6,12 +6,19 @@
 using namespace rgpu;
 using rgpu::test::FixtureRoot;
 
+namespace {
+const char* kMinimal = "cdiVersion: 0.3.0\nkind: x.com/gpu\ndevices:\n";
+std::string device(const std::string& name) {
+  return "- name: " + name + "\n  containerEdits:\n    deviceNodes:\n    - path: /dev/x" + name + "\n";
+}
+}  // namespace
+
 TEST_CASE("cdi index: names and device nodes from a YAML spec like nvidia-ctk writes") {
   auto devices = cdi::parse_spec(
       "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"0\"\n  containerEdits:\n    deviceNodes:\n"
       "    - path: /dev/nvidia0\n    - path: /dev/dri/card1\n    - path: /dev/dri/renderD128\n- name: all\n"
-      "  containerEdits:\n    deviceNodes:\n    - path: /dev/nvidia0\ncontainerEdits:\n  deviceNodes:\n  - path: "
-      "/dev/nvidiactl\n",
+      "  containerEdits:\n    deviceNodes:\n    - path: /dev/nvidia0\ncontainerEdits:\n  deviceNodes:\n"
+      "  - path: /dev/nvidiactl\n",
       "/etc/cdi/nvidia.yaml");
   REQUIRE(devices);
   REQUIRE(devices->size() == 2);
@@ -31,34 +38,75 @@ TEST_CASE("cdi index: a JSON spec, with hostPath taken as the host's node") {
   CHECK((*devices)[0].device_nodes == std::vector<std::string>{"/dev/dri/renderD128"});
 }
 
-TEST_CASE("cdi index: specs that break the naming rules are refused with the reason") {
-  auto bad_kind = cdi::parse_spec("kind: nvidia\ndevices: []\n", "/etc/cdi/a.yaml");
-  REQUIRE_FALSE(bad_kind);
-  CHECK_THAT(bad_kind.error().message, Catch::Contains("vendor.com/class"));
-  auto bad_name = cdi::parse_spec("kind: a.com/gpu\ndevices:\n- name: \"-x\"\n", "/etc/cdi/b.yaml");
-  REQUIRE_FALSE(bad_name);
-  CHECK_THAT(bad_name.error().message, Catch::Contains("\"-x\""));
+TEST_CASE("cdi index: specs that break the CDI rules are refused with the reason") {
+  struct Case {
+    std::string text, reason;
+  };
+  std::vector<Case> cases = {
+      {"cdiVersion: 0.3.0\nkind: nvidia\ndevices: []\n", "vendor.com/class"},
+      {std::string(kMinimal) + "- name: \"-x\"\n  containerEdits:\n    env: [A=1]\n", "\"-x\""},
+      {std::string(kMinimal) + "- name: \"a b\"\n  containerEdits:\n    env: [A=1]\n", "\"a b\""},
+      {std::string(kMinimal) + device("one") + device("one"), "\"one\" twice"},
+      {std::string(kMinimal) + "- name: bare\n", "no containerEdits"},
+      {"cdiVersion: 9.9.9\nkind: x.com/gpu\ndevices:\n" + device("a"), "cdiVersion"},
+      {"cdiVersion: 0.3.0\nkind: x.com/gpu\ndevices: []\n", "no \"devices\""},
+      {"", "no CDI spec"},
+      {"kind: [unclosed\n", "not valid YAML"},
+  };
+  for (const auto& c : cases) {
+    auto r = cdi::parse_spec(c.text, "/etc/cdi/t.yaml");
+    INFO(c.text);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Catch::Contains("/etc/cdi/t.yaml") && Catch::Contains(c.reason));
+  }
 }
 
-TEST_CASE("cdi index: a name defined twice keeps the first file's definition") {
+TEST_CASE("cdi index: a name two files define is a conflict, left out, both files named") {
   FixtureRoot root;
-  root.write("/etc/cdi/a.yaml", "kind: x.com/gpu\ndevices:\n- name: one\n");
-  root.write("/etc/cdi/b.yaml", "kind: x.com/gpu\ndevices:\n- name: one\n- name: two\n");
-  root.write("/etc/cdi/notes.txt", "not a spec");
+  root.write("/etc/cdi/a.yaml", std::string(kMinimal) + device("one"));
+  root.write("/etc/cdi/b.yaml", std::string(kMinimal) + device("one") + device("two"));
   auto index = cdi::read_spec_index(RootFs(root.path()));
-  REQUIRE(index.devices.size() == 2);
-  CHECK(index.devices[0].spec_path == "/etc/cdi/a.yaml");
+  REQUIRE(index.devices.size() == 1);
+  CHECK(index.devices[0].qualified_name == "x.com/gpu=two");
+  REQUIRE(index.problems.size() == 2);
+  CHECK(index.problems[0].spec_path == "/etc/cdi/a.yaml");
+  CHECK(index.problems[1].spec_path == "/etc/cdi/b.yaml");
+  CHECK_THAT(index.problems[0].reason, Catch::Contains("x.com/gpu=one"));
+}
+
+TEST_CASE("cdi index: only .json and .yaml count, as for every CDI consumer") {
+  FixtureRoot root;
+  root.write("/etc/cdi/a.yml", std::string(kMinimal) + device("yml"));
+  root.write("/etc/cdi/notes.txt", "not a spec");
+  root.mkdir("/etc/cdi/sub.yaml");
+  root.write("/etc/cdi/ok.json",
+             R"({"cdiVersion":"0.3.0","kind":"x.com/gpu","devices":[{"name":"j","containerEdits":{"env":["A=1"]}}]})");
+  auto index = cdi::read_spec_index(RootFs(root.path()));
+  REQUIRE(index.devices.size() == 1);
+  CHECK(index.devices[0].qualified_name == "x.com/gpu=j");
+  CHECK(index.problems.empty());
+}
+
+TEST_CASE("cdi index: a broken file is skipped and the others still count") {
+  FixtureRoot root;
+  root.write("/etc/cdi/broken.yaml", "kind: [oops\n");
+  root.write("/etc/cdi/good.yaml", std::string(kMinimal) + device("g"));
+  auto index = cdi::read_spec_index(RootFs(root.path()));
+  REQUIRE(index.devices.size() == 1);
   REQUIRE(index.problems.size() == 1);
-  CHECK(index.problems[0].spec_path == "/etc/cdi/b.yaml");
+  CHECK(index.problems[0].spec_path == "/etc/cdi/broken.yaml");
 }
 
 TEST_CASE("cdi index: the vendor, class and device-name rules") {
   CHECK(cdi::valid_vendor("nvidia.com"));
+  CHECK(cdi::valid_vendor("a"));
   CHECK_FALSE(cdi::valid_vendor("1nvidia.com"));
   CHECK(cdi::valid_class("gpu"));
   CHECK_FALSE(cdi::valid_class("gpu-"));
+  CHECK_FALSE(cdi::valid_class("gpu/x"));
   CHECK(cdi::valid_device_name("GPU-11111111-2222-3333-4444-555555555555"));
   CHECK(cdi::valid_device_name("0"));
-  CHECK(cdi::valid_device_name("mig-1:0"));
+  CHECK(cdi::valid_device_name("0:1"));
   CHECK_FALSE(cdi::valid_device_name("a b"));
+  CHECK_FALSE(cdi::valid_device_name("x="));
 }

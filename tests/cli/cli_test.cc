@@ -181,3 +181,51 @@ TEST_CASE("cli: a hardware change rewrites the inventory") {
   CHECK_THAT(again.out, Catch::Contains("inventory written to"));
   CHECK_THAT(root.read(kInventory), Catch::Contains("\"memory_bytes\": 1024"));
 }
+
+TEST_CASE("cli: cdi generate writes our specs, then the inventory lists their names") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  auto r = run_tool({"cdi", "generate", "--root", root.str()});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  CHECK_THAT(r.out, Catch::Contains("write " + root.host("/etc/cdi/rediacc.io-dri.json").string()));
+  CHECK_THAT(r.out, Catch::Contains("write " + root.host("/etc/cdi/rediacc.io-amd.json").string()));
+  CHECK_THAT(r.out, Catch::Contains("write " + root.host(kInventory).string()));
+  auto inv = rgpu::parse_json(root.read(kInventory), kInventory);
+  REQUIRE(inv);
+  CHECK((*inv)["cdi_devices"] ==
+        nlohmann::json::array({"rediacc.io/amd=all", "rediacc.io/amd=gpu0", "rediacc.io/amd=gpu1",
+                               "rediacc.io/dri=renderD128", "rediacc.io/dri=renderD129"}));
+  CHECK((*inv)["gpus"][0]["cdi_devices"] ==
+        nlohmann::json::array({"rediacc.io/amd=all", "rediacc.io/amd=gpu0", "rediacc.io/dri=renderD128"}));
+  auto again = run_tool({"cdi", "generate", "--root", root.str()});
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.out.find("write") == std::string::npos);
+  CHECK(line_count(again.out) == 3);
+}
+
+TEST_CASE("cli: cdi list shows every name with its file, ours and NVIDIA's, and reports broken specs") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
+  root.write("/etc/cdi/broken.yaml", "kind: [\n");
+  auto r = run_tool({"cdi", "list", "--root", root.str()});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555  /etc/cdi/nvidia.yaml"));
+  CHECK_THAT(r.out, Catch::Contains("rediacc.io/dri=renderD129"));
+  CHECK(line_count(r.out) == 8);  // header, 5 NVIDIA names, 2 render nodes
+  CHECK_THAT(r.err, Catch::StartsWith("warning: skipping CDI spec " + root.host("/etc/cdi/broken.yaml").string()));
+  auto j = run_tool({"cdi", "list", "--root", root.str(), "-o", "json"});
+  auto parsed = rgpu::parse_json(j.out, "stdout");
+  REQUIRE(parsed);
+  CHECK(parsed->size() == 7);
+  CHECK((*parsed)[0]["name"] == "nvidia.com/gpu=0");
+  CHECK((*parsed)[0]["spec"] == "/etc/cdi/nvidia.yaml");
+  CHECK((*parsed)[0]["device_nodes"] ==
+        nlohmann::json::array({"/dev/dri/card2", "/dev/dri/renderD129", "/dev/nvidia0"}));
+}
+
+TEST_CASE("cli: cdi needs generate or list") {
+  CHECK(run_tool({"cdi"}).exit_code == 2);
+  CHECK(run_tool({"cdi", "generate", "--help"}).exit_code == 0);
+}

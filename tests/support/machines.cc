@@ -1,6 +1,8 @@
 #include "tests/support/machines.h"
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 #include "tests/support/machine_builder.h"
 
@@ -9,6 +11,13 @@ namespace {
 
 constexpr std::uint64_t kGiB = 1024ULL * 1024 * 1024;
 constexpr std::uint64_t kH100Bytes = 85520809984ULL;  // NVML's total for an H100 80GB HBM3
+
+std::string fixture_file(const std::string& relative) {
+  std::ifstream in(std::string(RGPU_FIXTURES_DIR) + "/" + relative);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 void bmc(const MachineBuilder& m) { m.pci({"0000:02:00.0", 0x1a03, 0x2000, 0x030000, "ast", 0, std::nullopt}); }
 
@@ -59,8 +68,7 @@ void two_nvidia_datacenter(const FixtureRoot& root, bool with_nvml) {
                                 kH100Bytes, 0, 0x2330) +
                   nvml_gpu_line("00000000:41:00.0", "NVIDIA H100 80GB HBM3", "GPU-11111111-2222-3333-4444-555555555555",
                                 kH100Bytes, 1, 0x2330));
-  m.cdi_spec("nvidia.yaml", nvidia_spec({{"GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", 0},
-                                         {"GPU-11111111-2222-3333-4444-555555555555", 1}}));
+  m.cdi_spec("nvidia.yaml", fixture_file("cdi/nvidia-ctk-two-h100.yaml"));
 }
 
 void two_amd_instinct(const FixtureRoot& root) {

@@ -1,0 +1,28 @@
+#pragma once
+// Our own specs, generated from the inventory: rediacc.io/dri (one device per render node) and
+// rediacc.io/amd (gpu<N> per AMD card plus all, each with /dev/kfd).
+
+#include <string>
+#include <vector>
+
+#include "cdi-gen/spec.h"
+#include "core/root_fs.h"
+#include "probe/inventory.h"
+
+namespace rgpu::cdi {
+
+inline constexpr const char* kVendor = "rediacc.io";
+
+struct GeneratedSpecs {
+  Spec dri;
+  Spec amd;  ///< no devices when no AMD GPU has /dev/kfd to go with it
+  std::vector<std::string> warnings;  ///< devices left out because their node is gone
+};
+
+/// Builds both specs. Each node's type, major and minor are read from the node under the root;
+/// a node the inventory names but the machine no longer has is left out with a warning.
+/// AMD cards are numbered in KFD topology order (as amd-ctk numbers amd.com/gpu), PCI order
+/// for cards without a topology node.
+GeneratedSpecs generate_specs(const RootFs& fs, const probe::Inventory& inventory);
+
+}  // namespace rgpu::cdi

@@ -1,0 +1,80 @@
+// rediacc-gpu cdi generate | list: our CDI specs, and every CDI name the machine defines.
+
+#include <iostream>
+
+#include "cdi-gen/generate.h"
+#include "cdi-gen/spec_index.h"
+#include "cdi-gen/spec_writer.h"
+#include "cli/command.h"
+#include "cli/probe_machine.h"
+#include "cli/render.h"
+#include "probe/inventory_file.h"
+
+namespace rgpu::cli {
+namespace {
+
+int failed(const Error& error) {
+  std::cerr << "rediacc-gpu: " << error.message << "\n";
+  return kExitFailure;
+}
+
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+}
+
+int run_generate(const GlobalOptions& global) {
+  RootFs fs(global.root);
+  auto report = probe_hardware(fs);
+  if (!report) return failed(report.error());
+  auto specs = cdi::generate_specs(fs, report->inventory);
+  report->warnings.insert(report->warnings.end(), specs.warnings.begin(), specs.warnings.end());
+  auto changes = cdi::write_specs(fs, {specs.dri, specs.amd});
+  if (!changes) {
+    print_warnings(report->warnings);
+    return failed(changes.error());
+  }
+  attach_cdi_names(fs, *report);
+  print_warnings(report->warnings);
+  auto recorded = probe::record_inventory(fs, report->inventory);
+  if (!recorded) return failed(recorded.error());
+  changes->push_back(*recorded);
+  for (const auto& c : *changes) std::cout << to_string(c.kind) << " " << fs.host_path(c.target).string() << "\n";
+  return kExitOk;
+}
+
+int run_cdi_list(const GlobalOptions& global, const std::string& output) {
+  RootFs fs(global.root);
+  auto index = cdi::read_spec_index(fs);
+  for (const auto& p : index.problems) {
+    std::cerr << "warning: skipping CDI spec " << fs.host_path(p.spec_path).string() << ": " << p.reason << "\n";
+  }
+  if (output == "json") {
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& d : index.devices) {
+      out.push_back({{"name", d.qualified_name}, {"spec", d.spec_path}, {"device_nodes", d.device_nodes}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& d : index.devices) rows.push_back({d.qualified_name, d.spec_path});
+  std::cout << render_table({"NAME", "SPEC"}, rows);
+  return kExitOk;
+}
+
+}  // namespace
+
+Runner attach_cdi(CLI::App& sub, GlobalOptions& global) {
+  sub.require_subcommand(1);
+  CLI::App* generate = sub.add_subcommand("generate", "Write the rediacc.io/dri and rediacc.io/amd specs into /etc/cdi.");
+  add_root_option(*generate, global);
+  CLI::App* list = sub.add_subcommand("list", "List every CDI name the specs in /etc/cdi define, with its file.");
+  add_root_option(*list, global);
+  auto output = std::make_shared<std::string>("table");
+  list->add_option("-o,--output", *output, "Output format: table or json")->check(CLI::IsMember({"table", "json"}));
+  return [&global, generate, output] {
+    return generate->parsed() ? run_generate(global) : run_cdi_list(global, *output);
+  };
+}
+
+}  // namespace rgpu::cli

@@ -1,0 +1,184 @@
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "cdi-gen/generate.h"
+#include "cdi-gen/spec_writer.h"
+#include "tests/probe/probe_test_support.h"
+#include "tests/support/cdi_schema.h"
+#include "tests/support/machine_builder.h"
+#include "tests/support/machines.h"
+
+using namespace rgpu;
+using namespace rgpu::test;
+
+namespace {
+
+// "name: node (major:minor), ..." for one spec: the exact device list a test expects.
+std::vector<std::string> describe(const cdi::Spec& spec) {
+  std::vector<std::string> out;
+  for (const auto& d : spec.devices) {
+    std::string line = d.name + ":";
+    for (const auto& n : d.nodes) {
+      line += " " + n.path + "(" + n.type + " " + std::to_string(n.major) + ":" + std::to_string(n.minor) + ")";
+    }
+    out.push_back(line);
+  }
+  return out;
+}
+
+cdi::GeneratedSpecs generate(const FixtureRoot& root) {
+  return cdi::generate_specs(RootFs(root.path()), probe_fixture(root).inventory);
+}
+
+using Lines = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("cdi generate: two NVIDIA GPUs get a DRI device each and no AMD spec") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  auto specs = generate(root);
+  CHECK(describe(specs.dri) == Lines{"renderD128: /dev/dri/renderD128(c 226:128)",
+                                     "renderD129: /dev/dri/renderD129(c 226:129)"});
+  CHECK(specs.amd.devices.empty());
+  CHECK(specs.warnings.empty());
+}
+
+TEST_CASE("cdi generate: two AMD Instinct GPUs, gpu<N> in KFD order with /dev/kfd") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  auto specs = generate(root);
+  CHECK(describe(specs.dri) == Lines{"renderD128: /dev/dri/renderD128(c 226:128)",
+                                     "renderD129: /dev/dri/renderD129(c 226:129)"});
+  CHECK(describe(specs.amd) ==
+        Lines{"gpu0: /dev/kfd(c 234:0) /dev/dri/renderD128(c 226:128)",
+              "gpu1: /dev/kfd(c 234:0) /dev/dri/renderD129(c 226:129)",
+              "all: /dev/kfd(c 234:0) /dev/dri/renderD128(c 226:128) /dev/dri/renderD129(c 226:129)"});
+}
+
+TEST_CASE("cdi generate: AMD numbering follows the KFD topology, not PCI order") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  MachineBuilder m(root);
+  m.kfd_gpu_node({2, 0, 0xc300, 129, "9167385512990120221", 0});  // node 2 is now the second card
+  m.kfd_gpu_node({3, 0, 0x4300, 128, "5847760019078012339", 0});
+  auto specs = generate(root);
+  REQUIRE(specs.amd.devices.size() == 3);
+  CHECK(specs.amd.devices[0].nodes[1].path == "/dev/dri/renderD129");
+  CHECK(specs.amd.devices[1].nodes[1].path == "/dev/dri/renderD128");
+}
+
+TEST_CASE("cdi generate: AMD cards without a topology are numbered in PCI order") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  std::filesystem::remove_all(root.host("/sys/class/kfd"));
+  auto specs = generate(root);
+  REQUIRE(specs.amd.devices.size() == 3);
+  CHECK(specs.amd.devices[0].nodes[1].path == "/dev/dri/renderD128");
+}
+
+TEST_CASE("cdi generate: partitioned MI300X cards are gpu0 and gpu1, partitions do not shift them") {
+  FixtureRoot root;
+  amd_mi300x_partitioned(root);
+  auto specs = generate(root);
+  CHECK(describe(specs.dri) == Lines{"renderD128: /dev/dri/renderD128(c 226:128)",
+                                     "renderD136: /dev/dri/renderD136(c 226:136)"});
+  CHECK(describe(specs.amd) ==
+        Lines{"gpu0: /dev/kfd(c 239:0) /dev/dri/renderD128(c 226:128)",
+              "gpu1: /dev/kfd(c 239:0) /dev/dri/renderD136(c 226:136)",
+              "all: /dev/kfd(c 239:0) /dev/dri/renderD128(c 226:128) /dev/dri/renderD136(c 226:136)"});
+}
+
+TEST_CASE("cdi generate: an Intel GPU, a workstation, WSL2 and a machine without GPU") {
+  FixtureRoot intel, mixed, wsl, none;
+  intel_discrete(intel);
+  mixed_workstation(mixed);
+  wsl2_nvidia(wsl);
+  no_gpu(none);
+  CHECK(describe(generate(intel).dri) == Lines{"renderD128: /dev/dri/renderD128(c 226:128)"});
+  CHECK(generate(intel).amd.devices.empty());
+  auto ws = generate(mixed);
+  CHECK(describe(ws.dri) == Lines{"renderD128: /dev/dri/renderD128(c 226:128)",
+                                  "renderD129: /dev/dri/renderD129(c 226:129)",
+                                  "renderD130: /dev/dri/renderD130(c 226:130)"});
+  CHECK(describe(ws.amd) == Lines{"gpu0: /dev/kfd(c 234:0) /dev/dri/renderD130(c 226:130)",
+                                  "all: /dev/kfd(c 234:0) /dev/dri/renderD130(c 226:130)"});
+  CHECK(generate(wsl).dri.devices.empty());
+  CHECK(generate(none).dri.devices.empty());
+}
+
+TEST_CASE("cdi generate: every spec validates against the official CDI schema") {
+  for (const auto& machine : named_machines()) {
+    FixtureRoot root;
+    machine.build(root);
+    auto specs = generate(root);
+    for (const auto* spec : {&specs.dri, &specs.amd}) {
+      if (spec->devices.empty()) continue;
+      INFO(machine.name << " " << spec->kind());
+      CHECK(cdi_schema_errors(nlohmann::json::parse(cdi::spec_text(*spec))).empty());
+      CHECK(cdi::minimum_cdi_version(*spec) == "0.3.0");
+    }
+  }
+}
+
+TEST_CASE("cdi schema: the validator does catch a spec that breaks the schema") {
+  CHECK_FALSE(cdi_schema_errors(nlohmann::json::parse(R"({"cdiVersion":"0.3.0","kind":"a.b/c","devices":[{}]})")).empty());
+}
+
+TEST_CASE("cdi version: the lowest version that supports what a spec uses") {
+  cdi::Spec spec{"rediacc.io", "dri", {{"renderD128", {}}}};
+  CHECK(cdi::minimum_cdi_version(spec) == "0.3.0");
+  spec.devices.push_back({"0", {}});
+  CHECK(cdi::minimum_cdi_version(spec) == "0.5.0");
+  spec.klass = "d.ri";
+  CHECK(cdi::minimum_cdi_version(spec) == "0.6.0");
+}
+
+TEST_CASE("cdi generate: a render node gone from /dev is left out with a warning") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  std::filesystem::remove(root.host("/dev/dri/renderD129"));
+  auto specs = generate(root);
+  CHECK(describe(specs.dri) == Lines{"renderD128: /dev/dri/renderD128(c 226:128)"});
+  CHECK(specs.amd.devices.size() == 2);  // gpu0 and all
+  REQUIRE(specs.warnings.size() == 2);
+  CHECK_THAT(specs.warnings[0], Catch::Contains("renderD129"));
+}
+
+TEST_CASE("cdi write: same specs again change nothing; an emptied kind loses its file") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  RootFs fs(root.path());
+  auto specs = generate(root);
+  auto first = cdi::write_specs(fs, {specs.dri, specs.amd});
+  REQUIRE(first);
+  CHECK((*first)[0] == Change{Change::Kind::write, "/etc/cdi/rediacc.io-dri.json", (*first)[0].detail});
+  CHECK((*first)[1].target == "/etc/cdi/rediacc.io-amd.json");
+  const auto mtime = std::filesystem::last_write_time(root.host("/etc/cdi/rediacc.io-amd.json"));
+  auto again = cdi::write_specs(fs, {specs.dri, specs.amd});
+  REQUIRE(again);
+  for (const auto& c : *again) CHECK(c.kind == Change::Kind::unchanged);
+  CHECK(std::filesystem::last_write_time(root.host("/etc/cdi/rediacc.io-amd.json")) == mtime);
+
+  std::filesystem::remove(root.host("/dev/kfd"));
+  auto without_kfd = generate(root);
+  auto third = cdi::write_specs(fs, {without_kfd.dri, without_kfd.amd});
+  REQUIRE(third);
+  CHECK((*third)[1].kind == Change::Kind::remove);
+  CHECK_FALSE(std::filesystem::exists(root.host("/etc/cdi/rediacc.io-amd.json")));
+}
+
+TEST_CASE("cdi write: refuses a symlink at our path and leaves the other specs and vendors alone") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  root.write("/etc/cdi/nvidia.yaml", "someone else's\n");
+  root.write("/elsewhere.json", "keep\n");
+  root.link("/etc/cdi/rediacc.io-amd.json", "/elsewhere.json");
+  auto specs = generate(root);
+  auto r = cdi::write_specs(RootFs(root.path()), {specs.dri, specs.amd});
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.error().message, Catch::Contains("rediacc.io-amd.json is a symbolic link"));
+  CHECK(root.read("/elsewhere.json") == "keep\n");
+  CHECK(root.read("/etc/cdi/nvidia.yaml") == "someone else's\n");
+  CHECK(nlohmann::json::parse(root.read("/etc/cdi/rediacc.io-dri.json"))["kind"] == "rediacc.io/dri");
+}
