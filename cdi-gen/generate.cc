@@ -45,7 +45,8 @@ std::vector<const probe::Gpu*> amd_cards_in_kfd_order(const probe::Inventory& in
   }
   std::stable_sort(cards.begin(), cards.end(), [](const probe::Gpu* a, const probe::Gpu* b) {
     // Cards with a KFD node first, by node; the rest after them, by PCI address.
-    return std::make_pair(!a->kfd_node, a->kfd_node.value_or(0)) < std::make_pair(!b->kfd_node, b->kfd_node.value_or(0));
+    return std::make_pair(!a->kfd_node, a->kfd_node.value_or(0)) <
+           std::make_pair(!b->kfd_node, b->kfd_node.value_or(0));
   });
   return cards;
 }

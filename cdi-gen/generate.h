@@ -15,7 +15,7 @@ inline constexpr const char* kVendor = "rediacc.io";
 
 struct GeneratedSpecs {
   Spec dri;
-  Spec amd;  ///< no devices when no AMD GPU has /dev/kfd to go with it
+  Spec amd;                           ///< no devices when no AMD GPU has /dev/kfd to go with it
   std::vector<std::string> warnings;  ///< devices left out because their node is gone
 };
 

@@ -26,6 +26,8 @@ nlohmann::ordered_json to_json(const Spec& spec) {
   return {{"cdiVersion", minimum_cdi_version(spec)}, {"kind", spec.kind()}, {"devices", devices}};
 }
 
-std::string spec_path(const Spec& spec) { return std::string(kSpecDir) + "/" + spec.vendor + "-" + spec.klass + ".json"; }
+std::string spec_path(const Spec& spec) {
+  return std::string(kSpecDir) + "/" + spec.vendor + "-" + spec.klass + ".json";
+}
 
 }  // namespace rgpu::cdi

@@ -66,15 +66,15 @@ int run_cdi_list(const GlobalOptions& global, const std::string& output) {
 
 Runner attach_cdi(CLI::App& sub, GlobalOptions& global) {
   sub.require_subcommand(1);
-  CLI::App* generate = sub.add_subcommand("generate", "Write the rediacc.io/dri and rediacc.io/amd specs into /etc/cdi.");
+  CLI::App* generate =
+      sub.add_subcommand("generate", "Write the rediacc.io/dri and rediacc.io/amd specs into /etc/cdi.");
   add_root_option(*generate, global);
   CLI::App* list = sub.add_subcommand("list", "List every CDI name the specs in /etc/cdi define, with its file.");
   add_root_option(*list, global);
   auto output = std::make_shared<std::string>("table");
   list->add_option("-o,--output", *output, "Output format: table or json")->check(CLI::IsMember({"table", "json"}));
-  return [&global, generate, output] {
-    return generate->parsed() ? run_generate(global) : run_cdi_list(global, *output);
-  };
+  return
+      [&global, generate, output] { return generate->parsed() ? run_generate(global) : run_cdi_list(global, *output); };
 }
 
 }  // namespace rgpu::cli

@@ -38,8 +38,8 @@ TEST_CASE("cdi generate: two NVIDIA GPUs get a DRI device each and no AMD spec")
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
   auto specs = generate(root);
-  CHECK(describe(specs.dri) == Lines{"renderD128: /dev/dri/renderD128(c 226:128)",
-                                     "renderD129: /dev/dri/renderD129(c 226:129)"});
+  CHECK(describe(specs.dri) ==
+        Lines{"renderD128: /dev/dri/renderD128(c 226:128)", "renderD129: /dev/dri/renderD129(c 226:129)"});
   CHECK(specs.amd.devices.empty());
   CHECK(specs.warnings.empty());
 }
@@ -48,8 +48,8 @@ TEST_CASE("cdi generate: two AMD Instinct GPUs, gpu<N> in KFD order with /dev/kf
   FixtureRoot root;
   two_amd_instinct(root);
   auto specs = generate(root);
-  CHECK(describe(specs.dri) == Lines{"renderD128: /dev/dri/renderD128(c 226:128)",
-                                     "renderD129: /dev/dri/renderD129(c 226:129)"});
+  CHECK(describe(specs.dri) ==
+        Lines{"renderD128: /dev/dri/renderD128(c 226:128)", "renderD129: /dev/dri/renderD129(c 226:129)"});
   CHECK(describe(specs.amd) ==
         Lines{"gpu0: /dev/kfd(c 234:0) /dev/dri/renderD128(c 226:128)",
               "gpu1: /dev/kfd(c 234:0) /dev/dri/renderD129(c 226:129)",
@@ -81,8 +81,8 @@ TEST_CASE("cdi generate: partitioned MI300X cards are gpu0 and gpu1, partitions 
   FixtureRoot root;
   amd_mi300x_partitioned(root);
   auto specs = generate(root);
-  CHECK(describe(specs.dri) == Lines{"renderD128: /dev/dri/renderD128(c 226:128)",
-                                     "renderD136: /dev/dri/renderD136(c 226:136)"});
+  CHECK(describe(specs.dri) ==
+        Lines{"renderD128: /dev/dri/renderD128(c 226:128)", "renderD136: /dev/dri/renderD136(c 226:136)"});
   CHECK(describe(specs.amd) ==
         Lines{"gpu0: /dev/kfd(c 239:0) /dev/dri/renderD128(c 226:128)",
               "gpu1: /dev/kfd(c 239:0) /dev/dri/renderD136(c 226:136)",
@@ -122,7 +122,8 @@ TEST_CASE("cdi generate: every spec validates against the official CDI schema") 
 }
 
 TEST_CASE("cdi schema: the validator does catch a spec that breaks the schema") {
-  CHECK_FALSE(cdi_schema_errors(nlohmann::json::parse(R"({"cdiVersion":"0.3.0","kind":"a.b/c","devices":[{}]})")).empty());
+  CHECK_FALSE(
+      cdi_schema_errors(nlohmann::json::parse(R"({"cdiVersion":"0.3.0","kind":"a.b/c","devices":[{}]})")).empty());
 }
 
 TEST_CASE("cdi version: the lowest version that supports what a spec uses") {
