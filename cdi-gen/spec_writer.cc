@@ -1,16 +1,14 @@
 #include "cdi-gen/spec_writer.h"
 
-#include "core/atomic_file.h"
-
 namespace rgpu::cdi {
 
 std::string spec_text(const Spec& spec) { return to_json(spec).dump(2) + "\n"; }
 
-Result<Changes> write_specs(const RootFs& fs, const std::vector<Spec>& specs) {
+Result<Changes> write_specs(FileSink& sink, const std::vector<Spec>& specs) {
   Changes changes;
   for (const auto& spec : specs) {
     const std::string path = spec_path(spec);
-    auto change = spec.devices.empty() ? remove_file(fs, path) : write_file_atomic(fs, path, spec_text(spec), 0644);
+    auto change = spec.devices.empty() ? sink.remove(path) : sink.write(path, spec_text(spec), 0644);
     if (!change) return tl::unexpected(change.error());
     changes.push_back(*change);
   }

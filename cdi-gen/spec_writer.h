@@ -6,6 +6,7 @@
 
 #include "cdi-gen/spec.h"
 #include "core/change.h"
+#include "core/file_sink.h"
 #include "core/result.h"
 #include "core/root_fs.h"
 
@@ -16,6 +17,6 @@ std::string spec_text(const Spec& spec);
 
 /// Writes or removes each spec's file; same bytes are left alone (`unchanged`, same mtime).
 /// Stops at the first failure, which names the file; files already handled stay whole.
-Result<Changes> write_specs(const RootFs& fs, const std::vector<Spec>& specs);
+Result<Changes> write_specs(FileSink& sink, const std::vector<Spec>& specs);
 
 }  // namespace rgpu::cdi

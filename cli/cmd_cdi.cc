@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/probe_machine.h"
 #include "cli/render.h"
+#include "core/file_sink.h"
 #include "probe/inventory_file.h"
 
 namespace rgpu::cli {
@@ -24,18 +25,19 @@ void print_warnings(const std::vector<std::string>& warnings) {
 
 int run_generate(const GlobalOptions& global) {
   RootFs fs(global.root);
+  MachineFileSink sink(fs);
   auto report = probe_hardware(fs);
   if (!report) return failed(report.error());
   auto specs = cdi::generate_specs(fs, report->inventory);
   report->warnings.insert(report->warnings.end(), specs.warnings.begin(), specs.warnings.end());
-  auto changes = cdi::write_specs(fs, {specs.dri, specs.amd});
+  auto changes = cdi::write_specs(sink, {specs.dri, specs.amd});
   if (!changes) {
     print_warnings(report->warnings);
     return failed(changes.error());
   }
   attach_cdi_names(fs, *report);
   print_warnings(report->warnings);
-  auto recorded = probe::record_inventory(fs, report->inventory);
+  auto recorded = probe::record_inventory(fs, sink, report->inventory);
   if (!recorded) return failed(recorded.error());
   changes->push_back(*recorded);
   for (const auto& c : *changes) std::cout << to_string(c.kind) << " " << fs.host_path(c.target).string() << "\n";

@@ -6,6 +6,7 @@
 #include "cli/probe_machine.h"
 #include "cli/render.h"
 #include "core/change.h"
+#include "core/file_sink.h"
 #include "probe/inventory_file.h"
 
 namespace rgpu::cli {
@@ -22,13 +23,14 @@ std::string summary_line(const probe::Gpu& g) {
 
 int run_probe_command(const GlobalOptions& global) {
   RootFs fs(global.root);
+  MachineFileSink sink(fs);
   auto report = probe_machine(fs);
   if (!report) {
     std::cerr << "rediacc-gpu: " << report.error().message << "\n";
     return kExitFailure;
   }
   for (const auto& w : report->warnings) std::cerr << "warning: " << w << "\n";
-  auto recorded = probe::record_inventory(fs, report->inventory);
+  auto recorded = probe::record_inventory(fs, sink, report->inventory);
   if (!recorded) {
     std::cerr << "rediacc-gpu: " << recorded.error().message << "\n";
     return kExitFailure;

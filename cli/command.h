@@ -31,5 +31,6 @@ void add_root_option(CLI::App& sub, GlobalOptions& global);
 Runner attach_probe(CLI::App& sub, GlobalOptions& global);
 Runner attach_list(CLI::App& sub, GlobalOptions& global);
 Runner attach_cdi(CLI::App& sub, GlobalOptions& global);
+Runner attach_setup(CLI::App& sub, GlobalOptions& global);
 
 }  // namespace rgpu::cli

@@ -10,6 +10,7 @@ namespace rgpu::cli {
 namespace {
 
 constexpr Command kCommands[] = {
+    {"setup", "Make this machine ready: probe, NVIDIA toolkit and spec, our specs, units, inventory.", attach_setup},
     {"probe", "Find this machine's GPUs and write /etc/rediacc/gpu/inventory.json.", attach_probe},
     {"list", "Show the GPUs of the recorded inventory and their grantable CDI names.", attach_list},
     {"cdi", "Generate rediacc.io CDI specs, or list every CDI name of this machine.", attach_cdi},

@@ -6,6 +6,7 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(tl-expected REQUIRED)
+find_package(Boost 1.74 REQUIRED COMPONENTS filesystem)  # Boost.Process links Boost.Filesystem
 if(RGPU_BUILD_TESTS)
   find_package(Catch2 2 REQUIRED)
 endif()

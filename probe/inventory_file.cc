@@ -1,15 +1,10 @@
 #include "probe/inventory_file.h"
 
-#include "core/atomic_file.h"
 #include "core/structured_text.h"
 
 namespace rgpu::probe {
 
 std::string inventory_text(const Inventory& inventory) { return to_json(inventory).dump(2) + "\n"; }
-
-Result<Change> write_inventory(const RootFs& fs, const Inventory& inventory) {
-  return write_file_atomic(fs, kInventoryPath, inventory_text(inventory), 0644);
-}
 
 Result<std::optional<RecordedInventory>> read_inventory(const RootFs& fs) {
   auto text = fs.read_file(kInventoryPath);
@@ -27,7 +22,7 @@ Result<std::optional<RecordedInventory>> read_inventory(const RootFs& fs) {
   return std::optional<RecordedInventory>(RecordedInventory{std::move(*inv), std::move(*text)});
 }
 
-Result<Change> record_inventory(const RootFs& fs, Inventory& inventory) {
+Result<Change> record_inventory(const RootFs& fs, FileSink& sink, Inventory& inventory) {
   auto recorded = read_inventory(fs);
   if (!recorded) return tl::unexpected(recorded.error());
   if (*recorded) {
@@ -38,7 +33,7 @@ Result<Change> record_inventory(const RootFs& fs, Inventory& inventory) {
       return Change{Change::Kind::unchanged, kInventoryPath, ""};
     }
   }
-  return write_inventory(fs, inventory);
+  return sink.write(kInventoryPath, inventory_text(inventory), 0644);
 }
 
 }  // namespace rgpu::probe

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/change.h"
+#include "core/file_sink.h"
 #include "core/result.h"
 #include "core/root_fs.h"
 #include "probe/inventory.h"
@@ -14,14 +15,11 @@ namespace rgpu::probe {
 /// The inventory's JSON as written: two-space indent, trailing newline.
 std::string inventory_text(const Inventory& inventory);
 
-/// Writes the inventory; `unchanged` when the same bytes are already there.
-Result<Change> write_inventory(const RootFs& fs, const Inventory& inventory);
-
 /// Records a fresh probe. When its facts equal the recorded ones the file is left alone (same
 /// bytes, same mtime) and `inventory.generated_at` takes the recorded time, so re-provisioning
 /// an unchanged machine changes nothing and the age says how long the facts have held. A
 /// recorded file that does not parse is refused, never overwritten.
-Result<Change> record_inventory(const RootFs& fs, Inventory& inventory);
+Result<Change> record_inventory(const RootFs& fs, FileSink& sink, Inventory& inventory);
 
 /// The recorded inventory and its exact text; absent when none was written yet. A file that
 /// does not parse is an error naming it (and is never overwritten by a reader).

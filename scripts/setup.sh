@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The two set-up commands of the README, on a fresh Debian 12 machine as root:
 #   bash scripts/setup.sh main   installs the dependencies, builds, runs the main job here
+#                                (setup --install-nvidia-toolkit=auto, then list)
 #   bash scripts/setup.sh test   installs the dependencies, builds, runs every test
 #                                (plain build, then AddressSanitizer + UBSan, then clang-format)
 set -euo pipefail
@@ -14,11 +15,12 @@ BUILD_DEPS=(
   libboost-dev libboost-filesystem-dev
 )
 # podman (+ runc: crun refuses hybrid cgroup hosts) and busybox-static run real containers; the
-# CDI package ships the official JSON schema that valijson checks our specs against.
+# CDI package ships the official JSON schema that valijson checks our specs against; systemd
+# brings systemd-analyze, which verifies the units setup writes.
 TEST_DEPS=(
   catch2 clang-format pciutils libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
-  podman runc busybox-static
+  podman runc busybox-static systemd
 )
 
 install_packages() {
@@ -42,7 +44,7 @@ case "${1:-}" in
   main)
     install_packages "${BUILD_DEPS[@]}"
     build build -DRGPU_BUILD_TESTS=OFF
-    ./build/cli/rediacc-gpu probe
+    ./build/cli/rediacc-gpu setup --install-nvidia-toolkit=auto
     ./build/cli/rediacc-gpu list
     ;;
   test)

@@ -150,20 +150,21 @@ TEST_CASE("cdi write: same specs again change nothing; an emptied kind loses its
   FixtureRoot root;
   two_amd_instinct(root);
   RootFs fs(root.path());
+  MachineFileSink sink(fs);
   auto specs = generate(root);
-  auto first = cdi::write_specs(fs, {specs.dri, specs.amd});
+  auto first = cdi::write_specs(sink, {specs.dri, specs.amd});
   REQUIRE(first);
   CHECK((*first)[0] == Change{Change::Kind::write, "/etc/cdi/rediacc.io-dri.json", (*first)[0].detail});
   CHECK((*first)[1].target == "/etc/cdi/rediacc.io-amd.json");
   const auto mtime = std::filesystem::last_write_time(root.host("/etc/cdi/rediacc.io-amd.json"));
-  auto again = cdi::write_specs(fs, {specs.dri, specs.amd});
+  auto again = cdi::write_specs(sink, {specs.dri, specs.amd});
   REQUIRE(again);
   for (const auto& c : *again) CHECK(c.kind == Change::Kind::unchanged);
   CHECK(std::filesystem::last_write_time(root.host("/etc/cdi/rediacc.io-amd.json")) == mtime);
 
   std::filesystem::remove(root.host("/dev/kfd"));
   auto without_kfd = generate(root);
-  auto third = cdi::write_specs(fs, {without_kfd.dri, without_kfd.amd});
+  auto third = cdi::write_specs(sink, {without_kfd.dri, without_kfd.amd});
   REQUIRE(third);
   CHECK((*third)[1].kind == Change::Kind::remove);
   CHECK_FALSE(std::filesystem::exists(root.host("/etc/cdi/rediacc.io-amd.json")));
@@ -176,7 +177,9 @@ TEST_CASE("cdi write: refuses a symlink at our path and leaves the other specs a
   root.write("/elsewhere.json", "keep\n");
   root.link("/etc/cdi/rediacc.io-amd.json", "/elsewhere.json");
   auto specs = generate(root);
-  auto r = cdi::write_specs(RootFs(root.path()), {specs.dri, specs.amd});
+  RootFs fs(root.path());
+  MachineFileSink sink(fs);
+  auto r = cdi::write_specs(sink, {specs.dri, specs.amd});
   REQUIRE_FALSE(r);
   CHECK_THAT(r.error().message, Catch::Contains("rediacc.io-amd.json is a symbolic link"));
   CHECK(root.read("/elsewhere.json") == "keep\n");

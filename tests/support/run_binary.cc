@@ -20,18 +20,22 @@ std::string slurp(const std::filesystem::path& p) {
 
 }  // namespace
 
-RunResult run_program(const std::string& program, const std::vector<std::string>& args, const std::string& input) {
+RunResult run_program(const std::string& program, const std::vector<std::string>& args, const std::string& input,
+                      const Env& env) {
   FixtureRoot scratch;  // files, not pipes: no deadlock however much either stream says
   const auto in = scratch.path() / "stdin", out = scratch.path() / "stdout", err = scratch.path() / "stderr";
   std::ofstream(in, std::ios::binary) << input;
-  bp::child child(program, bp::args(args), bp::std_in<in.string(), bp::std_out> out.string(),
-                  bp::std_err > err.string());
+  bp::environment child_env = boost::this_process::environment();
+  for (const auto& [k, v] : env) child_env[k] = v;
+  const std::string in_path = in.string(), out_path = out.string(), err_path = err.string();
+  bp::child child(program, bp::args(args), bp::std_in<in_path, bp::std_out> out_path, bp::std_err > err_path,
+                  child_env);
   child.wait();
   return RunResult{child.exit_code(), slurp(out), slurp(err)};
 }
 
-RunResult run_tool(const std::vector<std::string>& args, const std::string& input) {
-  return run_program(RGPU_BINARY, args, input);
+RunResult run_tool(const std::vector<std::string>& args, const std::string& input, const Env& env) {
+  return run_program(RGPU_BINARY, args, input, env);
 }
 
 }  // namespace rgpu::test

@@ -1,6 +1,7 @@
 #pragma once
 // Runs the built rediacc-gpu (or any program) and captures what a user would see.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,13 @@ struct RunResult {
   std::string err;
 };
 
-/// Runs `program` with `args`, stdin from `input`; waits for it.
-RunResult run_program(const std::string& program, const std::vector<std::string>& args, const std::string& input = "");
+using Env = std::map<std::string, std::string>;
+
+/// Runs `program` with `args`, stdin from `input`, `env` added to this process's environment.
+RunResult run_program(const std::string& program, const std::vector<std::string>& args, const std::string& input = "",
+                      const Env& env = {});
 
 /// Runs the rediacc-gpu binary built with the tests.
-RunResult run_tool(const std::vector<std::string>& args, const std::string& input = "");
+RunResult run_tool(const std::vector<std::string>& args, const std::string& input = "", const Env& env = {});
 
 }  // namespace rgpu::test

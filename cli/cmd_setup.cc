@@ -1,0 +1,109 @@
+// rediacc-gpu setup: one idempotent run that leaves the machine ready, step by step.
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/setup_steps.h"
+#include "core/file_lock.h"
+#include "installers/nvidia_toolkit.h"
+
+namespace rgpu::cli {
+namespace {
+
+constexpr const char* kSetupLock = "/etc/rediacc/gpu/setup.lock";
+
+struct SetupFlags {
+  std::string mode = "auto";
+  std::string version = installers::kDefaultToolkitVersion;
+  std::string repo_daemon_unit = "rediacc-docker@.service";
+  bool dry_run = false;
+};
+
+std::string this_binary() {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "/usr/bin/rediacc-gpu" : self.string();
+}
+
+std::string seconds(std::chrono::steady_clock::duration d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fs", std::chrono::duration<double>(d).count());
+  return buf;
+}
+
+void print_changes(const Changes& changes, bool dry_run, const RootFs& fs) {
+  for (const auto& c : changes) {
+    if (c.kind == Change::Kind::unchanged) continue;
+    const std::string target = c.kind == Change::Kind::run ? c.target : fs.host_path(c.target).string();
+    std::cout << "      " << (dry_run ? "would " : "") << to_string(c.kind) << " " << target << "\n";
+  }
+}
+
+int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
+  if (auto ok = installers::check_toolkit_version(flags.version); !ok) {
+    std::cerr << "rediacc-gpu: " << ok.error().message << "\n";
+    return kExitUsage;
+  }
+  RootFs fs(global.root);
+  std::optional<FileLock> lock;  // a second setup waits here, then finds nothing to do
+  if (!flags.dry_run) {
+    auto locked = FileLock::acquire(fs, kSetupLock);
+    if (!locked) {
+      std::cerr << "rediacc-gpu: " << locked.error().message << "\n";
+      return kExitFailure;
+    }
+    lock.emplace(std::move(*locked));
+  }
+  MachineFileSink machine_sink(fs);
+  DryRunFileSink dry_sink(fs);
+  ProcessRunner processes;
+  DryRunRunner dry_runner;
+  SetupOptions options{flags.mode == "true"    ? ToolkitMode::always
+                       : flags.mode == "false" ? ToolkitMode::never
+                                               : ToolkitMode::automatic,
+                       flags.version, flags.repo_daemon_unit, this_binary(), flags.dry_run};
+  SetupContext ctx{fs, flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink, processes,
+                   flags.dry_run ? static_cast<CommandRunner&>(dry_runner) : processes, options};
+  const auto& steps = setup_steps();
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::cout << "[" << i + 1 << "/" << steps.size() << "] " << steps[i].title << " ... " << std::flush;
+    ctx.changes.clear();
+    const auto start = std::chrono::steady_clock::now();
+    auto outcome = steps[i].run(ctx);
+    if (!outcome) {
+      std::cout << "failed\n";
+      std::cerr << "rediacc-gpu: setup step \"" << steps[i].title << "\" failed: " << outcome.error().message << "\n";
+      return kExitFailure;
+    }
+    std::cout << *outcome << " " << seconds(std::chrono::steady_clock::now() - start) << "\n";
+    print_changes(ctx.changes, flags.dry_run, fs);
+  }
+  for (const auto& w : ctx.report.warnings) std::cerr << "warning: " << w << "\n";
+  if (flags.dry_run) std::cout << "dry run: nothing was changed\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+Runner attach_setup(CLI::App& sub, GlobalOptions& global) {
+  add_root_option(sub, global);
+  auto flags = std::make_shared<SetupFlags>();
+  sub.add_option("--install-nvidia-toolkit", flags->mode,
+                 "auto: install it when an NVIDIA GPU is present; true: always; false: never (no NVIDIA spec)")
+      ->check(CLI::IsMember({"auto", "true", "false"}));
+  sub.add_option("--nvidia-toolkit-version", flags->version,
+                 "Version of nvidia-container-toolkit-base to pin (1.18.0 or later)")
+      ->capture_default_str();
+  sub.add_option("--repo-daemon-unit", flags->repo_daemon_unit,
+                 "systemd unit (template) of the repositories' Docker daemons, given the persistenced socket")
+      ->capture_default_str();
+  sub.add_flag("--dry-run", flags->dry_run, "Print the plan and change nothing");
+  return [&global, flags] { return run_setup(global, *flags); };
+}
+
+}  // namespace rgpu::cli

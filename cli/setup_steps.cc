@@ -1,0 +1,203 @@
+#include "cli/setup_steps.h"
+
+#include <boost/process/search_path.hpp>
+
+#include "cdi-gen/generate.h"
+#include "cdi-gen/spec_writer.h"
+#include "cli/probe_machine.h"
+#include "installers/nvidia_toolkit.h"
+#include "probe/inventory_file.h"
+#include "units/activation.h"
+#include "units/unit_files.h"
+
+namespace rgpu::cli {
+namespace {
+
+constexpr const char* kShadowingSpec = "/var/run/cdi/nvidia.yaml";
+constexpr const char* kGeneratedSpec = "/etc/rediacc/gpu/nvidia.yaml.generated";
+constexpr const char* kSpecStamp = "/etc/rediacc/gpu/nvidia-spec.stamp";
+constexpr std::chrono::seconds kGenerateTimeout{300};
+
+bool has_nvidia_gpu(const probe::Inventory& inv) {
+  for (const auto& g : inv.gpus) {
+    if (g.vendor == probe::Vendor::nvidia) return true;
+  }
+  return false;
+}
+
+// Identifies the spec setup installed, so a later `false` removes only a file of ours.
+std::string content_stamp(const std::string& text) {
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  return std::to_string(h) + " " + std::to_string(text.size()) + "\n";
+}
+
+Result<void> keep(SetupContext& ctx, Result<Change> change) {
+  if (!change) return tl::unexpected(change.error());
+  ctx.changes.push_back(*change);
+  return {};
+}
+
+Result<void> write_all(SetupContext& ctx, const std::vector<units::UnitFile>& files) {
+  for (const auto& f : files) {
+    if (auto ok = keep(ctx, ctx.sink.write(f.path, f.content, 0644)); !ok) return ok;
+  }
+  return {};
+}
+
+units::UnitOptions unit_options(const SetupContext& ctx) {
+  units::UnitOptions o;
+  o.tool_path = ctx.options.tool_path;
+  o.wsl = ctx.report.inventory.platform == probe::Platform::wsl;
+  o.repo_daemon_unit = ctx.options.repo_daemon_unit;
+  auto found = boost::process::search_path("nvidia-ctk");
+  if (!found.empty()) o.nvidia_ctk_path = found.string();
+  return o;
+}
+
+Result<std::string> step_probe(SetupContext& ctx) {
+  auto report = probe_hardware(ctx.fs);
+  if (!report) return tl::unexpected(report.error());
+  ctx.report = std::move(*report);
+  const auto& inv = ctx.report.inventory;
+  ctx.nvidia_wanted =
+      ctx.options.mode == ToolkitMode::always || (ctx.options.mode == ToolkitMode::automatic && has_nvidia_gpu(inv));
+  return std::to_string(inv.gpus.size()) + (inv.gpus.size() == 1 ? " GPU" : " GPUs") + ", platform " +
+         probe::to_string(inv.platform);
+}
+
+Result<std::string> step_toolkit(SetupContext& ctx) {
+  if (!ctx.nvidia_wanted) {
+    return ctx.options.mode == ToolkitMode::never ? "skipped (--install-nvidia-toolkit=false)"
+                                                  : "skipped (no NVIDIA GPU; --install-nvidia-toolkit=auto)";
+  }
+  auto os_text = ctx.fs.read_file("/etc/os-release");
+  if (!os_text) return fail(os_text.error().message + " setup needs it to pick a package manager.");
+  auto family =
+      installers::package_family(installers::parse_os_release(*os_text), ctx.fs.host_path("/etc/os-release").string());
+  if (!family) return tl::unexpected(family.error());
+  auto pm = installers::make_package_manager(*family, ctx.fs.root().string());
+  // The redirect first: the package's post-install starts nvidia-cdi-refresh at once.
+  if (auto ok = write_all(ctx, units::nvidia_refresh_redirect(unit_options(ctx))); !ok)
+    return tl::unexpected(ok.error());
+  auto outcome = installers::ensure_toolkit(ctx.fs, *pm, ctx.sink, ctx.query, ctx.act, ctx.options.toolkit_version);
+  if (!outcome) return tl::unexpected(outcome.error());
+  ctx.changes.insert(ctx.changes.end(), outcome->changes.begin(), outcome->changes.end());
+  if (auto ok = keep(ctx, ctx.sink.remove(kShadowingSpec)); !ok) return tl::unexpected(ok.error());
+  const std::string what = std::string(installers::kToolkitPackage) + " " + ctx.options.toolkit_version;
+  if (!outcome->installed_now) return what + " already installed";
+  return (ctx.options.dry_run ? "would install " : "installed ") + what + " (" + installers::to_string(*family) + ")";
+}
+
+Result<std::string> remove_our_spec(SetupContext& ctx) {
+  auto spec = ctx.fs.read_file(units::kNvidiaSpecPath);
+  if (!spec) return std::string("skipped");
+  auto stamp = ctx.fs.read_file(kSpecStamp);
+  if (!stamp || content_stamp(*spec) != *stamp) {
+    return std::string("skipped; ") + units::kNvidiaSpecPath + " was not written by setup and is left alone";
+  }
+  if (auto ok = keep(ctx, ctx.sink.remove(units::kNvidiaSpecPath)); !ok) return tl::unexpected(ok.error());
+  if (auto ok = keep(ctx, ctx.sink.remove(kSpecStamp)); !ok) return tl::unexpected(ok.error());
+  return std::string("removed the stale spec written by an earlier setup");
+}
+
+Result<std::string> step_nvidia_spec(SetupContext& ctx) {
+  if (ctx.options.mode == ToolkitMode::never) return remove_our_spec(ctx);
+  if (!ctx.nvidia_wanted) return std::string("skipped (no NVIDIA GPU)");
+  if (!has_nvidia_gpu(ctx.report.inventory)) return std::string("skipped: no NVIDIA GPU for a spec to describe");
+  // Generated beside our state, never in /etc/cdi (a consumer would read a half-made spec), then
+  // installed only if it differs: a re-run on an unchanged machine changes no file.
+  const auto generated = ctx.fs.host_path(kGeneratedSpec).string();
+  Argv argv = {"nvidia-ctk", "cdi", "generate", "--output=" + generated};
+  if (ctx.report.inventory.platform == probe::Platform::wsl) argv.push_back("--mode=wsl");
+  auto ran = installers::run_step(ctx.act, argv, kGenerateTimeout);
+  if (!ran) return tl::unexpected(ran.error());
+  ctx.changes.push_back(*ran);
+  auto spec = ctx.fs.read_file(kGeneratedSpec);
+  if (!spec && ctx.options.dry_run) {  // nvidia-ctk did not run
+    ctx.changes.push_back({Change::Kind::write, units::kNvidiaSpecPath, "as nvidia-ctk generates it"});
+    return std::string("planned");
+  }
+  if (!spec) return fail(command_line(argv) + " exited 0 but wrote no spec: " + spec.error().message);
+  auto installed = ctx.sink.write(units::kNvidiaSpecPath, *spec, 0644);
+  if (!installed) return tl::unexpected(installed.error());
+  ctx.changes.push_back(*installed);
+  if (auto ok = keep(ctx, ctx.sink.write(kSpecStamp, content_stamp(*spec), 0644)); !ok)
+    return tl::unexpected(ok.error());
+  ctx.sink.remove(kGeneratedSpec);  // our own scratch file: not a change to the machine
+  return std::string(installed->kind == Change::Kind::unchanged ? "unchanged" : "written");
+}
+
+Result<std::string> step_our_specs(SetupContext& ctx) {
+  auto specs = cdi::generate_specs(ctx.fs, ctx.report.inventory);
+  ctx.report.warnings.insert(ctx.report.warnings.end(), specs.warnings.begin(), specs.warnings.end());
+  auto changes = cdi::write_specs(ctx.sink, {specs.dri, specs.amd});
+  if (!changes) return tl::unexpected(changes.error());
+  ctx.changes = *changes;
+  return std::to_string(specs.dri.devices.size() + specs.amd.devices.size()) + " devices";
+}
+
+bool any_change(const Changes& changes) {
+  for (const auto& c : changes) {
+    if (c.kind != Change::Kind::unchanged) return true;
+  }
+  return false;
+}
+
+Result<void> run_all(SetupContext& ctx, const std::vector<Argv>& commands) {
+  for (const auto& argv : commands) {
+    auto ran = installers::run_step(ctx.act, argv, std::chrono::seconds(120));
+    if (!ran) return tl::unexpected(ran.error());
+    ctx.changes.push_back(*ran);
+  }
+  return {};
+}
+
+Result<std::string> step_units(SetupContext& ctx) {
+  const auto options = unit_options(ctx);
+  std::vector<std::string> enable;
+  if (auto ok = write_all(ctx, units::hotplug_units(options)); !ok) return tl::unexpected(ok.error());
+  if (ctx.nvidia_wanted) {
+    if (auto ok = write_all(ctx, units::nvidia_units(options)); !ok) return tl::unexpected(ok.error());
+    enable.push_back(units::kNvidiaSpecUnit);
+  } else if (ctx.options.mode == ToolkitMode::never) {
+    auto ours = units::nvidia_units(options);
+    auto redirect = units::nvidia_refresh_redirect(options);
+    ours.insert(ours.end(), redirect.begin(), redirect.end());
+    if (ctx.fs.kind(ours.front().path) == NodeKind::file) {
+      if (auto ok = run_all(ctx, units::deactivation_commands(ctx.fs, {units::kNvidiaSpecUnit})); !ok) {
+        return tl::unexpected(ok.error());
+      }
+    }
+    for (const auto& f : ours) {
+      if (auto ok = keep(ctx, ctx.sink.remove(f.path)); !ok) return tl::unexpected(ok.error());
+    }
+  }
+  if (!any_change(ctx.changes)) return std::string("unchanged");
+  if (auto ok = run_all(ctx, units::activation_commands(ctx.fs, enable)); !ok) return tl::unexpected(ok.error());
+  return std::string("written");
+}
+
+Result<std::string> step_inventory(SetupContext& ctx) {
+  attach_cdi_names(ctx.fs, ctx.report);
+  auto recorded = probe::record_inventory(ctx.fs, ctx.sink, ctx.report.inventory);
+  if (!recorded) return tl::unexpected(recorded.error());
+  ctx.changes.push_back(*recorded);
+  return std::to_string(ctx.report.inventory.cdi_devices.size()) + " grantable CDI names";
+}
+
+}  // namespace
+
+const std::vector<SetupStep>& setup_steps() {
+  static const std::vector<SetupStep> steps = {
+      {"probe", step_probe},
+      {"NVIDIA Container Toolkit", step_toolkit},
+      {"NVIDIA CDI spec", step_nvidia_spec},
+      {"rediacc.io CDI specs", step_our_specs},
+      {"systemd units and udev rule", step_units},
+      {"inventory", step_inventory},
+  };
+  return steps;
+}
+
+}  // namespace rgpu::cli

@@ -1,0 +1,47 @@
+#pragma once
+// The steps of `setup`, in order: probe, NVIDIA toolkit, NVIDIA spec, our specs, units,
+// inventory. Each returns a one-line outcome and appends what it changed (or, in a dry run,
+// would change) to the context.
+
+#include <string>
+#include <vector>
+
+#include "core/change.h"
+#include "core/command_runner.h"
+#include "core/file_sink.h"
+#include "core/result.h"
+#include "core/root_fs.h"
+#include "probe/probe.h"
+
+namespace rgpu::cli {
+
+enum class ToolkitMode { automatic, always, never };
+
+struct SetupOptions {
+  ToolkitMode mode = ToolkitMode::automatic;
+  std::string toolkit_version;
+  std::string repo_daemon_unit;
+  std::string tool_path;  ///< this binary, as the units will run it
+  bool dry_run = false;
+};
+
+struct SetupContext {
+  const RootFs& fs;
+  FileSink& sink;
+  CommandRunner& query;  ///< read-only commands: run for real even in a dry run
+  CommandRunner& act;    ///< commands that change the machine
+  SetupOptions options;
+  probe::ProbeReport report{};
+  bool nvidia_wanted = false;  ///< the toolkit is installed (or kept) by this setup
+  Changes changes{};           ///< what the current step changed
+};
+
+struct SetupStep {
+  const char* title;
+  Result<std::string> (*run)(SetupContext& ctx);
+};
+
+/// The six steps, in the order they must run.
+const std::vector<SetupStep>& setup_steps();
+
+}  // namespace rgpu::cli

@@ -1,0 +1,275 @@
+// setup end to end: the built binary on fixture roots, with recording fakes first on PATH.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "tests/support/fake_tools.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Family {
+  const char* name;
+  const char* os_release;
+  const char* install_prefix;  ///< the call that installs the toolkit
+  const char* repo_file;
+};
+
+const Family kFamilies[] = {
+    {"apt", "ID=debian\nVERSION_ID=\"12\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n",
+     "apt-get -o Dir=", "/etc/apt/sources.list.d/nvidia-container-toolkit.list"},
+    {"dnf", "ID=\"rocky\"\nID_LIKE=\"rhel centos fedora\"\nVERSION_ID=\"9.4\"\n",
+     "dnf -y --installroot=", "/etc/yum.repos.d/nvidia-container-toolkit.repo"},
+    {"zypper", "ID=\"opensuse-leap\"\nID_LIKE=\"suse opensuse\"\nVERSION_ID=\"15.6\"\n",
+     "zypper --non-interactive --gpg-auto-import-keys", "/etc/zypp/repos.d/nvidia-container-toolkit.repo"},
+};
+
+struct Machine {
+  const char* name;
+  void (*build)(const FixtureRoot&);
+  bool nvidia;
+  bool wsl;
+};
+
+const Machine kMachines[] = {
+    {"nvidia", [](const FixtureRoot& r) { two_nvidia_datacenter(r, true); }, true, false},
+    {"amd", two_amd_instinct, false, false},
+    {"intel", intel_discrete, false, false},
+    {"none", no_gpu, false, false},
+    {"wsl", wsl2_nvidia, true, true},
+};
+
+RunResult setup(const FixtureRoot& root, const FakeTools& fakes, const std::string& mode) {
+  return run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", mode}, "", fakes.env());
+}
+
+bool any_install(const std::vector<std::string>& calls) {
+  for (const auto& c : calls) {
+    if (c.find("install") != std::string::npos && c.find("nvidia-container-toolkit-base") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool file_changes_in(const std::string& out) {
+  return out.find("      write ") != std::string::npos || out.find("      remove ") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("setup: every machine, mode and distribution family makes exactly the expected calls") {
+  for (const auto& family : kFamilies) {
+    for (const auto& machine : kMachines) {
+      for (const std::string mode : {"auto", "true", "false"}) {
+        INFO(family.name << " / " << machine.name << " / " << mode);
+        FixtureRoot root;
+        machine.build(root);
+        root.write("/etc/os-release", family.os_release);
+        FakeTools fakes;
+        const std::string spec_before = root.read("/etc/cdi/nvidia.yaml");
+        auto first = setup(root, fakes, mode);
+        INFO(first.out << first.err);
+        REQUIRE(first.exit_code == 0);
+        const auto calls = fakes.calls();
+        const bool install = mode == "true" || (mode == "auto" && machine.nvidia);
+        CHECK(any_install(calls) == install);
+        CHECK(called(calls, family.install_prefix) == install);
+        CHECK(fs::exists(root.host(family.repo_file)) == install);
+        const bool generates = install && machine.nvidia;
+        CHECK(called(calls, "nvidia-ctk cdi generate") == generates);
+        CHECK(called(calls, "nvidia-ctk cdi generate --output=" + root.str() +
+                                "/etc/rediacc/gpu/nvidia.yaml.generated" + (machine.wsl ? " --mode=wsl" : "")) ==
+              generates);
+        const bool from_nvidia_ctk = root.read("/etc/cdi/nvidia.yaml").rfind("---\ncdiVersion: 0.5.0\nkind", 0) == 0;
+        CHECK(from_nvidia_ctk == generates);
+        if (!generates) CHECK(root.read("/etc/cdi/nvidia.yaml") == spec_before);
+        CHECK_FALSE(called(calls, "nvidia-ctk runtime"));
+        CHECK(fs::exists(root.host("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf")) == install);
+        CHECK(fs::exists(root.host("/etc/udev/rules.d/90-rediacc-gpu.rules")));
+        CHECK(fs::exists(root.host("/etc/rediacc/gpu/inventory.json")));
+        if (install && machine.nvidia) CHECK_THAT(first.out, Catch::Contains("NVIDIA CDI spec ... written"));
+        if (install && !machine.nvidia) CHECK_THAT(first.out, Catch::Contains("no NVIDIA GPU for a spec to describe"));
+
+        fakes.clear_calls();
+        auto second = setup(root, fakes, mode);
+        INFO(second.out);
+        REQUIRE(second.exit_code == 0);
+        CHECK_FALSE(any_install(fakes.calls()));
+        CHECK_FALSE(called(fakes.calls(), "systemctl"));
+        CHECK_FALSE(file_changes_in(second.out));
+      }
+    }
+  }
+}
+
+TEST_CASE("setup: the refresh redirect is written before the package is installed") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  FakeTools fakes;
+  auto r = setup(root, fakes, "auto");
+  REQUIRE(r.exit_code == 0);
+  const auto redirect = r.out.find("nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf");
+  const auto install = r.out.find("install -y --no-install-recommends nvidia-container-toolkit-base=1.20.0-1");
+  REQUIRE(redirect != std::string::npos);
+  REQUIRE(install != std::string::npos);
+  CHECK(redirect < install);
+  CHECK_THAT(root.read("/etc/rediacc/gpu/nvidia-cdi-refresh.env"),
+             Catch::Contains("NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=/etc/cdi/nvidia.yaml"));
+}
+
+TEST_CASE("setup: a spec nvidia-cdi-refresh left in /var/run/cdi is removed, it would shadow /etc/cdi") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  root.write("/var/run/cdi/nvidia.yaml", "kind: nvidia.com/gpu\n");
+  FakeTools fakes;
+  REQUIRE(setup(root, fakes, "auto").exit_code == 0);
+  CHECK_FALSE(fs::exists(root.host("/var/run/cdi/nvidia.yaml")));
+}
+
+TEST_CASE("setup: false removes the NVIDIA spec and units an earlier setup wrote, and nothing of others") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  FakeTools fakes;
+  REQUIRE(setup(root, fakes, "auto").exit_code == 0);
+  REQUIRE(fs::exists(root.host("/etc/cdi/nvidia.yaml")));
+  fakes.clear_calls();
+  auto off = setup(root, fakes, "false");
+  REQUIRE(off.exit_code == 0);
+  CHECK_FALSE(fs::exists(root.host("/etc/cdi/nvidia.yaml")));
+  CHECK_FALSE(fs::exists(root.host("/etc/systemd/system/rediacc-gpu-nvidia-spec.service")));
+  CHECK_FALSE(fs::exists(root.host("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf")));
+  CHECK(called(fakes.calls(), "systemctl --root=" + root.str() + " disable rediacc-gpu-nvidia-spec.service"));
+
+  FixtureRoot other;
+  two_nvidia_datacenter(other, true);  // its nvidia.yaml was not written by setup
+  other.write("/etc/os-release", kFamilies[0].os_release);
+  auto kept = setup(other, fakes, "false");
+  REQUIRE(kept.exit_code == 0);
+  CHECK(fs::exists(other.host("/etc/cdi/nvidia.yaml")));
+  CHECK_THAT(kept.out, Catch::Contains("was not written by setup and is left alone"));
+}
+
+TEST_CASE("setup: an installed toolkit at the pinned version is not installed again") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  FakeTools fakes;
+  fakes.installed("1.20.0-1");
+  auto r = setup(root, fakes, "auto");
+  REQUIRE(r.exit_code == 0);
+  CHECK_FALSE(any_install(fakes.calls()));
+  CHECK_THAT(r.out, Catch::Contains("nvidia-container-toolkit-base 1.20.0 already installed"));
+}
+
+TEST_CASE("setup: a failing install stops setup naming the step and the command's output; rerun resumes") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  const std::string spec_before = root.read("/etc/cdi/nvidia.yaml");
+  FakeTools fakes;
+  fakes.fail("apt-get", "install -y --no-install-recommends nvidia-container-toolkit-base");
+  auto r = setup(root, fakes, "auto");
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("setup step \"NVIDIA Container Toolkit\" failed"));
+  CHECK_THAT(r.err, Catch::Contains("apt-get: simulated failure"));
+  CHECK(root.read("/etc/cdi/nvidia.yaml") == spec_before);
+  CHECK(root.read("/etc/rediacc/gpu/nvidia-cdi-refresh.env").find("NVIDIA_CTK_CDI_OUTPUT_FILE_PATH") !=
+        std::string::npos);
+
+  fs::remove(fs::path(fakes.bin_dir()).parent_path() / "fail-apt-get");
+  auto again = setup(root, fakes, "auto");
+  CHECK(again.exit_code == 0);
+  CHECK(root.read("/etc/cdi/nvidia.yaml") != spec_before);
+}
+
+TEST_CASE("setup: a failing nvidia-ctk stops setup and keeps the previous spec whole") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  const std::string before = root.read("/etc/cdi/nvidia.yaml");
+  FakeTools fakes;
+  fakes.fail("nvidia-ctk");
+  auto r = setup(root, fakes, "true");
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err,
+             Catch::Contains("setup step \"NVIDIA CDI spec\" failed") && Catch::Contains("nvidia-ctk cdi generate"));
+  CHECK(root.read("/etc/cdi/nvidia.yaml") == before);
+}
+
+TEST_CASE("setup: --dry-run prints the plan and changes nothing") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[1].os_release);
+  FakeTools fakes;
+  auto r = run_tool({"setup", "--root", root.str(), "--dry-run"}, "", fakes.env());
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("would run dnf -y --installroot=" + root.str() +
+                                    " install nvidia-container-toolkit-base-1.20.0-1"));
+  CHECK_THAT(r.out, Catch::Contains("would write " + root.host("/etc/cdi/rediacc.io-dri.json").string()));
+  CHECK_THAT(r.out, Catch::Contains("dry run: nothing was changed"));
+  for (const auto& c : fakes.calls()) CHECK(c.rfind("rpm ", 0) == 0);  // only the read-only query ran
+  CHECK_FALSE(fs::exists(root.host("/etc/rediacc")));
+  CHECK_FALSE(fs::exists(root.host("/etc/cdi/rediacc.io-dri.json")));
+}
+
+TEST_CASE("setup: progress shows each step with its outcome and duration") {
+  FixtureRoot root;
+  intel_discrete(root);
+  FakeTools fakes;
+  auto r = setup(root, fakes, "auto");
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Matches("(.|\n)*\\[1/6\\] probe \\.\\.\\. 1 GPU, platform native [0-9.]+s\n(.|\n)*"));
+  CHECK_THAT(r.out, Catch::Contains("[6/6] inventory ... "));
+}
+
+TEST_CASE("setup: versions below 1.18.0 and unknown modes are usage errors") {
+  FixtureRoot root;
+  CHECK(run_tool({"setup", "--root", root.str(), "--nvidia-toolkit-version", "1.17.8"}).exit_code == 2);
+  CHECK(run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", "maybe"}).exit_code == 2);
+}
+
+TEST_CASE("setup: an unknown distribution is refused when the toolkit is needed, naming os-release") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", "ID=gentoo\nPRETTY_NAME=\"Gentoo Linux\"\n");
+  FakeTools fakes;
+  auto r = setup(root, fakes, "auto");
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("os-release names \"Gentoo Linux\""));
+}
+
+TEST_CASE("setup: every unit written passes systemd-analyze verify") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  // Stand-ins for the units our drop-ins extend: NVIDIA's refresh service and a repository daemon.
+  root.write("/etc/systemd/system/nvidia-cdi-refresh.service",
+             "[Service]\nType=oneshot\nEnvironmentFile=-/etc/nvidia-container-toolkit/nvidia-cdi-refresh.env\n"
+             "ExecStart=/bin/true\n");
+  root.write("/etc/systemd/system/rediacc-docker@.service", "[Service]\nExecStart=/bin/true %i\n");
+  FakeTools fakes;
+  REQUIRE(setup(root, fakes, "auto").exit_code == 0);
+  auto r = run_program("/usr/bin/systemd-analyze",
+                       {"verify", "rediacc-gpu-nvidia-spec.service", "rediacc-gpu-refresh.service",
+                        "nvidia-cdi-refresh.service", "rediacc-docker@repo1.service"},
+                       "", {{"SYSTEMD_UNIT_PATH", root.host("/etc/systemd/system").string() + ":"}});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("setup: a real run on the machine running the tests, auto mode") {
+  auto r = run_tool({"setup", "--install-nvidia-toolkit", "auto"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("[6/6] inventory"));
+}

@@ -1,0 +1,60 @@
+#include "units/unit_files.h"
+
+namespace rgpu::units {
+namespace {
+
+constexpr const char* kHeader = "# Written by rediacc-gpu setup; changes here are overwritten at the next setup.\n";
+constexpr const char* kRedirectEnv = "/etc/rediacc/gpu/nvidia-cdi-refresh.env";
+
+std::string dropin_dir(const std::string& unit) { return "/etc/systemd/system/" + unit + ".d"; }
+
+}  // namespace
+
+std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& o) {
+  std::string env = std::string(kHeader) +
+                    "# nvidia-cdi-refresh writes where the repositories' Docker daemons read specs; its default,\n"
+                    "# /var/run/cdi, would outrank /etc/cdi and shadow the spec setup generates.\n"
+                    "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=" +
+                    kNvidiaSpecPath + "\n";
+  if (o.wsl) env += "NVIDIA_CTK_CDI_GENERATE_MODE=wsl\n";
+  std::string dropin = std::string(kHeader) +
+                       "# A later EnvironmentFile= overrides the package's nvidia-cdi-refresh.env.\n"
+                       "[Service]\nEnvironmentFile=" +
+                       kRedirectEnv + "\n";
+  return {{kRedirectEnv, env}, {dropin_dir("nvidia-cdi-refresh.service") + "/50-rediacc-gpu.conf", dropin}};
+}
+
+std::vector<UnitFile> nvidia_units(const UnitOptions& o) {
+  const std::string generate =
+      o.nvidia_ctk_path + " cdi generate --output=" + kNvidiaSpecPath + (o.wsl ? " --mode=wsl" : "");
+  std::string spec_unit = std::string(kHeader) +
+                          "[Unit]\nDescription=Regenerate the NVIDIA CDI spec in /etc/cdi for rediacc-gpu\n"
+                          "After=nvidia-persistenced.service systemd-modules-load.service\n"
+                          "ConditionPathExists=" +
+                          o.nvidia_ctk_path + "\n\n[Service]\nType=oneshot\nExecStart=" + generate +
+                          "\n\n[Install]\nWantedBy=multi-user.target nvidia-persistenced.service\n";
+  std::string daemon_dropin = std::string(kHeader) +
+                              "# The NVIDIA spec mounts /run/nvidia-persistenced/socket into containers. Binding the\n"
+                              "# directory, not the socket, carries a restart of nvidia-persistenced through.\n"
+                              "[Unit]\nAfter=nvidia-persistenced.service\n\n[Service]\n"
+                              "BindReadOnlyPaths=-/run/nvidia-persistenced\nBindReadOnlyPaths=-/etc/cdi\n"
+                              "BindReadOnlyPaths=-/usr/bin/nvidia-cdi-hook\n";
+  return {{"/etc/systemd/system/" + std::string(kNvidiaSpecUnit), spec_unit},
+          {dropin_dir(o.repo_daemon_unit) + "/50-rediacc-gpu.conf", daemon_dropin}};
+}
+
+std::vector<UnitFile> hotplug_units(const UnitOptions& o) {
+  std::string service = std::string(kHeader) +
+                        "[Unit]\nDescription=Regenerate rediacc.io CDI specs and the GPU inventory after a render "
+                        "node change\n\n[Service]\nType=oneshot\nExecStart=" +
+                        o.tool_path + " cdi generate\n";
+  std::string rule = std::string(kHeader) +
+                     "# A render node that appears or disappears regenerates the rediacc.io specs and the inventory.\n"
+                     "ACTION==\"add|remove\", SUBSYSTEM==\"drm\", KERNEL==\"renderD*\", "
+                     "RUN+=\"/usr/bin/systemctl --no-block start " +
+                     kRefreshUnit + "\"\n";
+  return {{"/etc/systemd/system/" + std::string(kRefreshUnit), service},
+          {"/etc/udev/rules.d/90-rediacc-gpu.rules", rule}};
+}
+
+}  // namespace rgpu::units

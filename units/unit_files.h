@@ -1,0 +1,42 @@
+#pragma once
+// The systemd units, drop-ins and udev rule setup writes, rendered as text. Writing them goes
+// through a FileSink; enabling them through units/activation.h.
+
+#include <string>
+#include <vector>
+
+namespace rgpu::units {
+
+struct UnitFile {
+  std::string path;  ///< machine path
+  std::string content;
+};
+
+struct UnitOptions {
+  std::string tool_path = "/usr/bin/rediacc-gpu";  ///< this binary, as the units run it
+  std::string nvidia_ctk_path = "/usr/bin/nvidia-ctk";
+  bool wsl = false;
+  std::string repo_daemon_unit = "rediacc-docker@.service";  ///< the repositories' Docker daemons
+};
+
+inline constexpr const char* kNvidiaSpecUnit = "rediacc-gpu-nvidia-spec.service";
+inline constexpr const char* kRefreshUnit = "rediacc-gpu-refresh.service";
+inline constexpr const char* kNvidiaSpecPath = "/etc/cdi/nvidia.yaml";
+
+/// nvidia-cdi-refresh pointed at /etc/cdi/nvidia.yaml (and WSL mode under WSL): our environment
+/// file, and a drop-in that reads it after the package's own, so ours wins and survives the
+/// package's conffile updates. Written before the package is installed: its post-install starts
+/// the refresh at once.
+std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& options);
+
+/// The NVIDIA spec regenerated at every boot and whenever nvidia-persistenced starts (the spec
+/// mounts its socket only if it existed when generated; under WSL a Windows driver update moves
+/// the driver store), and the drop-in that shows the repositories' daemons the persistenced
+/// directory, /etc/cdi and nvidia-cdi-hook.
+std::vector<UnitFile> nvidia_units(const UnitOptions& options);
+
+/// Our specs and the inventory regenerated when a render node appears or disappears: a oneshot
+/// service and the udev rule that starts it.
+std::vector<UnitFile> hotplug_units(const UnitOptions& options);
+
+}  // namespace rgpu::units
