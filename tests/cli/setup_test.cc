@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <future>
 
 #include "tests/support/fake_tools.h"
 #include "tests/support/fixture_root.h"
@@ -272,4 +273,24 @@ TEST_CASE("setup: a real run on the machine running the tests, auto mode") {
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("[6/6] inventory"));
+}
+
+TEST_CASE("setup: two setups at once: the second waits for the first, then finds nothing to install") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  FakeTools fakes;
+  auto a = std::async(std::launch::async, [&] { return setup(root, fakes, "auto"); });
+  auto b = std::async(std::launch::async, [&] { return setup(root, fakes, "auto"); });
+  const auto ra = a.get(), rb = b.get();
+  CHECK(ra.exit_code == 0);
+  CHECK(rb.exit_code == 0);
+  int installs = 0;
+  for (const auto& c : fakes.calls()) {
+    if (c.find("install -y --no-install-recommends nvidia-container-toolkit-base") != std::string::npos) ++installs;
+  }
+  CHECK(installs == 1);
+  const bool one_found_it_done =
+      ra.out.find("already installed") != std::string::npos || rb.out.find("already installed") != std::string::npos;
+  CHECK(one_found_it_done);
 }
