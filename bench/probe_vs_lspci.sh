@@ -3,22 +3,9 @@
 # run, on the largest fixture (8x H100 among ~210 PCI devices) and on this machine.
 # Prints each median and the ratio probe/lspci. Target: ratio <= 1.0 (probe no slower).
 # Usage: bench/probe_vs_lspci.sh [BUILD_DIR] [ROUNDS]   (build first: scripts/setup.sh test)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${1:-build}
-rounds=${2:-50}
-tool="$build/cli/rediacc-gpu"
-maker="$build/tests/rgpu-make-fixture"
-for bin in "$tool" "$maker" lspci; do
-  command -v "$bin" >/dev/null || { echo "bench: $bin not found; build first and install pciutils" >&2; exit 1; }
-done
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh"
+command -v lspci >/dev/null || { echo "bench: lspci not found; install pciutils" >&2; exit 1; }
 "$maker" dgx-h100 "$work/dgx"
-
-now_ns() { date +%s%N; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 compare() {  # compare LABEL ROOT
   local label=$1 root=$2 t0 i

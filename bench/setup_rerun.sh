@@ -3,19 +3,9 @@
 # recording fakes of the tests standing in for apt-get, dpkg-query and nvidia-ctk.
 # Target: the no-op re-run under 50 ms, and far below the first run.
 # Usage: bench/setup_rerun.sh [BUILD_DIR] [ROUNDS]   (build first: scripts/setup.sh test)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${1:-build}
-rounds=${2:-30}
-tool="$build/cli/rediacc-gpu"
-maker="$build/tests/rgpu-make-fixture"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/common.sh"
 "$maker" --fake-tools "$work/fakes"
 export PATH="$work/fakes/bin:$PATH" RGPU_FAKE_DIR="$work/fakes"
-
-now_ns() { date +%s%N; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 : >"$work/first.ns"; : >"$work/rerun.ns"
 for ((i = 0; i < rounds; i++)); do
