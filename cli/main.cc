@@ -14,6 +14,9 @@ constexpr Command kCommands[] = {
     {"probe", "Find this machine's GPUs and write /etc/rediacc/gpu/inventory.json.", attach_probe},
     {"list", "Show the GPUs of the recorded inventory and their grantable CDI names.", attach_list},
     {"cdi", "Generate rediacc.io CDI specs, or list every CDI name of this machine.", attach_cdi},
+    {"grant", "Grant one exact CDI name to one repository.", attach_grant},
+    {"revoke", "Revoke a repository's grant of a CDI name.", attach_revoke},
+    {"grants", "List the grants in force, with names that reach the same device.", attach_grants},
 };
 
 int run(int argc, char** argv) {

@@ -10,14 +10,6 @@
 namespace rgpu::probe {
 namespace {
 
-std::optional<std::string> read_hostname(const RootFs& fs) {
-  for (const char* path : {"/proc/sys/kernel/hostname", "/etc/hostname"}) {
-    auto text = fs.read_optional(path);
-    if (text && *text && !(*text)->empty()) return **text;
-  }
-  return std::nullopt;
-}
-
 Gpu gpu_from_pci(const PciDevice& dev, const DrmNodes& nodes) {
   Gpu gpu;
   gpu.pci_address = dev.address;
@@ -49,6 +41,14 @@ DrmNodes cross_checked_nodes(const RootFs& fs, const PciDevice& dev, const DrmCl
 
 }  // namespace
 
+std::optional<std::string> machine_hostname(const RootFs& fs) {
+  for (const char* path : {"/proc/sys/kernel/hostname", "/etc/hostname"}) {
+    auto text = fs.read_optional(path);
+    if (text && *text && !(*text)->empty()) return **text;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::unique_ptr<Backend>> native_backends() {
   std::vector<std::unique_ptr<Backend>> out;
   out.push_back(std::make_unique<AmdBackend>());
@@ -67,7 +67,7 @@ Result<ProbeReport> run_probe(const RootFs& fs, const std::vector<std::unique_pt
 
   Inventory& inv = report.inventory;
   inv.generated_at = format_rfc3339_utc(now);
-  inv.hostname = read_hostname(fs);
+  inv.hostname = machine_hostname(fs);
   for (const auto& dev : pci->devices) {
     if (!in_gpu_classes(dev.class_code)) continue;
     DrmNodes nodes = cross_checked_nodes(fs, dev, by_class, report.warnings);

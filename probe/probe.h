@@ -22,6 +22,9 @@ struct ProbeReport {
 /// the caller.
 std::vector<std::unique_ptr<Backend>> native_backends();
 
+/// The machine's name from /proc/sys/kernel/hostname, else /etc/hostname; absent when neither says.
+std::optional<std::string> machine_hostname(const RootFs& fs);
+
 /// Probes the machine under `fs`. Fails only when the PCI tree exists but cannot be read.
 Result<ProbeReport> run_probe(const RootFs& fs, const std::vector<std::unique_ptr<Backend>>& backends, SystemTime now);
 

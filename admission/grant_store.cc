@@ -1,0 +1,150 @@
+#include "admission/grant_store.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "core/file_lock.h"
+
+namespace rgpu::admission {
+namespace {
+
+const cdi::IndexedDevice* defined(const cdi::SpecIndex& index, const std::string& device) {
+  for (const auto& d : index.devices) {
+    if (d.qualified_name == device) return &d;
+  }
+  return nullptr;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+Result<void> check_defined(const cdi::SpecIndex& index, const std::string& device) {
+  if (defined(index, device)) return {};
+  auto near = closest_names(index, device);
+  return fail("no CDI spec in /etc/cdi defines \"" + device + "\"; nothing was granted." +
+              (near.empty() ? " This machine defines no CDI names yet: run `rediacc-gpu setup`."
+                            : " Closest names: " + joined(near) + "."));
+}
+
+Result<void> check_exclusivity(const GrantSet& set, const std::string& repo, const std::string& device,
+                               bool exclusive) {
+  for (const Grant* g : set.holders(device)) {
+    if (g->repo == repo) continue;
+    if (g->exclusive) {
+      return fail(device + " is reserved exclusively by repository \"" + g->repo + "\"; revoke it there first.");
+    }
+    if (exclusive) {
+      return fail("cannot reserve " + device + " exclusively: repository \"" + g->repo +
+                  "\" holds it; revoke it there first.");
+    }
+  }
+  return {};
+}
+
+std::vector<std::string> alias_warnings(const GrantSet& set, const cdi::SpecIndex& index, const std::string& repo,
+                                        const std::string& device) {
+  std::vector<std::string> warnings;
+  for (const auto& alias : aliases_of(index, device)) {
+    for (const Grant* g : set.holders(alias)) {
+      if (g->repo == repo) continue;
+      warnings.push_back("repository \"" + g->repo + "\" holds " + alias + ", which reaches the same device as " +
+                         device + "; exclusivity applies to the exact name only.");
+    }
+  }
+  return warnings;
+}
+
+void sort_grants(GrantSet& set) {
+  std::sort(set.grants.begin(), set.grants.end(),
+            [](const Grant& a, const Grant& b) { return std::tie(a.repo, a.device) < std::tie(b.repo, b.device); });
+}
+
+}  // namespace
+
+Result<GrantSet> load_grants(const RootFs& fs) {
+  auto text = fs.read_file(kGrantsPath);
+  if (!text) {
+    if (is_not_found(text.error())) return GrantSet{};
+    return tl::unexpected(text.error());
+  }
+  return parse_grants(*text, fs.host_path(kGrantsPath).string());
+}
+
+Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index, const std::string& repo,
+                               const std::string& device, bool exclusive, SystemTime now) {
+  if (auto ok = check_defined(index, device); !ok) return tl::unexpected(ok.error());
+  auto lock = FileLock::acquire(fs, kGrantsLock);
+  if (!lock) return tl::unexpected(lock.error());
+  auto set = load_grants(fs);
+  if (!set) return tl::unexpected(set.error());
+  if (auto ok = check_exclusivity(*set, repo, device, exclusive); !ok) return tl::unexpected(ok.error());
+  GrantOutcome outcome;
+  if (exclusive) outcome.warnings = alias_warnings(*set, index, repo, device);
+  const Grant* existing = set->find(repo, device);
+  if (existing && (existing->exclusive || !exclusive)) {
+    outcome.change = {Change::Kind::unchanged, kGrantsPath, repo + " already holds " + device};
+    return outcome;
+  }
+  std::erase_if(set->grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
+  set->grants.push_back({repo, device, exclusive, format_rfc3339_utc(now)});
+  sort_grants(*set);
+  auto written = sink.write(kGrantsPath, grants_text(*set), 0644);
+  if (!written) return tl::unexpected(written.error());
+  outcome.change = *written;
+  return outcome;
+}
+
+Result<Change> remove_grant(const RootFs& fs, FileSink& sink, const std::string& repo, const std::string& device) {
+  auto lock = FileLock::acquire(fs, kGrantsLock);
+  if (!lock) return tl::unexpected(lock.error());
+  auto set = load_grants(fs);
+  if (!set) return tl::unexpected(set.error());
+  if (!set->find(repo, device)) {
+    return Change{Change::Kind::unchanged, kGrantsPath, "repository \"" + repo + "\" holds no grant for " + device};
+  }
+  std::erase_if(set->grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
+  return sink.write(kGrantsPath, grants_text(*set), 0644);
+}
+
+std::vector<std::string> aliases_of(const cdi::SpecIndex& index, const std::string& device) {
+  std::vector<std::string> out;
+  const auto* self = defined(index, device);
+  if (!self) return out;
+  for (const auto& other : index.devices) {
+    if (other.qualified_name == device) continue;
+    const bool shares = std::any_of(other.device_nodes.begin(), other.device_nodes.end(), [&](const std::string& n) {
+      return std::binary_search(self->device_nodes.begin(), self->device_nodes.end(), n);
+    });
+    if (shares) out.push_back(other.qualified_name);
+  }
+  return out;
+}
+
+std::vector<std::string> closest_names(const cdi::SpecIndex& index, const std::string& device, size_t n) {
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (const auto& d : index.devices) scored.emplace_back(edit_distance(device, d.qualified_name), d.qualified_name);
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+}  // namespace rgpu::admission

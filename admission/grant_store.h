@@ -1,0 +1,41 @@
+#pragma once
+// Changing grants: each operation reads, checks and writes under the machine-wide grants lock,
+// so concurrent grant commands can never both win an exclusive name.
+
+#include <string>
+#include <vector>
+
+#include "admission/grants.h"
+#include "cdi-gen/spec_index.h"
+#include "core/change.h"
+#include "core/file_sink.h"
+#include "core/root_fs.h"
+#include "core/time_text.h"
+
+namespace rgpu::admission {
+
+/// The machine's grants; no file yet means none. A file that does not parse is an error.
+Result<GrantSet> load_grants(const RootFs& fs);
+
+struct GrantOutcome {
+  Change change;                      ///< `unchanged` when the grant was already there
+  std::vector<std::string> warnings;  ///< aliases of the name that other repositories hold
+};
+
+/// Grants `device` to `repo`. Refused, recording nothing: a name no spec in /etc/cdi defines
+/// (with the closest names that do), a name another repository holds exclusively, and an
+/// exclusive grant of a name another repository holds.
+Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index, const std::string& repo,
+                               const std::string& device, bool exclusive, SystemTime now);
+
+/// Revokes it; `unchanged` when `repo` held no such grant.
+Result<Change> remove_grant(const RootFs& fs, FileSink& sink, const std::string& repo, const std::string& device);
+
+/// Other names whose specs map one of the device nodes `device` maps ("nvidia.com/gpu=0" for
+/// "nvidia.com/gpu=all"): they reach the same hardware.
+std::vector<std::string> aliases_of(const cdi::SpecIndex& index, const std::string& device);
+
+/// Up to `n` defined names closest to `device` by edit distance, closest first.
+std::vector<std::string> closest_names(const cdi::SpecIndex& index, const std::string& device, size_t n = 3);
+
+}  // namespace rgpu::admission

@@ -1,0 +1,46 @@
+#pragma once
+// Grants: one exact CDI name for one repository. The store is one JSON file under
+// /etc/rediacc/gpu, changed only under the machine-wide grants lock.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace rgpu::admission {
+
+inline constexpr const char* kGrantsPath = "/etc/rediacc/gpu/grants.json";
+inline constexpr const char* kGrantsLock = "/etc/rediacc/gpu/grants.lock";
+inline constexpr int kGrantsSchema = 1;
+
+struct Grant {
+  std::string repo;    ///< the repository's name, without "@machine"
+  std::string device;  ///< a qualified CDI name, "nvidia.com/gpu=all"
+  bool exclusive = false;
+  std::string granted_at;  ///< RFC 3339, UTC
+
+  bool operator==(const Grant&) const = default;
+};
+
+struct GrantSet {
+  std::vector<Grant> grants;  ///< sorted by repo, then device
+
+  /// The grant of `repo` for `device`, or null.
+  const Grant* find(const std::string& repo, const std::string& device) const;
+  /// Every grant of `device`, whoever holds it.
+  std::vector<const Grant*> holders(const std::string& device) const;
+};
+
+/// The grants file's text: {"schema": 1, "grants": [...]}, two-space indent, trailing newline.
+std::string grants_text(const GrantSet& set);
+
+/// Parses the grants file; `where` names it in the error, which tells the operator the file is
+/// left as it is.
+Result<GrantSet> parse_grants(std::string_view text, std::string_view where);
+
+/// The repository part of "name" or "name@machine"; the machine part must be `hostname`.
+/// Names are letters, digits, '.', '_' and '-', starting with a letter or digit.
+Result<std::string> parse_repo(std::string_view written, const std::string& hostname);
+
+}  // namespace rgpu::admission

@@ -1,0 +1,130 @@
+// rediacc-gpu grant | revoke | grants: which repository may attach which CDI device.
+
+#include <chrono>
+#include <iostream>
+
+#include "admission/grant_store.h"
+#include "cli/command.h"
+#include "cli/render.h"
+#include "probe/probe.h"
+
+namespace rgpu::cli {
+namespace {
+
+struct GrantFlags {
+  std::string repo;
+  std::string device;
+  bool exclusive = false;
+  std::string output = "table";
+};
+
+int failed(const Error& e) {
+  std::cerr << "rediacc-gpu: " << e.message << "\n";
+  return kExitFailure;
+}
+
+Result<std::string> repo_of(const RootFs& fs, const std::string& written) {
+  return admission::parse_repo(written, probe::machine_hostname(fs).value_or(""));
+}
+
+int run_grant(const GlobalOptions& global, const GrantFlags& f) {
+  RootFs fs(global.root);
+  auto repo = repo_of(fs, f.repo);
+  if (!repo) return failed(repo.error());
+  MachineFileSink sink(fs);
+  auto outcome = admission::add_grant(fs, sink, cdi::read_spec_index(fs), *repo, f.device, f.exclusive,
+                                      std::chrono::system_clock::now());
+  if (!outcome) return failed(outcome.error());
+  for (const auto& w : outcome->warnings) std::cerr << "warning: " << w << "\n";
+  if (outcome->change.kind == Change::Kind::unchanged) {
+    std::cout << *repo << " already holds " << f.device << (f.exclusive ? " exclusively" : "") << "\n";
+  } else {
+    std::cout << "granted " << f.device << " to " << *repo << (f.exclusive ? " exclusively" : "") << "\n";
+  }
+  return kExitOk;
+}
+
+int run_revoke(const GlobalOptions& global, const GrantFlags& f) {
+  RootFs fs(global.root);
+  auto repo = repo_of(fs, f.repo);
+  if (!repo) return failed(repo.error());
+  MachineFileSink sink(fs);
+  auto change = admission::remove_grant(fs, sink, *repo, f.device);
+  if (!change) return failed(change.error());
+  if (change->kind == Change::Kind::unchanged) {
+    std::cout << change->detail << "; nothing to revoke\n";
+  } else {
+    std::cout << "revoked " << f.device << " from " << *repo << "\n";
+  }
+  return kExitOk;
+}
+
+// For each grant: other repositories' grants of names that reach the same device.
+std::string overlaps(const admission::GrantSet& set, const cdi::SpecIndex& index, const admission::Grant& g) {
+  std::string out;
+  for (const auto& alias : admission::aliases_of(index, g.device)) {
+    for (const auto* other : set.holders(alias)) {
+      if (other->repo != g.repo) out += (out.empty() ? "" : ", ") + other->repo + ": " + alias;
+    }
+  }
+  return out.empty() ? "-" : out;
+}
+
+int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
+  RootFs fs(global.root);
+  auto set = admission::load_grants(fs);
+  if (!set) return failed(set.error());
+  std::string only;
+  if (!f.repo.empty()) {
+    auto repo = repo_of(fs, f.repo);
+    if (!repo) return failed(repo.error());
+    only = *repo;
+  }
+  std::erase_if(set->grants, [&](const admission::Grant& g) { return !only.empty() && g.repo != only; });
+  if (f.output == "json") {
+    auto list = nlohmann::ordered_json::array();
+    for (const auto& g : set->grants) {
+      list.push_back(
+          {{"repo", g.repo}, {"device", g.device}, {"exclusive", g.exclusive}, {"granted_at", g.granted_at}});
+    }
+    std::cout << list.dump(2) << "\n";
+    return kExitOk;
+  }
+  auto all = admission::load_grants(fs);
+  const auto index = cdi::read_spec_index(fs);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& g : set->grants) {
+    rows.push_back({g.repo, g.device, g.exclusive ? "yes" : "no", g.granted_at, overlaps(*all, index, g)});
+  }
+  std::cout << render_table({"REPO", "DEVICE", "EXCLUSIVE", "GRANTED AT", "SAME DEVICE ALSO GRANTED TO"}, rows);
+  return kExitOk;
+}
+
+}  // namespace
+
+Runner attach_grant(CLI::App& sub, GlobalOptions& global) {
+  add_root_option(sub, global);
+  auto f = std::make_shared<GrantFlags>();
+  sub.add_option("REPO", f->repo, "Repository, as name or name@machine")->required();
+  sub.add_option("--device", f->device, "Exact CDI name, e.g. nvidia.com/gpu=all")->required();
+  sub.add_flag("--exclusive", f->exclusive, "Reserve the name for this repository alone");
+  return [&global, f] { return run_grant(global, *f); };
+}
+
+Runner attach_revoke(CLI::App& sub, GlobalOptions& global) {
+  add_root_option(sub, global);
+  auto f = std::make_shared<GrantFlags>();
+  sub.add_option("REPO", f->repo, "Repository, as name or name@machine")->required();
+  sub.add_option("--device", f->device, "Exact CDI name granted earlier")->required();
+  return [&global, f] { return run_revoke(global, *f); };
+}
+
+Runner attach_grants(CLI::App& sub, GlobalOptions& global) {
+  add_root_option(sub, global);
+  auto f = std::make_shared<GrantFlags>();
+  sub.add_option("REPO", f->repo, "Only this repository's grants");
+  sub.add_option("-o,--output", f->output, "Output format: table or json")->check(CLI::IsMember({"table", "json"}));
+  return [&global, f] { return run_list_grants(global, *f); };
+}
+
+}  // namespace rgpu::cli

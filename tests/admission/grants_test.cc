@@ -1,0 +1,201 @@
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <future>
+
+#include "admission/grant_store.h"
+#include "core/structured_text.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu;
+using namespace rgpu::admission;
+using namespace rgpu::test;
+
+namespace {
+
+const auto kNow = std::chrono::system_clock::now();
+
+struct Machine {
+  FixtureRoot root;
+  RootFs fs{root.path()};
+  MachineFileSink sink{fs};
+  cdi::SpecIndex index;
+  Machine() {
+    two_nvidia_datacenter(root, true);
+    index = cdi::read_spec_index(fs);
+  }
+  Result<GrantOutcome> grant(const std::string& repo, const std::string& device, bool exclusive = false) {
+    return add_grant(fs, sink, index, repo, device, exclusive, kNow);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("grants: repositories are name or name@machine, and the machine must be this one") {
+  CHECK(parse_repo("web", "gpu-01").value() == "web");
+  CHECK(parse_repo("web@gpu-01", "gpu-01").value() == "web");
+  auto other = parse_repo("web@gpu-02", "gpu-01");
+  REQUIRE_FALSE(other);
+  CHECK_THAT(other.error().message, Catch::Contains("\"gpu-02\"") && Catch::Contains("\"gpu-01\""));
+  CHECK_FALSE(parse_repo("", "gpu-01"));
+  CHECK_FALSE(parse_repo("../etc", "gpu-01"));
+  CHECK_FALSE(parse_repo("a b", "gpu-01"));
+}
+
+TEST_CASE("grants: a grant is recorded once; granting twice is harmless") {
+  Machine m;
+  auto first = m.grant("web", "nvidia.com/gpu=all");
+  REQUIRE(first);
+  CHECK(first->change.kind == Change::Kind::write);
+  auto again = m.grant("web", "nvidia.com/gpu=all");
+  REQUIRE(again);
+  CHECK(again->change.kind == Change::Kind::unchanged);
+  auto set = load_grants(m.fs);
+  REQUIRE(set->grants.size() == 1);
+  CHECK(set->grants[0] == Grant{"web", "nvidia.com/gpu=all", false, format_rfc3339_utc(kNow)});
+}
+
+TEST_CASE("grants: a name no spec defines is refused with the closest names, and nothing is recorded") {
+  Machine m;
+  auto r = m.grant("web", "nvidia.com/gpu=al");
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.error().message, Catch::Contains("Closest names: nvidia.com/gpu=all"));
+  CHECK_FALSE(std::filesystem::exists(m.root.host(kGrantsPath)));
+}
+
+TEST_CASE("grants: an exclusive name refuses every other repository, naming the holder") {
+  Machine m;
+  REQUIRE(m.grant("ml", "nvidia.com/gpu=0", true));
+  auto other = m.grant("web", "nvidia.com/gpu=0");
+  REQUIRE_FALSE(other);
+  CHECK_THAT(other.error().message, Catch::Contains("reserved exclusively by repository \"ml\""));
+  REQUIRE(m.grant("ml", "nvidia.com/gpu=0"));  // its holder may grant it again
+  REQUIRE(m.grant("web", "nvidia.com/gpu=1"));
+  auto reserve = m.grant("ml", "nvidia.com/gpu=1", true);
+  REQUIRE_FALSE(reserve);
+  CHECK_THAT(reserve.error().message, Catch::Contains("repository \"web\" holds it"));
+}
+
+TEST_CASE("grants: an exclusive grant warns about aliases of the name that others hold") {
+  Machine m;
+  REQUIRE(m.grant("web", "nvidia.com/gpu=all"));
+  auto r = m.grant("ml", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555", true);
+  REQUIRE(r);
+  REQUIRE(r->warnings.size() == 1);
+  CHECK_THAT(r->warnings[0], Catch::Contains("\"web\" holds nvidia.com/gpu=all"));
+  CHECK(aliases_of(m.index, "nvidia.com/gpu=0") ==
+        std::vector<std::string>{"nvidia.com/gpu=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", "nvidia.com/gpu=all"});
+}
+
+TEST_CASE("grants: a fork is another repository and starts with no grant") {
+  Machine m;
+  REQUIRE(m.grant("web", "nvidia.com/gpu=0"));
+  auto set = load_grants(m.fs);
+  CHECK(set->find("web", "nvidia.com/gpu=0"));
+  CHECK_FALSE(set->find("web-fork", "nvidia.com/gpu=0"));
+}
+
+TEST_CASE("grants: revoking removes the grant; revoking what is not there says so") {
+  Machine m;
+  REQUIRE(m.grant("web", "nvidia.com/gpu=0"));
+  CHECK(remove_grant(m.fs, m.sink, "web", "nvidia.com/gpu=0")->kind == Change::Kind::write);
+  auto none = remove_grant(m.fs, m.sink, "web", "nvidia.com/gpu=0");
+  REQUIRE(none);
+  CHECK(none->kind == Change::Kind::unchanged);
+  CHECK_THAT(none->detail, Catch::Contains("holds no grant for nvidia.com/gpu=0"));
+  CHECK(load_grants(m.fs)->grants.empty());
+}
+
+TEST_CASE("grants: a grants file that does not parse is refused by every command and never overwritten") {
+  Machine m;
+  m.root.write(kGrantsPath, "{ not json");
+  auto g = m.grant("web", "nvidia.com/gpu=0");
+  REQUIRE_FALSE(g);
+  CHECK_THAT(g.error().message,
+             Catch::Contains(m.root.host(kGrantsPath).string()) && Catch::Contains("never overwrites"));
+  CHECK_FALSE(remove_grant(m.fs, m.sink, "web", "nvidia.com/gpu=0"));
+  CHECK(m.root.read(kGrantsPath) == "{ not json");
+  auto list = run_tool({"grants", "--root", m.root.str()});
+  CHECK(list.exit_code == 1);
+  CHECK_THAT(list.err, Catch::Contains(m.root.host(kGrantsPath).string()));
+}
+
+TEST_CASE("grants: the file is written not world-writable") {
+  Machine m;
+  REQUIRE(m.grant("web", "nvidia.com/gpu=0"));
+  auto perms = std::filesystem::status(m.root.host(kGrantsPath)).permissions();
+  CHECK((perms & std::filesystem::perms::others_write) == std::filesystem::perms::none);
+}
+
+TEST_CASE("grants: fifty processes race for one exclusive name and exactly one wins") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  std::vector<std::future<RunResult>> racers;
+  for (int i = 0; i < 50; ++i) {
+    racers.push_back(std::async(std::launch::async, [&root, i] {
+      return run_tool(
+          {"grant", "repo" + std::to_string(i), "--device", "nvidia.com/gpu=all", "--exclusive", "--root", root.str()});
+    }));
+  }
+  int winners = 0;
+  for (auto& r : racers) winners += r.get().exit_code == 0 ? 1 : 0;
+  CHECK(winners == 1);
+  auto set = parse_grants(root.read(kGrantsPath), "grants.json");
+  REQUIRE(set);
+  CHECK(set->grants.size() == 1);
+}
+
+TEST_CASE("grants: a process killed in the middle of writing grants leaves a valid file") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  for (int round = 0; round < 20; ++round) {
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      RootFs fs(root.path());
+      MachineFileSink sink(fs);
+      auto index = cdi::read_spec_index(fs);
+      for (int i = 0;; ++i) {
+        (void)add_grant(fs, sink, index, "r" + std::to_string(i % 40), "nvidia.com/gpu=1", false, kNow);
+        (void)remove_grant(fs, sink, "r" + std::to_string((i + 20) % 40), "nvidia.com/gpu=1");
+      }
+    }
+    ::usleep(static_cast<useconds_t>(2000 + round * 700));
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    if (!std::filesystem::exists(root.host(kGrantsPath))) continue;
+    INFO("round " << round);
+    CHECK(parse_grants(root.read(kGrantsPath), "grants.json"));
+  }
+}
+
+TEST_CASE("grants: the commands as an operator runs them") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  auto typo = run_tool({"grant", "web", "--device", "nvidia.com/gpu=al", "--root", root.str()});
+  CHECK(typo.exit_code == 1);
+  CHECK_THAT(typo.err, Catch::Contains("Closest names: nvidia.com/gpu=all"));
+  auto ok = run_tool({"grant", "web@gpu-dc-01", "--device", "nvidia.com/gpu=all", "--root", root.str()});
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out == "granted nvidia.com/gpu=all to web\n");
+  auto excl = run_tool({"grant", "ml", "--device", "nvidia.com/gpu=0", "--exclusive", "--root", root.str()});
+  CHECK(excl.exit_code == 0);
+  CHECK_THAT(excl.err, Catch::StartsWith("warning: repository \"web\" holds nvidia.com/gpu=all"));
+  auto table = run_tool({"grants", "--root", root.str()});
+  CHECK_THAT(table.out, Catch::Contains("ml    nvidia.com/gpu=0    yes") && Catch::Contains("web: nvidia.com/gpu=all"));
+  auto json = run_tool({"grants", "ml", "--root", root.str(), "-o", "json"});
+  auto parsed = parse_json(json.out, "stdout");
+  REQUIRE(parsed);
+  REQUIRE(parsed->size() == 1);
+  CHECK((*parsed)[0]["repo"] == "ml");
+  CHECK((*parsed)[0]["exclusive"] == true);
+  CHECK((*parsed)[0].contains("granted_at"));
+  auto revoke = run_tool({"revoke", "ml", "--device", "nvidia.com/gpu=1", "--root", root.str()});
+  CHECK(revoke.exit_code == 0);
+  CHECK_THAT(revoke.out, Catch::Contains("nothing to revoke"));
+}
