@@ -35,5 +35,6 @@ Runner attach_setup(CLI::App& sub, GlobalOptions& global);
 Runner attach_grant(CLI::App& sub, GlobalOptions& global);
 Runner attach_revoke(CLI::App& sub, GlobalOptions& global);
 Runner attach_grants(CLI::App& sub, GlobalOptions& global);
+Runner attach_admit(CLI::App& sub, GlobalOptions& global);
 
 }  // namespace rgpu::cli

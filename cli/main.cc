@@ -17,6 +17,7 @@ constexpr Command kCommands[] = {
     {"grant", "Grant one exact CDI name to one repository.", attach_grant},
     {"revoke", "Revoke a repository's grant of a CDI name.", attach_revoke},
     {"grants", "List the grants in force, with names that reach the same device.", attach_grants},
+    {"admit", "Decide one Docker API request (AuthZPlugin.AuthZReq on stdin) for a repository.", attach_admit},
 };
 
 int run(int argc, char** argv) {

@@ -1,0 +1,36 @@
+#pragma once
+// The request dockerd sends an authorization plugin (AuthZPlugin.AuthZReq), and its answer.
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace rgpu::admission {
+
+struct AuthzRequest {
+  std::string method;                          ///< RequestMethod
+  std::string uri;                             ///< RequestUri: raw, as the client sent it
+  std::map<std::string, std::string> headers;  ///< RequestHeaders
+  std::string body;                            ///< RequestBody, base64-decoded
+};
+
+struct Decision {
+  bool allow = false;
+  std::string msg;  ///< why, for a refusal: what was refused and the CDI form to use instead
+};
+
+/// Reads the plugin request's JSON (fields spelled exactly as dockerd's Go tags: RequestUri).
+Result<AuthzRequest> parse_authz_request(std::string_view json);
+
+/// {"Allow":true} or {"Allow":false,"Msg":"..."}.
+std::string authz_response(const Decision& decision);
+
+/// Standard base64 (with padding) to bytes; an error on anything else.
+Result<std::string> base64_decode(std::string_view text);
+
+/// The header's value, name compared case-insensitively; empty when absent.
+std::string header(const AuthzRequest& request, std::string_view name);
+
+}  // namespace rgpu::admission

@@ -1,0 +1,23 @@
+#pragma once
+// Checks of the fields that can attach hardware, in a create body's HostConfig (and, for
+// engines up to 26.1, at its top level), an update body, an exec body and a volume body.
+
+#include <optional>
+#include <string>
+
+#include "admission/go_json.h"
+#include "admission/grants.h"
+
+namespace rgpu::admission {
+
+/// A refusal message, or nothing when the object attaches no hardware beyond granted CDI names.
+std::optional<std::string> check_host_config(const GoValue& host_config, const GrantSet& grants,
+                                             const std::string& repo);
+
+/// Volume driver and options (volumes/create, Mounts[].VolumeOptions).
+std::optional<std::string> check_volume(const GoValue* driver, const GoValue* options);
+
+/// Go's path.Clean, for bind sources.
+std::string clean_path(const std::string& path);
+
+}  // namespace rgpu::admission

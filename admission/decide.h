@@ -1,0 +1,25 @@
+#pragma once
+// The admission decision: may this repository's request reach its Docker daemon? Hardware
+// reaches a container only through a CDI name the repository was granted; every other way of
+// attaching a device is refused, with the CDI form to use instead.
+
+#include <string>
+
+#include "admission/authz_request.h"
+#include "admission/grants.h"
+
+namespace rgpu::admission {
+
+inline constexpr size_t kMaxBody = 1024 * 1024;  ///< dockerd forwards no larger body to a plugin
+
+struct DecideOptions {
+  /// BuildKit's /session and /grpc carry builds the gate cannot read, which can attach CDI
+  /// devices; allow them only for daemons whose builder has device entitlements turned off.
+  bool allow_buildkit = false;
+};
+
+/// Pure: the grants and the request in, allow or deny with a message out.
+Decision decide(const GrantSet& grants, const std::string& repo, const AuthzRequest& request,
+                const DecideOptions& options = {});
+
+}  // namespace rgpu::admission

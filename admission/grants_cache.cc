@@ -1,0 +1,25 @@
+#include "admission/grants_cache.h"
+
+#include "admission/grant_store.h"
+
+namespace rgpu::admission {
+
+Result<std::shared_ptr<const GrantSet>> GrantsCache::current() {
+  struct stat st {};
+  const auto path = fs_.host_path(kGrantsPath);
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  const bool same = have_ && exists == (seen_.st_ino != 0) &&
+                    (!exists || (st.st_ino == seen_.st_ino && st.st_dev == seen_.st_dev &&
+                                 st.st_mtim.tv_sec == seen_.st_mtim.tv_sec &&
+                                 st.st_mtim.tv_nsec == seen_.st_mtim.tv_nsec && st.st_size == seen_.st_size));
+  if (same) return grants_;
+  auto loaded = load_grants(fs_);
+  if (!loaded) return tl::unexpected(loaded.error());
+  grants_ = std::make_shared<const GrantSet>(std::move(*loaded));
+  seen_ = {};
+  if (exists) seen_ = st;
+  have_ = true;
+  return grants_;
+}
+
+}  // namespace rgpu::admission

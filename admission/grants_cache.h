@@ -1,0 +1,27 @@
+#pragma once
+// Grants read live at every decision, parsed again only when the file changed: keyed on the
+// file's identity and mtime, so a grant or revoke (an atomic rename: a new inode) takes effect
+// at the next request with no restart.
+
+#include <sys/stat.h>
+#include <memory>
+
+#include "admission/grants.h"
+#include "core/root_fs.h"
+
+namespace rgpu::admission {
+
+class GrantsCache {
+ public:
+  explicit GrantsCache(const RootFs& fs) : fs_(fs) {}
+  /// The grants now in force; an error when the file does not parse (every request is then refused).
+  Result<std::shared_ptr<const GrantSet>> current();
+
+ private:
+  const RootFs& fs_;
+  struct stat seen_ {};
+  bool have_ = false;
+  std::shared_ptr<const GrantSet> grants_;
+};
+
+}  // namespace rgpu::admission

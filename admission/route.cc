@@ -1,0 +1,108 @@
+#include "admission/route.h"
+
+#include <cctype>
+#include <vector>
+
+namespace rgpu::admission {
+namespace {
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+Result<std::string> percent_decode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out += s[i];
+      continue;
+    }
+    if (i + 2 >= s.size() || hex_digit(s[i + 1]) < 0 || hex_digit(s[i + 2]) < 0) {
+      return fail("the request path has a malformed percent escape");
+    }
+    out += static_cast<char>(hex_digit(s[i + 1]) * 16 + hex_digit(s[i + 2]));
+    i += 2;
+  }
+  return out;
+}
+
+std::string_view strip_origin(std::string_view uri) {
+  if (auto scheme = uri.find("://"); scheme != std::string_view::npos && uri.find('/') > scheme) {
+    auto slash = uri.find('/', scheme + 3);
+    uri = slash == std::string_view::npos ? std::string_view("/") : uri.substr(slash);
+  }
+  return uri.substr(0, uri.find_first_of("?#"));
+}
+
+bool clean(const std::string& path) {
+  if (path.empty() || path[0] != '/') return false;
+  size_t start = 1;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    const std::string_view seg(path.data() + start, end - start);
+    if (seg == "." || seg == ".." || (seg.empty() && end != path.size())) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+std::vector<std::string> segments(const std::string& path) {
+  std::vector<std::string> out;
+  size_t start = 1;
+  while (start < path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    out.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+RouteKind classify_post(const std::vector<std::string>& s) {
+  const size_t n = s.size();
+  if (n == 2 && s[0] == "containers" && s[1] == "create") return RouteKind::container_create;
+  if (n == 3 && s[0] == "containers" && s[2] == "update") return RouteKind::container_update;
+  if (n == 3 && s[0] == "containers" && s[2] == "start") return RouteKind::container_start;
+  if (n == 3 && s[0] == "containers" && s[2] == "exec") return RouteKind::exec_create;
+  if (n == 2 && s[0] == "volumes" && s[1] == "create") return RouteKind::volume_create;
+  if (n >= 2 && s[0] == "services" && (s[1] == "create" || (n == 3 && s[2] == "update"))) return RouteKind::swarm;
+  if (n == 2 && s[0] == "swarm" && (s[1] == "init" || s[1] == "join")) return RouteKind::swarm;
+  if (n >= 2 && s[0] == "plugins") {
+    const std::string& last = s[n - 1];
+    if (last == "pull" || last == "create" || last == "upgrade" || last == "set" || last == "enable") {
+      return RouteKind::plugin;
+    }
+  }
+  if (n == 1 && (s[0] == "session" || s[0] == "grpc")) return RouteKind::buildkit;
+  return RouteKind::other;
+}
+
+// "/v1.41/containers/create" -> "/containers/create", as dockerd registers every route twice.
+std::string strip_version(const std::string& path) {
+  if (path.size() < 3 || path.compare(0, 2, "/v") != 0) return path;
+  size_t i = 2;
+  while (i < path.size() && (std::isdigit(static_cast<unsigned char>(path[i])) || path[i] == '.')) ++i;
+  if (i == 2 || i >= path.size() || path[i] != '/') return path;
+  return path.substr(i);
+}
+
+}  // namespace
+
+Result<Route> route_of(std::string_view method, std::string_view request_uri) {
+  auto decoded = percent_decode(strip_origin(request_uri));
+  if (!decoded) return tl::unexpected(decoded.error());
+  if (!clean(*decoded)) return fail("the request path \"" + *decoded + "\" is not clean (//, . or .. segments)");
+  std::string path = strip_version(*decoded);
+  Route route{RouteKind::other, path};
+  const auto segs = segments(path);
+  if (method == "POST") route.kind = classify_post(segs);
+  if (method == "GET" && segs.size() == 1 && (segs[0] == "session" || segs[0] == "grpc"))
+    route.kind = RouteKind::buildkit;
+  return route;
+}
+
+}  // namespace rgpu::admission

@@ -1,0 +1,34 @@
+#pragma once
+// Which Engine API route a request reaches, read the way dockerd's router reads it: the raw
+// RequestUri, absolute form or not, with its query dropped, percent-decoded (%2F included),
+// with or without a /vN.NN prefix. Paths that are not clean are refused: the daemon only
+// redirects them, and a checker that normalised them differently could be fooled.
+
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace rgpu::admission {
+
+enum class RouteKind {
+  container_create,
+  container_update,
+  container_start,
+  exec_create,
+  volume_create,
+  swarm,     ///< services create/update, swarm init/join
+  plugin,    ///< plugins pull/create/upgrade/set/enable
+  buildkit,  ///< /session, /grpc
+  other,
+};
+
+struct Route {
+  RouteKind kind = RouteKind::other;
+  std::string path;  ///< decoded, without the version prefix
+};
+
+/// The route of `method` and `request_uri`; an error for a path that is not clean or not decodable.
+Result<Route> route_of(std::string_view method, std::string_view request_uri);
+
+}  // namespace rgpu::admission

@@ -1,0 +1,248 @@
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "admission/decide.h"
+#include "admission/go_json.h"
+#include "admission/grant_store.h"
+#include "admission/grants_cache.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu;
+using namespace rgpu::admission;
+using namespace rgpu::test;
+
+namespace {
+
+GrantSet web_grants() {
+  GrantSet g;
+  g.grants = {{"web", "nvidia.com/gpu=all", false, "2026-11-29T00:00:00Z"},
+              {"web", "rediacc.io/dri=renderD128", false, "2026-11-29T00:00:00Z"}};
+  return g;
+}
+
+AuthzRequest req(const std::string& method, const std::string& uri, const std::string& body = "",
+                 const std::string& content_type = "application/json") {
+  AuthzRequest r{method, uri, {}, body};
+  if (!content_type.empty()) r.headers["Content-Type"] = content_type;
+  return r;
+}
+
+Decision create(const std::string& host_config_json) {
+  return decide(web_grants(), "web",
+                req("POST", "/v1.41/containers/create", R"({"Image":"img","HostConfig":)" + host_config_json + "}"));
+}
+
+void refused(const Decision& d, const std::string& words) {
+  INFO(d.msg);
+  CHECK_FALSE(d.allow);
+  CHECK_THAT(d.msg, Catch::Contains(words));
+}
+
+}  // namespace
+
+TEST_CASE("admission: the requests the real docker CLI 28 sends are decided as expected") {
+  std::ifstream in(std::string(RGPU_FIXTURES_DIR) + "/docker-cli/corpus.jsonl");
+  REQUIRE(in);
+  int lines = 0;
+  for (std::string line; std::getline(in, line); ++lines) {
+    const auto j = nlohmann::json::parse(line);
+    auto request = parse_authz_request(line);
+    REQUIRE(request);
+    const auto d = decide(web_grants(), "web", *request);
+    INFO(j["Form"].get<std::string>() << " -> " << d.msg);
+    CHECK(d.allow == (j["Expect"] == "allow"));
+    if (!d.allow) CHECK_THAT(d.msg, Catch::StartsWith("refused: "));
+  }
+  CHECK(lines >= 20);
+}
+
+TEST_CASE("admission: allowed requests, so a checker that refuses everything fails") {
+  CHECK(create(R"({})").allow);
+  CHECK(create(R"({"GroupAdd":["video","render"]})").allow);
+  CHECK(
+      create(
+          R"({"DeviceRequests":[{"Driver":"cdi","Count":0,"DeviceIDs":["nvidia.com/gpu=all"],"Capabilities":null,"Options":null}]})")
+          .allow);
+  // Compose deploy.resources.reservations.devices with driver cdi adds capabilities the daemon ignores.
+  CHECK(
+      create(
+          R"({"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["rediacc.io/dri=renderD128"],"Capabilities":[["gpu"]]}]})")
+          .allow);
+  CHECK(
+      create(
+          R"({"Runtime":"runc","CapAdd":["NET_ADMIN"],"Binds":["/srv/data:/data","vol:/v"],"SecurityOpt":["no-new-privileges"]})")
+          .allow);
+  CHECK(create(R"({"Mounts":[{"Type":"volume","Target":"/x","VolumeOptions":{"DriverConfig":{"Name":"local"}}}]})")
+            .allow);
+  CHECK(decide(web_grants(), "web", req("GET", "/v1.41/containers/json")).allow);
+  CHECK(decide(web_grants(), "web", req("POST", "/v1.41/containers/abc/start", "", "")).allow);
+  CHECK(decide(web_grants(), "web", req("POST", "/v1.41/containers/abc/exec", R"({"Cmd":["ls"]})")).allow);
+  CHECK(decide(web_grants(), "web", req("POST", "/v1.41/volumes/create", R"({"Name":"v","Driver":"local"})")).allow);
+  CHECK(decide(web_grants(), "web", req("POST", "/v1.41/containers/abc/update", R"({"Memory":1048576})")).allow);
+}
+
+TEST_CASE("admission: device requests other than cdi, and malformed cdi requests, are refused") {
+  refused(create(R"({"DeviceRequests":[{"Driver":"","Count":-1,"Capabilities":[["gpu"]]}]})"), "--gpus");
+  refused(create(R"({"DeviceRequests":[{"Driver":"nvidia","DeviceIDs":["0"]}]})"), "driver \"nvidia\"");
+  refused(create(R"({"DeviceRequests":[{"Driver":"CDI","DeviceIDs":["nvidia.com/gpu=all"]}]})"), "driver \"CDI\"");
+  refused(create(R"({"DeviceRequests":[{"Driver":"cdi","Count":1,"DeviceIDs":["nvidia.com/gpu=all"]}]})"), "Count");
+  refused(create(R"({"DeviceRequests":[{"Driver":"cdi","Options":{"a":"b"},"DeviceIDs":["nvidia.com/gpu=all"]}]})"),
+          "Options");
+  refused(create(R"({"DeviceRequests":[{"Driver":"cdi","DeviceIDs":[]}]})"), "names no device");
+  refused(create(R"({"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["/dev/dri/renderD128"]}]})"),
+          "not a qualified CDI name");
+  refused(create(R"({"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["nvidia.com/gpu=0"]}]})"),
+          "repository \"web\" has no grant for nvidia.com/gpu=0; an operator can grant it with: rediacc-gpu grant web "
+          "--device nvidia.com/gpu=0");
+  // A grant belongs to its repository: a fork has none.
+  refused(decide(web_grants(), "web-fork",
+                 req("POST", "/containers/create",
+                     R"({"HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["nvidia.com/gpu=all"]}]}})")),
+          "no grant for nvidia.com/gpu=all");
+}
+
+TEST_CASE("admission: runtimes, annotations, devices, cgroup rules, privileges and unconfining options are refused") {
+  refused(create(R"({"Runtime":"nvidia"})"), "runtime \"nvidia\"");
+  refused(create(R"({"Annotations":{"cdi.k8s.io/x":"nvidia.com/gpu=all"}})"), "cdi.k8s.io/x");
+  refused(
+      create(
+          R"({"Devices":[{"PathOnHost":"/dev/dri/renderD128","PathInContainer":"/dev/dri/renderD128","CgroupPermissions":"rwm"}]})"),
+      "--device rediacc.io/dri=renderD128");
+  refused(create(R"({"Devices":[{"PathOnHost":"/dev/kfd","PathInContainer":"/dev/kfd"}]})"), "rediacc.io/amd=gpu0");
+  refused(create(R"({"DeviceCgroupRules":["c 226:* rmw"]})"), "device cgroup rules");
+  refused(create(R"({"Privileged":true})"), "--privileged");
+  for (const char* cap : {"ALL", "SYS_ADMIN", "cap_sys_admin", "sys_rawio", "CAP_SYS_MODULE"}) {
+    refused(create(std::string(R"({"CapAdd":[")") + cap + R"("]})"), "capability");
+  }
+  for (const char* opt : {"apparmor=unconfined", "apparmor:unconfined", "seccomp=unconfined", "seccomp:unconfined",
+                          "systempaths=unconfined", "label=disable", "label:disable"}) {
+    refused(create(std::string(R"({"SecurityOpt":[")") + opt + R"("]})"), "security option");
+  }
+}
+
+TEST_CASE("admission: binds and mounts of /dev, /sys and /run/udev are refused after normalisation") {
+  for (const char* bind : {"/dev:/x", "/dev/dri:/dev/dri", "//dev//dri:/x", "/dev/../dev/dri:/x", "/sys:/s:ro",
+                           "/run/udev:/u", "/:/host", "/srv/../dev:/x"}) {
+    refused(create(std::string(R"({"Binds":[")") + bind + R"("]})"), "a bind of");
+  }
+  refused(create(R"({"Mounts":[{"Type":"bind","Source":"/dev/dri","Target":"/dev/dri"}]})"), "a mount of");
+  refused(
+      create(
+          R"({"Mounts":[{"Type":"volume","Target":"/x","VolumeOptions":{"DriverConfig":{"Name":"local","Options":{"type":"none","o":"bind","device":"/dev/dri"}}}}]})"),
+      "can bind or mount a host device");
+  refused(create(R"({"Mounts":[{"Type":"volume","Target":"/x","VolumeOptions":{"DriverConfig":{"Name":"rexray"}}}]})"),
+          "volume driver \"rexray\"");
+  refused(create(R"({"VolumeDriver":"rexray"})"), "volume driver");
+  refused(decide(web_grants(), "web",
+                 req("POST", "/volumes/create", R"({"Name":"v","DriverOpts":{"device":"/dev/sdb1","type":"ext4"}})")),
+          "option");
+  refused(decide(web_grants(), "web", req("POST", "/volumes/create", R"({"Name":"v","Driver":"nfs"})")),
+          "volume driver");
+}
+
+TEST_CASE("admission: other routes that can reach hardware are refused") {
+  refused(decide(web_grants(), "web",
+                 req("POST", "/containers/abc/update", R"({"Devices":[{"PathOnHost":"/dev/nvidia0"}]})")),
+          "nvidia.com/gpu=0");
+  refused(decide(web_grants(), "web", req("POST", "/v1.23/containers/abc/start", R"({"Privileged":true})")),
+          "containers/start");
+  refused(decide(web_grants(), "web", req("POST", "/containers/abc/exec", R"({"Cmd":["sh"],"Privileged":true})")),
+          "privileged exec");
+  refused(decide(web_grants(), "web", req("POST", "/services/create", "{}")), "swarm");
+  refused(decide(web_grants(), "web", req("POST", "/services/abc/update", "{}")), "swarm");
+  refused(decide(web_grants(), "web", req("POST", "/swarm/init", "{}")), "swarm");
+  refused(decide(web_grants(), "web", req("POST", "/swarm/join", "{}")), "swarm");
+  for (const char* p : {"/plugins/pull?remote=x", "/plugins/create?name=x", "/plugins/x/upgrade", "/plugins/x/set",
+                        "/plugins/x/enable"}) {
+    refused(decide(web_grants(), "web", req("POST", p, "[]")), "plugins");
+  }
+  refused(decide(web_grants(), "web", req("POST", "/session", "", "")), "BuildKit");
+  refused(decide(web_grants(), "web", req("POST", "/grpc", "", "")), "DOCKER_BUILDKIT=0");
+  CHECK(decide(web_grants(), "web", req("POST", "/session", "", ""), DecideOptions{true}).allow);
+}
+
+TEST_CASE("admission: bodies are read as Go reads them: folded keys, escapes, duplicates, legacy top level") {
+  auto body = [](const std::string& b) { return decide(web_grants(), "web", req("POST", "/containers/create", b)); };
+  refused(body(R"({"hostconfig":{"privileged":true}})"), "--privileged");
+  refused(body("{\"Ho\xC5\xBFtConfig\":{\"Privileged\":true}}"), "--privileged");                     // long s
+  refused(body("{\"HostConfig\":{\"DeviceRequest\xC5\xBF\":[{\"Driver\":\"nvidia\"}]}}"), "driver");  // long s
+  refused(body(R"({"HostConfig":{"Privil\u0065ged":true}})"), "--privileged");
+  refused(body(R"({"HostConfig":{},"hostconfig":{"Privileged":true}})"), "two keys that Docker reads as one");
+  refused(body(R"({"HostConfig":{"Privileged":false,"PRIVILEGED":true}})"), "two keys");
+  refused(body(R"({"Image":"x","Privileged":true})"), "--privileged");  // engines up to 26.1
+  refused(body(R"({"Image":"x","Devices":[{"PathOnHost":"/dev/dri/renderD128"}]})"), "raw device");
+  CHECK(go_fold("Ho\xC5\xBFtConfig") == "HOSTCONFIG");
+  CHECK(go_fold("\xE2\x84\xAA") == "K");
+}
+
+TEST_CASE("admission: fail closed on bodies the gate cannot read") {
+  auto create_with = [](const std::string& b, const std::string& ct = "application/json") {
+    return decide(web_grants(), "web", req("POST", "/containers/create", b, ct));
+  };
+  refused(create_with(""), "no body");
+  refused(create_with(R"({"Image":"x"})", "text/plain"), "not application/json");
+  refused(create_with(R"({"Image":"x"})", ""), "not application/json");
+  CHECK(create_with(R"({"Image":"x"})", "application/json; charset=utf-8").allow);
+  refused(create_with(R"({"Image":"x"} {"HostConfig":{"Privileged":true}})"), "not valid JSON");
+  refused(create_with(R"({"Image":"x")"), "not valid JSON");
+  refused(create_with("[1,2]"), "not a JSON object");
+  refused(create_with(R"({"Image":")" + std::string(kMaxBody, 'a') + R"("})"), "over 1 MiB");
+  refused(create_with(std::string(100, '[') + std::string(100, ']')), "nested deeper");
+}
+
+TEST_CASE("admission: paths are routed as dockerd routes them") {
+  const std::string privileged = R"({"HostConfig":{"Privileged":true}})";
+  for (const char* uri :
+       {"/containers/create", "/v1.41/containers/create?name=x", "/containers/%63reate", "/v1.41%2Fcontainers/create",
+        "http://localhost/v1.41/containers/create?x=/auth", "/v1.47/containers/create"}) {
+    INFO(uri);
+    refused(decide(web_grants(), "web", req("POST", uri, privileged)), "--privileged");
+  }
+  for (const char* uri :
+       {"//containers/create", "/containers/./create", "/v1.41/../containers/create", "/containers/create%"}) {
+    INFO(uri);
+    CHECK_FALSE(decide(web_grants(), "web", req("POST", uri, privileged)).allow);
+  }
+}
+
+TEST_CASE("admission: a grant or revoke takes effect at the next decision, without a restart") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  RootFs fs(root.path());
+  MachineFileSink sink(fs);
+  GrantsCache cache(fs);
+  const auto request =
+      req("POST", "/containers/create",
+          R"({"HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["nvidia.com/gpu=all"]}]}})");
+  CHECK_FALSE(decide(**cache.current(), "web", request).allow);
+  REQUIRE(add_grant(fs, sink, cdi::read_spec_index(fs), "web", "nvidia.com/gpu=all", false,
+                    std::chrono::system_clock::now()));
+  CHECK(decide(**cache.current(), "web", request).allow);
+  REQUIRE(remove_grant(fs, sink, "web", "nvidia.com/gpu=all"));
+  CHECK_FALSE(decide(**cache.current(), "web", request).allow);
+}
+
+TEST_CASE("admit: one request on stdin, the plugin's answer on stdout, exit 0 or 1; --jsonl for many") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  REQUIRE(run_tool({"grant", "web", "--device", "nvidia.com/gpu=all", "--root", root.str()}).exit_code == 0);
+  std::ifstream in(std::string(RGPU_FIXTURES_DIR) + "/docker-cli/corpus.jsonl");
+  std::string corpus((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string first = corpus.substr(0, corpus.find('\n'));
+  auto one = run_tool({"admit", "--repo", "web", "--root", root.str()}, first);
+  CHECK(one.exit_code == 0);
+  CHECK(one.out == "{\"Allow\":true}\n");
+  auto bad = run_tool(
+      {"admit", "--repo", "web", "--root", root.str()},
+      R"({"RequestMethod":"POST","RequestUri":"/containers/create","RequestHeaders":{"Content-Type":"application/json"},"RequestBody":"eyJIb3N0Q29uZmlnIjp7IlByaXZpbGVnZWQiOnRydWV9fQ=="})");
+  CHECK(bad.exit_code == 1);
+  CHECK_THAT(bad.out, Catch::StartsWith("{\"Allow\":false,\"Msg\":\"refused: --privileged"));
+  auto garbage = run_tool({"admit", "--repo", "web", "--root", root.str()}, "not json");
+  CHECK(garbage.exit_code == 1);
+  CHECK_THAT(garbage.out, Catch::Contains("\"Allow\":false"));
+  auto many = run_tool({"admit", "--repo", "web", "--jsonl", "--root", root.str()}, corpus);
+  CHECK(many.exit_code == 0);
+  CHECK(std::count(many.out.begin(), many.out.end(), '\n') == std::count(corpus.begin(), corpus.end(), '\n'));
+}
