@@ -84,7 +84,7 @@ class Builder final : public nlohmann::json_sax<nlohmann::json> {
     if (parent.kind == GoValue::Kind::array) {
       parent.items.push_back(std::move(v));
     } else {
-      parent.fields.emplace_back(std::move(pending_key_), std::move(v));
+      parent.fields.push_back(GoField{std::move(pending_key_), std::move(v)});
     }
     return true;
   }

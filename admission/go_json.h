@@ -14,6 +14,8 @@
 
 namespace rgpu::admission {
 
+struct GoField;
+
 struct GoValue {
   enum class Kind { null, boolean, number, string, array, object };
   Kind kind = Kind::null;
@@ -21,13 +23,18 @@ struct GoValue {
   double number = 0;
   std::string text;                                     ///< string value
   std::vector<GoValue> items;                           ///< array elements
-  std::vector<std::pair<std::string, GoValue>> fields;  ///< object members, raw keys in order
+  std::vector<GoField> fields;                          ///< object members, raw keys in order
 
   /// The member Go's decoder would put in field `name` (ASCII), or null.
   const GoValue* field(std::string_view name) const;
   bool is_null() const { return kind == Kind::null; }
   /// True for absent-equivalent values: null, false, 0, "", [], {}.
   bool is_empty() const;
+};
+
+struct GoField {
+  std::string key;  ///< raw, as written
+  GoValue value;
 };
 
 /// Go's key folding for matching struct fields: ASCII letters upper-cased, U+017F (long s) as
