@@ -21,9 +21,9 @@ struct GoValue {
   Kind kind = Kind::null;
   bool boolean = false;
   double number = 0;
-  std::string text;                                     ///< string value
-  std::vector<GoValue> items;                           ///< array elements
-  std::vector<GoField> fields;                          ///< object members, raw keys in order
+  std::string text;             ///< string value
+  std::vector<GoValue> items;   ///< array elements
+  std::vector<GoField> fields;  ///< object members, raw keys in order
 
   /// The member Go's decoder would put in field `name` (ASCII), or null.
   const GoValue* field(std::string_view name) const;

@@ -14,11 +14,6 @@
 namespace rgpu::cli {
 namespace {
 
-int failed(const Error& error) {
-  std::cerr << "rediacc-gpu: " << error.message << "\n";
-  return kExitFailure;
-}
-
 void print_warnings(const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
 }
@@ -27,18 +22,18 @@ int run_generate(const GlobalOptions& global) {
   RootFs fs(global.root);
   MachineFileSink sink(fs);
   auto report = probe_hardware(fs);
-  if (!report) return failed(report.error());
+  if (!report) return report_failure(report.error());
   auto specs = cdi::generate_specs(fs, report->inventory);
   report->warnings.insert(report->warnings.end(), specs.warnings.begin(), specs.warnings.end());
   auto changes = cdi::write_specs(sink, {specs.dri, specs.amd});
   if (!changes) {
     print_warnings(report->warnings);
-    return failed(changes.error());
+    return report_failure(changes.error());
   }
   attach_cdi_names(fs, *report);
   print_warnings(report->warnings);
   auto recorded = probe::record_inventory(fs, sink, report->inventory);
-  if (!recorded) return failed(recorded.error());
+  if (!recorded) return report_failure(recorded.error());
   changes->push_back(*recorded);
   for (const auto& c : *changes) std::cout << to_string(c.kind) << " " << fs.host_path(c.target).string() << "\n";
   return kExitOk;

@@ -18,11 +18,6 @@ struct GrantFlags {
   std::string output = "table";
 };
 
-int failed(const Error& e) {
-  std::cerr << "rediacc-gpu: " << e.message << "\n";
-  return kExitFailure;
-}
-
 Result<std::string> repo_of(const RootFs& fs, const std::string& written) {
   return admission::parse_repo(written, probe::machine_hostname(fs).value_or(""));
 }
@@ -30,11 +25,11 @@ Result<std::string> repo_of(const RootFs& fs, const std::string& written) {
 int run_grant(const GlobalOptions& global, const GrantFlags& f) {
   RootFs fs(global.root);
   auto repo = repo_of(fs, f.repo);
-  if (!repo) return failed(repo.error());
+  if (!repo) return report_failure(repo.error());
   MachineFileSink sink(fs);
   auto outcome = admission::add_grant(fs, sink, cdi::read_spec_index(fs), *repo, f.device, f.exclusive,
                                       std::chrono::system_clock::now());
-  if (!outcome) return failed(outcome.error());
+  if (!outcome) return report_failure(outcome.error());
   for (const auto& w : outcome->warnings) std::cerr << "warning: " << w << "\n";
   if (outcome->change.kind == Change::Kind::unchanged) {
     std::cout << *repo << " already holds " << f.device << (f.exclusive ? " exclusively" : "") << "\n";
@@ -47,10 +42,10 @@ int run_grant(const GlobalOptions& global, const GrantFlags& f) {
 int run_revoke(const GlobalOptions& global, const GrantFlags& f) {
   RootFs fs(global.root);
   auto repo = repo_of(fs, f.repo);
-  if (!repo) return failed(repo.error());
+  if (!repo) return report_failure(repo.error());
   MachineFileSink sink(fs);
   auto change = admission::remove_grant(fs, sink, *repo, f.device);
-  if (!change) return failed(change.error());
+  if (!change) return report_failure(change.error());
   if (change->kind == Change::Kind::unchanged) {
     std::cout << change->detail << "; nothing to revoke\n";
   } else {
@@ -73,28 +68,28 @@ std::string overlaps(const admission::GrantSet& set, const cdi::SpecIndex& index
 int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
   RootFs fs(global.root);
   auto set = admission::load_grants(fs);
-  if (!set) return failed(set.error());
+  if (!set) return report_failure(set.error());
   std::string only;
   if (!f.repo.empty()) {
     auto repo = repo_of(fs, f.repo);
-    if (!repo) return failed(repo.error());
+    if (!repo) return report_failure(repo.error());
     only = *repo;
   }
-  std::erase_if(set->grants, [&](const admission::Grant& g) { return !only.empty() && g.repo != only; });
+  std::vector<admission::Grant> shown = set->grants;
+  std::erase_if(shown, [&](const admission::Grant& g) { return !only.empty() && g.repo != only; });
   if (f.output == "json") {
     auto list = nlohmann::ordered_json::array();
-    for (const auto& g : set->grants) {
+    for (const auto& g : shown) {
       list.push_back(
           {{"repo", g.repo}, {"device", g.device}, {"exclusive", g.exclusive}, {"granted_at", g.granted_at}});
     }
     std::cout << list.dump(2) << "\n";
     return kExitOk;
   }
-  auto all = admission::load_grants(fs);
   const auto index = cdi::read_spec_index(fs);
   std::vector<std::vector<std::string>> rows;
-  for (const auto& g : set->grants) {
-    rows.push_back({g.repo, g.device, g.exclusive ? "yes" : "no", g.granted_at, overlaps(*all, index, g)});
+  for (const auto& g : shown) {
+    rows.push_back({g.repo, g.device, g.exclusive ? "yes" : "no", g.granted_at, overlaps(*set, index, g)});
   }
   std::cout << render_table({"REPO", "DEVICE", "EXCLUSIVE", "GRANTED AT", "SAME DEVICE ALSO GRANTED TO"}, rows);
   return kExitOk;

@@ -40,10 +40,7 @@ std::string table(const probe::Inventory& inv) {
 int run_list(const GlobalOptions& global, const std::string& output) {
   RootFs fs(global.root);
   auto recorded = probe::read_inventory(fs);
-  if (!recorded) {
-    std::cerr << "rediacc-gpu: " << recorded.error().message << "\n";
-    return kExitFailure;
-  }
+  if (!recorded) return report_failure(recorded.error());
   if (!*recorded) {
     std::cerr << "rediacc-gpu: no inventory at " << fs.host_path(probe::kInventoryPath).string()
               << "; run `rediacc-gpu probe` first.\n";

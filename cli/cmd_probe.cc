@@ -25,16 +25,10 @@ int run_probe_command(const GlobalOptions& global) {
   RootFs fs(global.root);
   MachineFileSink sink(fs);
   auto report = probe_machine(fs);
-  if (!report) {
-    std::cerr << "rediacc-gpu: " << report.error().message << "\n";
-    return kExitFailure;
-  }
+  if (!report) return report_failure(report.error());
   for (const auto& w : report->warnings) std::cerr << "warning: " << w << "\n";
   auto recorded = probe::record_inventory(fs, sink, report->inventory);
-  if (!recorded) {
-    std::cerr << "rediacc-gpu: " << recorded.error().message << "\n";
-    return kExitFailure;
-  }
+  if (!recorded) return report_failure(recorded.error());
   for (const auto& g : report->inventory.gpus) std::cout << summary_line(g) << "\n";
   const auto n = report->inventory.gpus.size();
   std::cout << n << (n == 1 ? " GPU" : " GPUs") << " (platform " << probe::to_string(report->inventory.platform)

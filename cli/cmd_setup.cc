@@ -53,10 +53,7 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
   std::optional<FileLock> lock;  // a second setup waits here, then finds nothing to do
   if (!flags.dry_run) {
     auto locked = FileLock::acquire(fs, kSetupLock);
-    if (!locked) {
-      std::cerr << "rediacc-gpu: " << locked.error().message << "\n";
-      return kExitFailure;
-    }
+    if (!locked) return report_failure(locked.error());
     lock.emplace(std::move(*locked));
   }
   MachineFileSink machine_sink(fs);

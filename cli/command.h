@@ -6,6 +6,8 @@
 #include <functional>
 #include <string>
 
+#include "core/result.h"
+
 namespace rgpu::cli {
 
 /// Exit codes: 0 success, 1 failure or refusal, 2 usage error.
@@ -24,6 +26,9 @@ struct Command {
   const char* summary;
   Runner (*attach)(CLI::App& sub, GlobalOptions& global);
 };
+
+/// Prints the error as the one line a user sees and returns kExitFailure.
+int report_failure(const Error& error);
 
 /// Adds --root DIR to a subcommand, bound to the global value.
 void add_root_option(CLI::App& sub, GlobalOptions& global);

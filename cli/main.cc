@@ -46,6 +46,11 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
+int report_failure(const Error& error) {
+  std::cerr << "rediacc-gpu: " << error.message << "\n";
+  return kExitFailure;
+}
+
 void add_root_option(CLI::App& sub, GlobalOptions& global) {
   sub.add_option("--root", global.root, "Directory that stands for / on the machine (default /)")
       ->check(CLI::ExistingDirectory);
