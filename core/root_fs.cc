@@ -139,17 +139,6 @@ Result<std::vector<std::string>> RootFs::list_dir(std::string_view machine_path)
   return names;
 }
 
-Result<std::string> RootFs::read_link(std::string_view machine_path) const {
-  auto host = host_path(machine_path);
-  char target[4096];
-  ssize_t n = ::readlink(host.c_str(), target, sizeof target - 1);
-  if (n < 0) {
-    int err = errno;
-    return fail("cannot read link " + host.string() + ": " + errno_text(err), err);
-  }
-  return std::string(target, static_cast<size_t>(n));
-}
-
 NodeKind RootFs::kind(std::string_view machine_path) const {
   auto resolved = resolve(machine_path);
   if (!resolved) return NodeKind::other;

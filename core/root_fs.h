@@ -51,9 +51,6 @@ class RootFs {
   /// Names in a directory, sorted; an absent directory has no names.
   Result<std::vector<std::string>> list_dir(std::string_view machine_path) const;
 
-  /// Raw target of a symlink, not followed.
-  Result<std::string> read_link(std::string_view machine_path) const;
-
   /// Kind of the node, links followed inside the root; a loop reads as `other`.
   NodeKind kind(std::string_view machine_path) const;
 

@@ -60,10 +60,9 @@ DrmClassScan scan_drm_class(const RootFs& fs) {
       continue;
     }
     auto address = canonical_pci_address(base_name(*target));
+    // A node whose device is not a PCI function (amdgpu_xcp_* partitions of an MI300) is no GPU.
     if (address && fs.kind("/sys/bus/pci/devices/" + *address) == NodeKind::directory) {
       scan.render_by_pci.emplace(*address, "/dev/dri/" + name);
-    } else {
-      scan.non_pci_render_nodes.push_back("/dev/dri/" + name);
     }
   }
   return scan;

@@ -23,7 +23,6 @@ DrmNodes drm_nodes_of_pci(const RootFs& fs, const std::string& pci_address);
 
 struct DrmClassScan {
   std::map<std::string, std::string> render_by_pci;  ///< PCI address -> "/dev/dri/renderD<N>"
-  std::vector<std::string> non_pci_render_nodes;     ///< e.g. amdgpu_xcp partition nodes
   std::vector<std::string> warnings;                 ///< dangling or looping device links
 };
 
