@@ -1,7 +1,7 @@
 #include "admission/go_json.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
-#include <set>
 
 namespace rgpu::admission {
 namespace {
@@ -35,8 +35,11 @@ class Builder final : public nlohmann::json_sax<nlohmann::json> {
   bool start_object(std::size_t) override { return open(GoValue::Kind::object); }
   bool key(string_t& k) override {
     auto& keys = folded_.back();
-    if (!keys.insert(go_fold(k)).second)
+    std::string folded = go_fold(k);
+    if (std::find(keys.begin(), keys.end(), folded) != keys.end()) {
       return fail_with("an object has two keys that Docker reads as one: \"" + k + "\"");
+    }
+    keys.push_back(std::move(folded));
     pending_key_ = std::move(k);
     return true;
   }
@@ -91,7 +94,7 @@ class Builder final : public nlohmann::json_sax<nlohmann::json> {
 
   std::vector<GoValue> stack_;
   std::vector<std::string> keys_;
-  std::vector<std::set<std::string>> folded_;
+  std::vector<std::vector<std::string>> folded_;  // objects are small: a scan beats a set
   std::string pending_key_;
 };
 
