@@ -46,11 +46,18 @@ Result<CommandResult> ProcessRunner::do_run(const Argv& argv, std::chrono::secon
   int fd = ::mkstemp(out.data());
   if (fd < 0) return fail("cannot create a temporary file for the output of " + argv[0] + ".");
   ::close(fd);
-  bp::environment child_env = boost::this_process::environment();
-  for (const auto& [k, v] : env) child_env[k] = v;
+  // Extra variables go through env(1): Boost 1.74's environment lookup reads past the end of
+  // shorter entries (found by ASan), so the child's environment is never edited through it.
+  Argv args;
+  boost::filesystem::path launcher = program;
+  if (!env.empty()) {
+    launcher = bp::search_path("env");
+    for (const auto& [k, v] : env) args.push_back(k + "=" + v);
+    args.push_back(program.string());
+  }
+  args.insert(args.end(), argv.begin() + 1, argv.end());
   std::error_code ec;
-  bp::child child(program, bp::args(Argv(argv.begin() + 1, argv.end())), (bp::std_out & bp::std_err) > out,
-                  bp::std_in < bp::null, child_env, ec);
+  bp::child child(launcher, bp::args(args), (bp::std_out & bp::std_err) > out, bp::std_in < bp::null, ec);
   if (ec) {
     ::unlink(out.c_str());
     return fail("cannot start " + command_line(argv) + ": " + ec.message() + ".");
