@@ -28,7 +28,7 @@ Result<Change> record_inventory(const RootFs& fs, FileSink& sink, Inventory& inv
   if (*recorded) {
     Inventory same_time = inventory;
     same_time.generated_at = (*recorded)->inventory.generated_at;
-    if (same_time == (*recorded)->inventory && inventory_text(same_time) == (*recorded)->text) {
+    if (inventory_text(same_time) == (*recorded)->text) {
       inventory.generated_at = same_time.generated_at;
       return Change{Change::Kind::unchanged, kInventoryPath, ""};
     }
