@@ -47,7 +47,7 @@ TEST_CASE("grants: repositories are name or name@machine, and the machine must b
   CHECK_FALSE(parse_repo("a b", "gpu-01"));
 }
 
-TEST_CASE("grants: a grant is recorded once; granting twice is harmless") {
+TEST_CASE("grants: a grant is recorded once, and granting twice is harmless") {
   Machine m;
   auto first = m.grant("web", "nvidia.com/gpu=all");
   REQUIRE(first);
@@ -100,7 +100,7 @@ TEST_CASE("grants: a fork is another repository and starts with no grant") {
   CHECK_FALSE(set->find("web-fork", "nvidia.com/gpu=0"));
 }
 
-TEST_CASE("grants: revoking removes the grant; revoking what is not there says so") {
+TEST_CASE("grants: revoking removes the grant, and revoking what is not there says so") {
   Machine m;
   REQUIRE(m.grant("web", "nvidia.com/gpu=0"));
   CHECK(remove_grant(m.fs, m.sink, "web", "nvidia.com/gpu=0")->kind == Change::Kind::write);

@@ -146,7 +146,7 @@ TEST_CASE("cdi generate: a render node gone from /dev is left out with a warning
   CHECK_THAT(specs.warnings[0], Catch::Contains("renderD129"));
 }
 
-TEST_CASE("cdi write: same specs again change nothing; an emptied kind loses its file") {
+TEST_CASE("cdi write: same specs again change nothing, and an emptied kind loses its file") {
   FixtureRoot root;
   two_amd_instinct(root);
   RootFs fs(root.path());

@@ -171,7 +171,7 @@ TEST_CASE("setup: an installed toolkit at the pinned version is not installed ag
   CHECK_THAT(r.out, Catch::Contains("nvidia-container-toolkit-base 1.20.0 already installed"));
 }
 
-TEST_CASE("setup: a failing install stops setup naming the step and the command's output; rerun resumes") {
+TEST_CASE("setup: a failing install stops setup naming the step and the command's output, and a rerun resumes") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
   root.write("/etc/os-release", kFamilies[0].os_release);

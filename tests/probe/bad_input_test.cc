@@ -90,7 +90,7 @@ TEST_CASE("bad input: a PCI device libpci cannot read fails the probe with the p
   CHECK_THAT(report.error().message, Catch::Contains("cannot read the PCI devices"));
 }
 
-TEST_CASE("bad input: a CDI spec that does not parse is skipped with a warning; the others count") {
+TEST_CASE("bad input: a CDI spec that does not parse is skipped with a warning, the others count") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
   root.write("/etc/cdi/broken.yaml", "kind: [oops\n");
