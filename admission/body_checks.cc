@@ -44,36 +44,39 @@ bool under_host_hardware(const std::string& source) {
   return p == "/" || p == "/run";  // a bind of a parent carries those directories along
 }
 
-std::optional<std::string> check_cdi_request(const GoValue& req, const GrantSet& grants, const std::string& repo) {
-  const GoValue* count = req.field("Count");
-  const GoValue* options = req.field("Options");
-  const GoValue* ids = req.field("DeviceIDs");
+std::optional<std::string> check_cdi_request(const GoValue& req, LazyGrants& grants, const std::string& repo) {
+  const auto count = req.field("Count");
+  const auto options = req.field("Options");
+  const auto ids = req.field("DeviceIDs");
   if (count && !count->is_empty())
     return "refused: a CDI device request with a Count; name the devices instead: --device VENDOR/CLASS=NAME.";
   if (options && !options->is_empty()) return "refused: a CDI device request with Options, which CDI does not take.";
-  if (!ids || ids->kind != GoValue::Kind::array || ids->items.empty())
+  if (!ids || ids->kind() != GoValue::Kind::array || ids->items().empty())
     return "refused: a CDI device request that names no device.";
-  for (const auto& id : ids->items) {
-    if (id.kind != GoValue::Kind::string || !qualified_cdi_name(id.text)) {
-      return "refused: \"" + id.text + "\" is not a qualified CDI name (vendor.com/class=name).";
+  for (const GoValue id : ids->items()) {
+    const std::string name(id.text());
+    if (id.kind() != GoValue::Kind::string || !qualified_cdi_name(name)) {
+      return "refused: \"" + name + "\" is not a qualified CDI name (vendor.com/class=name).";
     }
-    if (!grants.find(repo, id.text)) {
-      return "refused: repository \"" + repo + "\" has no grant for " + id.text +
-             "; an operator can grant it with: rediacc-gpu grant " + repo + " --device " + id.text;
+    const auto& set = grants.get();
+    if (!set) return "refused: " + set.error().message;
+    if (!(*set)->find(repo, name)) {
+      return "refused: repository \"" + repo + "\" has no grant for " + name +
+             "; an operator can grant it with: rediacc-gpu grant " + repo + " --device " + name;
     }
   }
   return std::nullopt;
 }
 
-std::optional<std::string> check_device_requests(const GoValue& hc, const GrantSet& grants, const std::string& repo) {
-  const GoValue* requests = hc.field("DeviceRequests");
+std::optional<std::string> check_device_requests(const GoValue& hc, LazyGrants& grants, const std::string& repo) {
+  const auto requests = hc.field("DeviceRequests");
   if (!requests || requests->is_null()) return std::nullopt;
-  if (requests->kind != GoValue::Kind::array) return "refused: DeviceRequests is not a list.";
-  for (const auto& req : requests->items) {
-    const GoValue* driver = req.field("Driver");
-    if (req.kind != GoValue::Kind::object || !driver || driver->kind != GoValue::Kind::string ||
-        driver->text != "cdi") {
-      const std::string name = driver && driver->kind == GoValue::Kind::string ? driver->text : "";
+  if (requests->kind() != GoValue::Kind::array) return "refused: DeviceRequests is not a list.";
+  for (const GoValue req : requests->items()) {
+    const auto driver = req.field("Driver");
+    if (req.kind() != GoValue::Kind::object || !driver || driver->kind() != GoValue::Kind::string ||
+        driver->text() != "cdi") {
+      const std::string name(driver ? driver->text() : "");
       return "refused: a device request with driver \"" + name +
              "\" (docker run --gpus, Compose gpus: or deploy.resources.reservations.devices); " + kCdiForm + ".";
     }
@@ -82,41 +85,43 @@ std::optional<std::string> check_device_requests(const GoValue& hc, const GrantS
   return std::nullopt;
 }
 
-std::optional<std::string> check_strings(const GoValue* list, const std::string& what) {
+std::optional<std::string> check_strings(const std::optional<GoValue>& list, const std::string& what) {
   if (!list || list->is_empty()) return std::nullopt;
   return "refused: " + what;
 }
 
-std::optional<std::string> check_caps(const GoValue* caps) {
-  if (!caps || caps->kind != GoValue::Kind::array) return std::nullopt;
-  for (const auto& c : caps->items) {
-    std::string cap = upper(c.text);
+std::optional<std::string> check_caps(const std::optional<GoValue>& caps) {
+  if (!caps) return std::nullopt;
+  for (const GoValue c : caps->items()) {
+    std::string cap = upper(std::string(c.text()));
     if (cap.rfind("CAP_", 0) == 0) cap = cap.substr(4);
     if (cap == "ALL" || cap == "SYS_ADMIN" || cap == "SYS_RAWIO" || cap == "SYS_MODULE") {
-      return "refused: capability " + c.text +
+      return "refused: capability " + std::string(c.text()) +
              " reaches the host's hardware; request only the devices needed, by CDI name.";
     }
   }
   return std::nullopt;
 }
 
-std::optional<std::string> check_security_opts(const GoValue* opts) {
-  if (!opts || opts->kind != GoValue::Kind::array) return std::nullopt;
-  for (const auto& o : opts->items) {
-    std::string opt = o.text;
+std::optional<std::string> check_security_opts(const std::optional<GoValue>& opts) {
+  if (!opts) return std::nullopt;
+  for (const GoValue o : opts->items()) {
+    std::string opt(o.text());
     std::replace(opt.begin(), opt.end(), ':', '=');  // the older "seccomp:unconfined" spelling
     if (opt == "apparmor=unconfined" || opt == "seccomp=unconfined" || opt == "systempaths=unconfined" ||
         opt == "label=disable") {
-      return "refused: security option \"" + o.text + "\" removes the confinement that keeps devices out.";
+      return "refused: security option \"" + std::string(o.text()) +
+             "\" removes the confinement that keeps devices out.";
     }
   }
   return std::nullopt;
 }
 
-std::optional<std::string> check_binds(const GoValue* binds) {
-  if (!binds || binds->kind != GoValue::Kind::array) return std::nullopt;
-  for (const auto& b : binds->items) {
-    const std::string source = b.text.substr(0, b.text.find(':'));
+std::optional<std::string> check_binds(const std::optional<GoValue>& binds) {
+  if (!binds) return std::nullopt;
+  for (const GoValue b : binds->items()) {
+    const std::string_view bind = b.text();
+    const std::string source(bind.substr(0, bind.find(':')));
     if (!source.empty() && source[0] == '/' && under_host_hardware(source)) {
       return "refused: a bind of \"" + source + "\" into the container; " + cdi_form_for(clean_path(source)) + ".";
     }
@@ -124,17 +129,16 @@ std::optional<std::string> check_binds(const GoValue* binds) {
   return std::nullopt;
 }
 
-std::optional<std::string> check_mounts(const GoValue* mounts) {
-  if (!mounts || mounts->kind != GoValue::Kind::array) return std::nullopt;
-  for (const auto& m : mounts->items) {
-    const GoValue* source = m.field("Source");
-    if (source && source->kind == GoValue::Kind::string && !source->text.empty() && source->text[0] == '/' &&
-        under_host_hardware(source->text)) {
-      return "refused: a mount of \"" + source->text + "\" into the container; " +
-             cdi_form_for(clean_path(source->text)) + ".";
+std::optional<std::string> check_mounts(const std::optional<GoValue>& mounts) {
+  if (!mounts) return std::nullopt;
+  for (const GoValue m : mounts->items()) {
+    const auto src = m.field("Source");
+    const std::string source(src ? src->text() : "");
+    if (!source.empty() && source[0] == '/' && under_host_hardware(source)) {
+      return "refused: a mount of \"" + source + "\" into the container; " + cdi_form_for(clean_path(source)) + ".";
     }
-    const GoValue* volume = m.field("VolumeOptions");
-    const GoValue* driver = volume ? volume->field("DriverConfig") : nullptr;
+    const auto volume = m.field("VolumeOptions");
+    const auto driver = volume ? volume->field("DriverConfig") : std::nullopt;
     if (driver) {
       if (auto bad = check_volume(driver->field("Name"), driver->field("Options"))) return bad;
     }
@@ -143,14 +147,14 @@ std::optional<std::string> check_mounts(const GoValue* mounts) {
 }
 
 std::optional<std::string> check_runtime_and_annotations(const GoValue& hc) {
-  if (const GoValue* rt = hc.field("Runtime");
-      rt && !rt->is_empty() && !(rt->kind == GoValue::Kind::string && rt->text == "runc")) {
-    return "refused: runtime \"" + rt->text + "\"; only runc runs here, and " + kCdiForm + ".";
+  if (const auto rt = hc.field("Runtime");
+      rt && !rt->is_empty() && !(rt->kind() == GoValue::Kind::string && rt->text() == "runc")) {
+    return "refused: runtime \"" + std::string(rt->text()) + "\"; only runc runs here, and " + kCdiForm + ".";
   }
-  if (const GoValue* ann = hc.field("Annotations"); ann && ann->kind == GoValue::Kind::object) {
-    for (const auto& [key, value] : ann->fields) {
-      if (key.rfind("cdi.k8s.io/", 0) == 0) {
-        return "refused: annotation \"" + key + "\" injects devices; " + std::string(kCdiForm) + ".";
+  if (const auto ann = hc.field("Annotations")) {
+    for (const auto [key, value] : ann->fields()) {
+      if (key.substr(0, 11) == "cdi.k8s.io/") {
+        return "refused: annotation \"" + std::string(key) + "\" injects devices; " + std::string(kCdiForm) + ".";
       }
     }
   }
@@ -158,16 +162,21 @@ std::optional<std::string> check_runtime_and_annotations(const GoValue& hc) {
 }
 
 std::optional<std::string> check_devices(const GoValue& hc) {
-  const GoValue* devices = hc.field("Devices");
+  const auto devices = hc.field("Devices");
   if (!devices || devices->is_empty()) return std::nullopt;
   std::string path = "a device";
-  if (devices->kind == GoValue::Kind::array) {
-    if (const GoValue* host = devices->items.front().field("PathOnHost")) path = host->text;
+  if (const auto first = devices->items().front()) {
+    if (const auto host = first->field("PathOnHost")) path = host->text();
   }
   return "refused: raw device \"" + path + "\"; ask for it by CDI name: " + cdi_form_for(path) + ".";
 }
 
 }  // namespace
+
+const Result<std::shared_ptr<const GrantSet>>& LazyGrants::get() {
+  if (!got_) got_ = source_();
+  return *got_;
+}
 
 std::string clean_path(const std::string& path) {
   std::vector<std::string> parts;
@@ -188,24 +197,23 @@ std::string clean_path(const std::string& path) {
   return out.empty() ? "/" : out;
 }
 
-std::optional<std::string> check_volume(const GoValue* driver, const GoValue* options) {
-  if (driver && driver->kind == GoValue::Kind::string && !driver->text.empty() && driver->text != "local") {
-    return "refused: volume driver \"" + driver->text + "\"; only the local driver is allowed.";
+std::optional<std::string> check_volume(const std::optional<GoValue>& driver, const std::optional<GoValue>& options) {
+  if (driver && !driver->text().empty() && driver->text() != "local") {
+    return "refused: volume driver \"" + std::string(driver->text()) + "\"; only the local driver is allowed.";
   }
-  if (options && options->kind == GoValue::Kind::object) {
-    for (const auto& [key, value] : options->fields) {
-      const std::string k = go_fold(key);
-      if (k == "DEVICE" || k == "TYPE" || k == "O") {
-        return "refused: a volume with option \"" + key + "\", which can bind or mount a host device.";
+  if (options) {
+    for (const auto [key, value] : options->fields()) {
+      if (go_fold_equal(key, "DEVICE") || go_fold_equal(key, "TYPE") || go_fold_equal(key, "O")) {
+        return "refused: a volume with option \"" + std::string(key) + "\", which can bind or mount a host device.";
       }
     }
   }
   return std::nullopt;
 }
 
-std::optional<std::string> check_host_config(const GoValue& hc, const GrantSet& grants, const std::string& repo) {
-  if (hc.kind != GoValue::Kind::object) return std::nullopt;
-  if (const GoValue* p = hc.field("Privileged"); p && !p->is_empty()) {
+std::optional<std::string> check_host_config(const GoValue& hc, LazyGrants& grants, const std::string& repo) {
+  if (hc.kind() != GoValue::Kind::object) return std::nullopt;
+  if (const auto p = hc.field("Privileged"); p && !p->is_empty()) {
     return std::string("refused: --privileged gives every host device; ") + kCdiForm + ".";
   }
   if (auto bad = check_device_requests(hc, grants, repo)) return bad;
@@ -220,7 +228,7 @@ std::optional<std::string> check_host_config(const GoValue& hc, const GrantSet& 
   if (auto bad = check_security_opts(hc.field("SecurityOpt"))) return bad;
   if (auto bad = check_binds(hc.field("Binds"))) return bad;
   if (auto bad = check_mounts(hc.field("Mounts"))) return bad;
-  return check_volume(hc.field("VolumeDriver"), nullptr);
+  return check_volume(hc.field("VolumeDriver"), std::nullopt);
 }
 
 }  // namespace rgpu::admission

@@ -10,12 +10,22 @@
 
 namespace rgpu::admission {
 
+/// The grants for one decision: read from the source at most once, and only if asked.
+class LazyGrants {
+ public:
+  explicit LazyGrants(const GrantsSource& source) : source_(source) {}
+  const Result<std::shared_ptr<const GrantSet>>& get();
+
+ private:
+  const GrantsSource& source_;
+  std::optional<Result<std::shared_ptr<const GrantSet>>> got_;
+};
+
 /// A refusal message, or nothing when the object attaches no hardware beyond granted CDI names.
-std::optional<std::string> check_host_config(const GoValue& host_config, const GrantSet& grants,
-                                             const std::string& repo);
+std::optional<std::string> check_host_config(const GoValue& host_config, LazyGrants& grants, const std::string& repo);
 
 /// Volume driver and options (volumes/create, Mounts[].VolumeOptions).
-std::optional<std::string> check_volume(const GoValue* driver, const GoValue* options);
+std::optional<std::string> check_volume(const std::optional<GoValue>& driver, const std::optional<GoValue>& options);
 
 /// Go's path.Clean, for bind sources.
 std::string clean_path(const std::string& path);

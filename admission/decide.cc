@@ -22,7 +22,7 @@ bool json_media_type(const std::string& content_type) {
 
 // Fail closed: a route that can attach hardware is decided on its body, so the body must be
 // there, be JSON as dockerd reads it, and be all of it.
-std::optional<GoValue> read_body(const AuthzRequest& request, std::string& why) {
+std::optional<GoDocument> read_body(const AuthzRequest& request, std::string& why) {
   if (request.body.empty()) {
     why = "refused: the request carries no body the gate can read (chunked, over 1 MiB, or not JSON).";
     return std::nullopt;
@@ -40,15 +40,15 @@ std::optional<GoValue> read_body(const AuthzRequest& request, std::string& why) 
     why = "refused: " + body.error().message + ".";
     return std::nullopt;
   }
-  if (body->kind != GoValue::Kind::object) {
+  if (body->root().kind() != GoValue::Kind::object) {
     why = "refused: the request body is not a JSON object.";
     return std::nullopt;
   }
   return std::move(*body);
 }
 
-Decision decide_create(const GoValue& body, const GrantSet& grants, const std::string& repo) {
-  if (const GoValue* hc = body.field("HostConfig")) {
+Decision decide_create(const GoValue& body, LazyGrants& grants, const std::string& repo) {
+  if (const auto hc = body.field("HostConfig")) {
     if (auto bad = check_host_config(*hc, grants, repo)) return deny(*bad);
   }
   // Engines up to 26.1 read HostConfig fields at the top level of a create body too.
@@ -57,7 +57,7 @@ Decision decide_create(const GoValue& body, const GrantSet& grants, const std::s
 }
 
 Decision decide_exec(const GoValue& body) {
-  if (const GoValue* p = body.field("Privileged"); p && !p->is_empty()) {
+  if (const auto p = body.field("Privileged"); p && !p->is_empty()) {
     return deny("refused: a privileged exec; run the command without --privileged.");
   }
   return allow();
@@ -71,6 +71,15 @@ Decision decide_volume(const GoValue& body) {
 }  // namespace
 
 Decision decide(const GrantSet& grants, const std::string& repo, const AuthzRequest& request,
+                const DecideOptions& options) {
+  // The aliasing constructor: a shared_ptr that points at `grants` and owns nothing.
+  const GrantsSource source = [&grants]() -> Result<std::shared_ptr<const GrantSet>> {
+    return std::shared_ptr<const GrantSet>(std::shared_ptr<const GrantSet>(), &grants);
+  };
+  return decide(source, repo, request, options);
+}
+
+Decision decide(const GrantsSource& source, const std::string& repo, const AuthzRequest& request,
                 const DecideOptions& options) {
   auto route = route_of(request.method, request.uri);
   if (!route) return deny("refused: " + route.error().message + ".");
@@ -95,15 +104,16 @@ Decision decide(const GrantSet& grants, const std::string& repo, const AuthzRequ
   }
   std::string why;
   auto body = read_body(request, why);
+  LazyGrants grants(source);
   if (!body) return deny(why);
   switch (route->kind) {
-    case RouteKind::container_create: return decide_create(*body, grants, repo);
+    case RouteKind::container_create: return decide_create(body->root(), grants, repo);
     case RouteKind::container_update: {
-      auto bad = check_host_config(*body, grants, repo);
+      auto bad = check_host_config(body->root(), grants, repo);
       return bad ? deny(*bad) : allow();
     }
-    case RouteKind::exec_create: return decide_exec(*body);
-    case RouteKind::volume_create: return decide_volume(*body);
+    case RouteKind::exec_create: return decide_exec(body->root());
+    case RouteKind::volume_create: return decide_volume(body->root());
     default: return allow();
   }
 }

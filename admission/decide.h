@@ -18,7 +18,12 @@ struct DecideOptions {
   bool allow_buildkit = false;
 };
 
-/// Pure: the grants and the request in, allow or deny with a message out.
+/// The grants (read from `grants` only if the request names CDI devices) and the request in,
+/// allow or deny with a message out. A source that fails refuses only requests that need it.
+Decision decide(const GrantsSource& grants, const std::string& repo, const AuthzRequest& request,
+                const DecideOptions& options = {});
+
+/// Pure: the same with grants in hand.
 Decision decide(const GrantSet& grants, const std::string& repo, const AuthzRequest& request,
                 const DecideOptions& options = {});
 

@@ -1,151 +1,215 @@
 #include "admission/go_json.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
+#include <cstring>
+#include <vector>
 
 namespace rgpu::admission {
 namespace {
 
-constexpr size_t kMaxDepth = 64;
+namespace dom = simdjson::dom;
 
-GoValue of(GoValue::Kind kind) {
-  GoValue v;
-  v.kind = kind;
-  return v;
+constexpr size_t kMaxDepth = 64;
+constexpr size_t kPooledParsers = 4;
+constexpr size_t kPairwiseKeys = 16;
+
+// Parsers keep their buffers between bodies; one pool per thread, so no locking.
+std::vector<std::unique_ptr<dom::parser>>& parser_pool() {
+  thread_local std::vector<std::unique_ptr<dom::parser>> pool;
+  return pool;
 }
 
-// Builds GoValue trees from nlohmann's SAX events.
-class Builder final : public nlohmann::json_sax<nlohmann::json> {
- public:
-  bool null() override { return put(GoValue{}); }
-  bool boolean(bool b) override {
-    GoValue v = of(GoValue::Kind::boolean);
-    v.boolean = b;
-    return put(std::move(v));
+// The folded byte at key[i], advancing i past the rune it came from.
+inline char fold_next(std::string_view key, size_t& i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(key[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) {
+    ++i;
+    return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : static_cast<char>(c);
   }
-  bool number_integer(number_integer_t n) override { return number(static_cast<double>(n)); }
-  bool number_unsigned(number_unsigned_t n) override { return number(static_cast<double>(n)); }
-  bool number_float(number_float_t n, const string_t&) override { return number(n); }
-  bool string(string_t& s) override {
-    GoValue v = of(GoValue::Kind::string);
-    v.text = std::move(s);
-    return put(std::move(v));
+  if (c == 0xC5 && i + 1 < key.size() && byte(i + 1) == 0xBF) {  // U+017F
+    i += 2;
+    return 'S';
   }
-  bool binary(binary_t&) override { return fail_with("binary values are not JSON"); }
-  bool start_object(std::size_t) override { return open(GoValue::Kind::object); }
-  bool key(string_t& k) override {
-    auto& keys = folded_.back();
-    std::string folded = go_fold(k);
-    if (std::find(keys.begin(), keys.end(), folded) != keys.end()) {
-      return fail_with("an object has two keys that Docker reads as one: \"" + k + "\"");
-    }
-    keys.push_back(std::move(folded));
-    pending_key_ = std::move(k);
-    return true;
+  if (c == 0xE2 && i + 2 < key.size() && byte(i + 1) == 0x84 && byte(i + 2) == 0xAA) {  // U+212A
+    i += 3;
+    return 'K';
   }
-  bool end_object() override { return close(); }
-  bool start_array(std::size_t) override { return open(GoValue::Kind::array); }
-  bool end_array() override { return close(); }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception&) override {
-    return fail_with("not valid JSON at byte " + std::to_string(position));
-  }
+  ++i;
+  return static_cast<char>(c);
+}
 
-  std::string error;
-  GoValue root;
+bool folded_equal(std::string_view a, std::string_view b) {
+  size_t i = 0;
+  size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (fold_next(a, i) != fold_next(b, j)) return false;
+  }
+  return i == a.size() && j == b.size();
+}
 
- private:
-  bool number(double n) {
-    GoValue v = of(GoValue::Kind::number);
-    v.number = n;
-    return put(std::move(v));
+// A hash equal for keys Go folds to the same name, made of the length and the first and last
+// eight bytes with bit 5 cleared (upper-casing letters, and merging a few other bytes): keys
+// Go tells apart may share it, which is why equal hashes are then compared with folded_equal.
+uint64_t folded_hash(std::string_view key) {
+  unsigned char high = 0;
+  for (const char c : key) high |= static_cast<unsigned char>(c);
+  std::string folded;
+  if (high >= 0x80) {  // rare: fold the runes first, so the hash sees what Go compares
+    folded.reserve(key.size());
+    for (size_t i = 0; i < key.size();) folded += fold_next(key, i);
+    key = folded;
   }
-  bool fail_with(std::string message) {
-    if (error.empty()) error = std::move(message);
-    return false;
-  }
-  bool open(GoValue::Kind kind) {
-    if (stack_.size() >= kMaxDepth) return fail_with("nested deeper than " + std::to_string(kMaxDepth) + " levels");
-    stack_.push_back(of(kind));
-    keys_.push_back(std::move(pending_key_));
-    folded_.emplace_back();
-    return true;
-  }
-  bool close() {
-    GoValue done = std::move(stack_.back());
-    stack_.pop_back();
-    pending_key_ = std::move(keys_.back());
-    keys_.pop_back();
-    folded_.pop_back();
-    return put(std::move(done));
-  }
-  bool put(GoValue v) {
-    if (stack_.empty()) {
-      root = std::move(v);
-      return true;
-    }
-    auto& parent = stack_.back();
-    if (parent.kind == GoValue::Kind::array) {
-      parent.items.push_back(std::move(v));
-    } else {
-      parent.fields.push_back(GoField{std::move(pending_key_), std::move(v)});
-    }
-    return true;
-  }
+  const size_t n = key.size();
+  const size_t w = std::min<size_t>(n, 8);
+  uint64_t first = 0;
+  uint64_t last = 0;
+  std::memcpy(&first, key.data(), w);
+  std::memcpy(&last, key.data() + n - w, w);
+  constexpr uint64_t kMask = 0xDFDFDFDFDFDFDFDFull;
+  return ((first & kMask) * 0x9E3779B97F4A7C15ull) ^ ((last & kMask) * 0xFF51AFD7ED558CCDull) ^ n;
+}
 
-  std::vector<GoValue> stack_;
-  std::vector<std::string> keys_;
-  std::vector<std::vector<std::string>> folded_;  // objects are small: a scan beats a set
-  std::string pending_key_;
-};
+// Each key is folded once, into a hash; only keys whose hashes are equal are compared for real.
+// Small objects compare the hashes pair by pair; larger ones sort them, so a body of many keys
+// cannot make the check quadratic. The vector is reused by the thread: no allocation once warm.
+std::optional<std::string> folded_duplicate(dom::object object) {
+  thread_local std::vector<std::pair<uint64_t, std::string_view>> keys;
+  keys.clear();
+  for (auto [key, value] : object) keys.emplace_back(folded_hash(key), key);
+  const auto same = [](const auto& a, const auto& b) { return a.first == b.first && folded_equal(a.second, b.second); };
+  if (keys.size() <= kPairwiseKeys) {
+    for (size_t a = 0; a < keys.size(); ++a) {
+      for (size_t b = a + 1; b < keys.size(); ++b) {
+        if (same(keys[a], keys[b])) return std::string(keys[b].second);
+      }
+    }
+    return std::nullopt;
+  }
+  std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t k = 1; k < keys.size(); ++k) {
+    for (size_t m = k; m > 0 && keys[m - 1].first == keys[k].first; --m) {
+      if (same(keys[m - 1], keys[k])) return std::string(keys[k].second);
+    }
+  }
+  return std::nullopt;
+}
+
+// Every object of the document, at any depth (the depth is bounded by the parser).
+std::optional<std::string> find_folded_duplicate(dom::element e) {
+  if (e.is_object()) {
+    const dom::object object = e.get_object().value_unsafe();
+    if (auto dup = folded_duplicate(object)) return dup;
+    for (auto [key, value] : object) {
+      if (auto dup = find_folded_duplicate(value)) return dup;
+    }
+  } else if (e.is_array()) {
+    const dom::array array = e.get_array().value_unsafe();
+    for (dom::element item : array) {
+      if (auto dup = find_folded_duplicate(item)) return dup;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string parse_error(simdjson::error_code code) {
+  switch (code) {
+    case simdjson::DEPTH_ERROR: return "nested deeper than " + std::to_string(kMaxDepth) + " levels";
+    case simdjson::UTF8_ERROR: return "not valid JSON: a string is not valid UTF-8";
+    default: return std::string("not valid JSON: ") + simdjson::error_message(code);
+  }
+}
 
 }  // namespace
 
-std::string go_fold(std::string_view key) {
-  std::string out;
-  out.reserve(key.size());
-  for (size_t i = 0; i < key.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(key[i]);
-    if (c == 0xC5 && i + 1 < key.size() && static_cast<unsigned char>(key[i + 1]) == 0xBF) {  // U+017F
-      out += 'S';
-      ++i;
-    } else if (c == 0xE2 && i + 2 < key.size() && static_cast<unsigned char>(key[i + 1]) == 0x84 &&
-               static_cast<unsigned char>(key[i + 2]) == 0xAA) {  // U+212A
-      out += 'K';
-      i += 2;
-    } else {
-      out += (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : static_cast<char>(c);
-    }
+GoValue::Kind GoValue::kind() const {
+  switch (e_.type()) {
+    case dom::element_type::NULL_VALUE: return Kind::null;
+    case dom::element_type::BOOL: return Kind::boolean;
+    case dom::element_type::STRING: return Kind::string;
+    case dom::element_type::ARRAY: return Kind::array;
+    case dom::element_type::OBJECT: return Kind::object;
+    default: return Kind::number;
   }
-  return out;
 }
 
-const GoValue* GoValue::field(std::string_view name) const {
-  if (kind != Kind::object) return nullptr;
-  const std::string wanted = go_fold(name);
-  for (const auto& [k, v] : fields) {
-    if (go_fold(k) == wanted) return &v;
+bool GoValue::boolean() const { return e_.is_bool() && e_.get_bool().value_unsafe(); }
+
+std::string_view GoValue::text() const { return e_.is_string() ? e_.get_string().value_unsafe() : std::string_view{}; }
+
+GoItems GoValue::items() const { return e_.is_array() ? GoItems(e_.get_array().value_unsafe()) : GoItems(); }
+
+GoFields GoValue::fields() const { return e_.is_object() ? GoFields(e_.get_object().value_unsafe()) : GoFields(); }
+
+std::optional<GoValue> GoValue::field(std::string_view name) const {
+  if (!e_.is_object()) return std::nullopt;
+  const dom::object object = e_.get_object().value_unsafe();
+  for (auto [key, value] : object) {
+    // A folded rune is never shorter than its fold, and `name` is ASCII: a shorter key cannot match.
+    if (key.size() >= name.size() && folded_equal(key, name)) return GoValue(value);
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 bool GoValue::is_empty() const {
-  switch (kind) {
-    case Kind::null: return true;
-    case Kind::boolean: return !boolean;
-    case Kind::number: return number == 0;
-    case Kind::string: return text.empty();
-    case Kind::array: return items.empty();
-    case Kind::object: return fields.empty();
+  switch (e_.type()) {
+    case dom::element_type::NULL_VALUE: return true;
+    case dom::element_type::BOOL: return !e_.get_bool().value_unsafe();
+    case dom::element_type::INT64: return e_.get_int64().value_unsafe() == 0;
+    case dom::element_type::UINT64: return e_.get_uint64().value_unsafe() == 0;
+    case dom::element_type::DOUBLE: return e_.get_double().value_unsafe() == 0;
+    case dom::element_type::STRING: return e_.get_string().value_unsafe().empty();
+    case dom::element_type::ARRAY: return e_.get_array().value_unsafe().size() == 0;
+    case dom::element_type::OBJECT: return e_.get_object().value_unsafe().size() == 0;
   }
   return true;
 }
 
-Result<GoValue> read_go_json(std::string_view text) {
-  Builder builder;
-  const bool ok = nlohmann::json::sax_parse(text.begin(), text.end(), &builder, nlohmann::json::input_format_t::json,
-                                            true /* strict: nothing may follow the value */);
-  if (!ok) return fail(builder.error.empty() ? "the body is not valid JSON" : builder.error);
-  return std::move(builder.root);
+std::optional<GoValue> GoItems::front() const {
+  if (empty()) return std::nullopt;
+  return GoValue(*a_.begin());
+}
+
+GoDocument::GoDocument() {
+  auto& pool = parser_pool();
+  if (!pool.empty()) {
+    parser_ = std::move(pool.back());
+    pool.pop_back();
+  } else {
+    parser_ = std::make_unique<dom::parser>();
+    // allocate() fixes the depth limit; later parses grow the capacity and keep it.
+    if (parser_->allocate(4096, kMaxDepth) != simdjson::SUCCESS) throw std::bad_alloc();
+  }
+}
+
+GoDocument::GoDocument(GoDocument&&) noexcept = default;
+GoDocument& GoDocument::operator=(GoDocument&&) noexcept = default;
+
+GoDocument::~GoDocument() {
+  if (!parser_) return;
+  auto& pool = parser_pool();
+  if (pool.size() < kPooledParsers) pool.push_back(std::move(parser_));
+}
+
+std::string go_fold(std::string_view key) {
+  std::string out;
+  out.reserve(key.size());
+  for (size_t i = 0; i < key.size();) out += fold_next(key, i);
+  return out;
+}
+
+bool go_fold_equal(std::string_view key, std::string_view name) { return folded_equal(key, name); }
+
+Result<GoDocument> read_go_json(std::string_view text) {
+  GoDocument doc;
+  // The parser copies the text into its own padded buffer (reused), so any string_view will do.
+  auto parsed = doc.parser_->parse(text.data(), text.size(), true);
+  if (parsed.error()) return fail(parse_error(parsed.error()));
+  doc.root_ = parsed.value_unsafe();
+  if (auto dup = find_folded_duplicate(doc.root_)) {
+    return fail("an object has two keys that Docker reads as one: \"" + *dup + "\"");
+  }
+  return doc;
 }
 
 }  // namespace rgpu::admission

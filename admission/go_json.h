@@ -1,47 +1,128 @@
 #pragma once
-// A JSON reader that sees a body the way dockerd's Go decoder does. nlohmann's SAX interface
-// gives every raw key, so keys are matched with Go's case folding, and an object with two keys
+// A JSON reader that sees a body the way dockerd's Go decoder does. simdjson's DOM keeps every
+// raw key (unescaped), so keys are matched with Go's case folding, and an object with two keys
 // that fold to the same name is refused (Go would merge them, last one winning: a checker that
-// reads the first would be fooled).
+// reads the first would be fooled). simdjson because a decision must cost microseconds: it parses
+// a create body several times faster than a tree of nlohmann values can be built.
 
-#include <cstdint>
+#include <simdjson.h>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 #include "core/result.h"
 
 namespace rgpu::admission {
 
-struct GoField;
+class GoItems;
+class GoFields;
 
-struct GoValue {
+/// A view of one value of a parsed body; valid while the GoDocument it came from lives.
+class GoValue {
+ public:
   enum class Kind { null, boolean, number, string, array, object };
-  Kind kind = Kind::null;
-  bool boolean = false;
-  double number = 0;
-  std::string text;             ///< string value
-  std::vector<GoValue> items;   ///< array elements
-  std::vector<GoField> fields;  ///< object members, raw keys in order
 
-  /// The member Go's decoder would put in field `name` (ASCII), or null.
-  const GoValue* field(std::string_view name) const;
-  bool is_null() const { return kind == Kind::null; }
+  explicit GoValue(simdjson::dom::element e) : e_(e) {}
+
+  Kind kind() const;
+  bool boolean() const;
+  /// The string's value; empty for any other kind.
+  std::string_view text() const;
+  /// Array elements; nothing for any other kind.
+  GoItems items() const;
+  /// Object members with their raw keys, in order; nothing for any other kind.
+  GoFields fields() const;
+  /// The member Go's decoder would put in field `name` (ASCII), or nothing.
+  std::optional<GoValue> field(std::string_view name) const;
+  bool is_null() const { return kind() == Kind::null; }
   /// True for absent-equivalent values: null, false, 0, "", [], {}.
   bool is_empty() const;
+
+ private:
+  simdjson::dom::element e_;
 };
 
-struct GoField {
-  std::string key;  ///< raw, as written
-  GoValue value;
+class GoItems {
+ public:
+  class iterator {
+   public:
+    iterator(simdjson::dom::array::iterator it, bool live) : it_(it), live_(live) {}
+    GoValue operator*() const { return GoValue(*it_); }
+    iterator& operator++() {
+      ++it_;
+      return *this;
+    }
+    bool operator!=(const iterator& other) const { return live_ && it_ != other.it_; }
+
+   private:
+    simdjson::dom::array::iterator it_;
+    bool live_;
+  };
+  GoItems() = default;
+  explicit GoItems(simdjson::dom::array a) : a_(a), live_(true) {}
+  iterator begin() const { return {live_ ? a_.begin() : simdjson::dom::array::iterator{}, live_}; }
+  iterator end() const { return {live_ ? a_.end() : simdjson::dom::array::iterator{}, live_}; }
+  bool empty() const { return !live_ || a_.size() == 0; }
+  std::optional<GoValue> front() const;
+
+ private:
+  simdjson::dom::array a_;
+  bool live_ = false;
+};
+
+class GoFields {
+ public:
+  class iterator {
+   public:
+    iterator(simdjson::dom::object::iterator it, bool live) : it_(it), live_(live) {}
+    std::pair<std::string_view, GoValue> operator*() const { return {it_.key(), GoValue(it_.value())}; }
+    iterator& operator++() {
+      ++it_;
+      return *this;
+    }
+    bool operator!=(const iterator& other) const { return live_ && it_ != other.it_; }
+
+   private:
+    simdjson::dom::object::iterator it_;
+    bool live_;
+  };
+  GoFields() = default;
+  explicit GoFields(simdjson::dom::object o) : o_(o), live_(true) {}
+  iterator begin() const { return {live_ ? o_.begin() : simdjson::dom::object::iterator{}, live_}; }
+  iterator end() const { return {live_ ? o_.end() : simdjson::dom::object::iterator{}, live_}; }
+
+ private:
+  simdjson::dom::object o_;
+  bool live_ = false;
+};
+
+/// One parsed body; owns the memory its GoValues view. Parsers are reused per thread, so a
+/// decision allocates nothing for the document once the thread has parsed a body that large.
+class GoDocument {
+ public:
+  GoDocument(GoDocument&&) noexcept;
+  GoDocument& operator=(GoDocument&&) noexcept;
+  ~GoDocument();
+  GoValue root() const { return GoValue(root_); }
+
+ private:
+  friend Result<GoDocument> read_go_json(std::string_view text);
+  GoDocument();
+  std::unique_ptr<simdjson::dom::parser> parser_;
+  simdjson::dom::element root_;
 };
 
 /// Go's key folding for matching struct fields: ASCII letters upper-cased, U+017F (long s) as
 /// 'S' and U+212A (Kelvin sign) as 'K', the two non-ASCII runes whose fold reaches ASCII.
 std::string go_fold(std::string_view key);
 
-/// Parses one JSON value; trailing data, folded-duplicate keys and nesting deeper than 64 are errors.
-Result<GoValue> read_go_json(std::string_view text);
+/// True when Go's decoder would match `key` to a field named `name`; no allocation.
+bool go_fold_equal(std::string_view key, std::string_view name);
+
+/// Parses one JSON value; trailing data, invalid UTF-8, folded-duplicate keys and nesting deeper
+/// than 64 are errors.
+Result<GoDocument> read_go_json(std::string_view text);
 
 }  // namespace rgpu::admission

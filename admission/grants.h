@@ -2,6 +2,8 @@
 // Grants: one exact CDI name for one repository. The store is one JSON file under
 // /etc/rediacc/gpu, changed only under the machine-wide grants lock.
 
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -31,6 +33,10 @@ struct GrantSet {
   /// Every grant of `device`, whoever holds it.
   std::vector<const Grant*> holders(const std::string& device) const;
 };
+
+/// Where a decision reads the grants: asked only when a request names CDI devices, so a request
+/// that attaches no hardware costs no read of the grants file.
+using GrantsSource = std::function<Result<std::shared_ptr<const GrantSet>>()>;
 
 /// The grants file's text: {"schema": 1, "grants": [...]}, two-space indent, trailing newline.
 std::string grants_text(const GrantSet& set);

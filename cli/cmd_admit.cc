@@ -1,11 +1,15 @@
 // rediacc-gpu admit: the admission decision on Docker's authorization-plugin request shape.
 
+#include <unistd.h>
+
 #include <iostream>
 #include <string>
+#include <string_view>
 
 #include "admission/decide.h"
 #include "admission/grants_cache.h"
 #include "cli/command.h"
+#include "cli/jsonl_stream.h"
 #include "probe/probe.h"
 
 namespace rgpu::cli {
@@ -17,14 +21,17 @@ struct AdmitFlags {
   bool allow_buildkit = false;
 };
 
-// Fails closed: a request that cannot be read, or grants that cannot be read, are refused.
-admission::Decision decide_text(admission::GrantsCache& cache, const std::string& repo, const std::string& text,
+// Fails closed: a request that cannot be read, or grants that cannot be read when the request
+// needs them, are refused; so is a request the gate fails on.
+admission::Decision decide_text(admission::GrantsCache& cache, const std::string& repo, std::string_view text,
                                 const admission::DecideOptions& options) {
-  auto request = admission::parse_authz_request(text);
-  if (!request) return {false, "refused: " + request.error().message + "."};
-  auto grants = cache.current();
-  if (!grants) return {false, "refused: " + grants.error().message};
-  return admission::decide(**grants, repo, *request, options);
+  try {
+    auto request = admission::parse_authz_request(text);
+    if (!request) return {false, "refused: " + request.error().message + "."};
+    return admission::decide([&cache] { return cache.current(); }, repo, *request, options);
+  } catch (const std::exception& e) {
+    return {false, std::string("refused: the gate failed on this request (") + e.what() + ")."};
+  }
 }
 
 int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
@@ -37,14 +44,12 @@ int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
   admission::GrantsCache cache(fs);
   const admission::DecideOptions options{f.allow_buildkit};
   if (f.jsonl) {
-    std::ios::sync_with_stdio(false);
-    std::string line;
-    while (std::getline(std::cin, line)) {
-      if (line.empty()) continue;
-      std::cout << admission::authz_response(decide_text(cache, *repo, line, options)) << '\n';
+    JsonlStream stream(STDIN_FILENO, STDOUT_FILENO);
+    while (auto line = stream.next()) {
+      if (line->empty()) continue;
+      stream.answer(admission::authz_response(decide_text(cache, *repo, *line, options)));
     }
-    std::cout.flush();
-    return kExitOk;
+    return stream.flush() ? kExitOk : kExitFailure;
   }
   const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
   const auto decision = decide_text(cache, *repo, text, options);

@@ -3,6 +3,7 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBPCI REQUIRED IMPORTED_TARGET libpci)
 pkg_check_modules(LIBDRM REQUIRED IMPORTED_TARGET libdrm)
 find_package(nlohmann_json 3.10 REQUIRED)
+find_package(simdjson 3 REQUIRED)  # the admission decision reads bodies with its DOM
 find_package(yaml-cpp REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(tl-expected REQUIRED)

@@ -14,6 +14,7 @@ import base64, json
 for i, line in enumerate(open("tests/fixtures/docker-cli/corpus.jsonl")):
     body = json.loads(line).get("RequestBody")
     if body:
-        open("build-fuzz/corpus/cli-%02d" % i, "wb").write(base64.b64decode(body))
+        # The first byte picks the route (0: containers/create), the rest is the body.
+        open("build-fuzz/corpus/cli-%02d" % i, "wb").write(b"\x00" + base64.b64decode(body))
 PY
 ./build-fuzz/tests/rgpu-decide-fuzz -max_total_time="$seconds" -max_len=4096 build-fuzz/corpus

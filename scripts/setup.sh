@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 BUILD_DEPS=(
   build-essential cmake ninja-build pkg-config
   libpci-dev pci.ids libdrm-dev libudev-dev
-  nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libexpected-dev
+  nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev libcli11-dev libexpected-dev
   libboost-dev libboost-filesystem-dev
 )
 # podman (+ runc: crun refuses hybrid cgroup hosts) and busybox-static run real containers; the

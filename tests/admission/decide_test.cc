@@ -1,3 +1,7 @@
+#include <poll.h>
+#include <unistd.h>
+
+#include <boost/process.hpp>
 #include <catch2/catch.hpp>
 #include <fstream>
 
@@ -177,6 +181,31 @@ TEST_CASE("admission: bodies are read as Go reads them: folded keys, escapes, du
   CHECK(go_fold("\xE2\x84\xAA") == "K");
 }
 
+TEST_CASE("admission: folded duplicates are found in objects of any size, at any depth") {
+  auto body = [](const std::string& b) { return decide(web_grants(), "web", req("POST", "/containers/create", b)); };
+  std::string labels;
+  for (int i = 0; i < 500; ++i) labels += "\"label" + std::to_string(i) + "\":\"x\",";
+  CHECK(body(R"({"Image":"x","Labels":{)" + labels + R"("last":"y"}})").allow);
+  refused(body(R"({"Image":"x","Labels":{)" + labels + R"("LABEL250":"y"}})"), "two keys that Docker reads as one");
+  refused(body(R"({"Image":"x","Labels":{)" + labels + "\"labe\u006c7\":\"y\"}}"), "two keys");
+  refused(body(R"({"HostConfig":{"Mounts":[{"VolumeOptions":{"DriverConfig":{"Name":"local","name":"x"}}}]}})"),
+          "two keys");
+  refused(body("{\"HostConfig\":{\"Ho\xC5\xBFt\":1,\"HOST\":2}}"), "two keys");
+}
+
+TEST_CASE("admission: RequestBody is standard base64, and nothing else") {
+  CHECK(base64_decode("").value() == "");
+  CHECK(base64_decode("YQ==").value() == "a");
+  CHECK(base64_decode("YWI=").value() == "ab");
+  CHECK(base64_decode("YWJj").value() == "abc");
+  CHECK(base64_decode("eyJhIjoxfQ==").value() == R"({"a":1})");
+  CHECK(base64_decode("+/+/").value() == "\xfb\xff\xbf");
+  for (const char* bad : {"YQ=", "Y===", "YQ=a", "Y=Q=", "=YQ=", "YW J", "YWJj\n", "-_-_", "YQ==YQ=="}) {
+    INFO(bad);
+    CHECK_FALSE(base64_decode(bad));
+  }
+}
+
 TEST_CASE("admission: fail closed on bodies the gate cannot read") {
   auto create_with = [](const std::string& b, const std::string& ct = "application/json") {
     return decide(web_grants(), "web", req("POST", "/containers/create", b, ct));
@@ -224,7 +253,7 @@ TEST_CASE("admission: a grant or revoke takes effect at the next decision, witho
   CHECK_FALSE(decide(**cache.current(), "web", request).allow);
 }
 
-TEST_CASE("admit: one request on stdin, the plugin's answer on stdout, exit 0 or 1; --jsonl for many") {
+TEST_CASE("admit: one request on stdin, the plugin's answer on stdout, exit 0 or 1, and --jsonl for many") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
   REQUIRE(run_tool({"grant", "web", "--device", "nvidia.com/gpu=all", "--root", root.str()}).exit_code == 0);
@@ -239,10 +268,50 @@ TEST_CASE("admit: one request on stdin, the plugin's answer on stdout, exit 0 or
       R"({"RequestMethod":"POST","RequestUri":"/containers/create","RequestHeaders":{"Content-Type":"application/json"},"RequestBody":"eyJIb3N0Q29uZmlnIjp7IlByaXZpbGVnZWQiOnRydWV9fQ=="})");
   CHECK(bad.exit_code == 1);
   CHECK_THAT(bad.out, Catch::StartsWith("{\"Allow\":false,\"Msg\":\"refused: --privileged"));
+  // A path that decodes to bytes that are not UTF-8 is named in the refusal, which stays JSON.
+  const std::string bad_path =
+      R"({"RequestMethod":"POST","RequestUri":"/v1.41/%FF/../containers/create","RequestHeaders":{}})";
+  auto odd = run_tool({"admit", "--repo", "web", "--root", root.str()}, bad_path);
+  CHECK(odd.exit_code == 1);
+  CHECK_THAT(odd.out,
+             Catch::StartsWith("{\"Allow\":false,\"Msg\":\"refused: the request path \\\"/v1.41/\xEF\xBF\xBD/"));
+  auto odd_then_good = run_tool({"admit", "--repo", "web", "--jsonl", "--root", root.str()}, bad_path + "\n" + first);
+  CHECK(odd_then_good.exit_code == 0);
+  CHECK_THAT(odd_then_good.out, Catch::EndsWith("\n{\"Allow\":true}\n"));
   auto garbage = run_tool({"admit", "--repo", "web", "--root", root.str()}, "not json");
   CHECK(garbage.exit_code == 1);
   CHECK_THAT(garbage.out, Catch::Contains("\"Allow\":false"));
   auto many = run_tool({"admit", "--repo", "web", "--jsonl", "--root", root.str()}, corpus);
   CHECK(many.exit_code == 0);
   CHECK(std::count(many.out.begin(), many.out.end(), '\n') == std::count(corpus.begin(), corpus.end(), '\n'));
+}
+
+TEST_CASE("admit --jsonl answers each request as it comes, for a gateway that waits for the answer") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  std::ifstream in(std::string(RGPU_FIXTURES_DIR) + "/docker-cli/corpus.jsonl");
+  std::string first;
+  std::getline(in, first);
+  boost::process::pipe to_child, from_child;
+  boost::process::child child(tool_path(), "admit", "--repo", "web", "--jsonl", "--root", root.str(),
+                              boost::process::std_in<to_child, boost::process::std_out> from_child);
+  // Reads one answer line, giving up after 10 s: an answer held back in a buffer never comes.
+  auto answer = [&]() {
+    std::string line;
+    char c = 0;
+    while (line.empty() || line.back() != '\n') {
+      pollfd p{from_child.native_source(), POLLIN, 0};
+      if (::poll(&p, 1, 10000) != 1 || ::read(from_child.native_source(), &c, 1) != 1) return line + "<no answer>";
+      line += c;
+    }
+    return line;
+  };
+  for (int i = 0; i < 3; ++i) {
+    const std::string request = first + "\n";
+    REQUIRE(::write(to_child.native_sink(), request.data(), request.size()) == static_cast<ssize_t>(request.size()));
+    CHECK(answer() == "{\"Allow\":true}\n");
+  }
+  to_child.close();
+  child.wait();
+  CHECK(child.exit_code() == 0);
 }

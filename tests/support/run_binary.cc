@@ -37,8 +37,10 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
   return RunResult{child.exit_code(), slurp(out), slurp(err)};
 }
 
+std::string tool_path() { return RGPU_BINARY; }
+
 RunResult run_tool(const std::vector<std::string>& args, const std::string& input, const Env& env) {
-  return run_program(RGPU_BINARY, args, input, env);
+  return run_program(tool_path(), args, input, env);
 }
 
 }  // namespace rgpu::test

@@ -19,6 +19,9 @@ using Env = std::map<std::string, std::string>;
 RunResult run_program(const std::string& program, const std::vector<std::string>& args, const std::string& input = "",
                       const Env& env = {});
 
+/// The rediacc-gpu binary built with the tests.
+std::string tool_path();
+
 /// Runs the rediacc-gpu binary built with the tests.
 RunResult run_tool(const std::vector<std::string>& args, const std::string& input = "", const Env& env = {});
 

@@ -1,0 +1,37 @@
+#pragma once
+// One request per line in, one answer per line out, over raw file descriptors. Answers are
+// batched and written when the next line is not yet in hand (just before a read that may wait),
+// so a stream of many requests costs a write per batch, and a gateway that waits for each answer
+// still gets it before it sends the next request.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rgpu::cli {
+
+class JsonlStream {
+ public:
+  JsonlStream(int in, int out) : in_(in), out_(out) {}
+  ~JsonlStream() { flush(); }
+  JsonlStream(const JsonlStream&) = delete;
+  JsonlStream& operator=(const JsonlStream&) = delete;
+
+  /// The next line without its newline (a last line without one counts), or nothing at the end
+  /// of input. The view lasts until the next call.
+  std::optional<std::string_view> next();
+  /// Queues one answer line; written at the latest before the next read.
+  void answer(std::string_view line);
+  /// Writes the queued answers; false when the output cannot be written.
+  bool flush();
+
+ private:
+  int in_;
+  int out_;
+  std::string in_buf_;
+  size_t pos_ = 0;
+  bool eof_ = false;
+  std::string out_buf_;
+};
+
+}  // namespace rgpu::cli
