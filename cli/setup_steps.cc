@@ -157,6 +157,7 @@ Result<std::string> step_units(SetupContext& ctx) {
   const auto options = unit_options(ctx);
   std::vector<std::string> enable;
   if (auto ok = write_all(ctx, units::hotplug_units(options)); !ok) return tl::unexpected(ok.error());
+  if (auto ok = write_all(ctx, units::plugin_units(options)); !ok) return tl::unexpected(ok.error());
   if (ctx.nvidia_wanted) {
     if (auto ok = write_all(ctx, units::nvidia_units(options)); !ok) return tl::unexpected(ok.error());
     enable.push_back(units::kNvidiaSpecUnit);

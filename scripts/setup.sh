@@ -20,7 +20,7 @@ BUILD_DEPS=(
 TEST_DEPS=(
   catch2 clang-format pciutils libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
-  podman runc busybox-static systemd
+  podman runc busybox-static systemd docker.io
 )
 
 install_packages() {

@@ -43,6 +43,23 @@ std::vector<UnitFile> nvidia_units(const UnitOptions& o) {
           {dropin_dir(o.repo_daemon_unit) + "/50-rediacc-gpu.conf", daemon_dropin}};
 }
 
+std::vector<UnitFile> plugin_units(const UnitOptions& o) {
+  const std::string socket = std::string(kHeader) +
+                             "[Unit]\nDescription=rediacc-gpu authorization plugin socket of repository %i\n\n"
+                             "[Socket]\nListenStream=/run/docker/plugins/rediacc-gpu-%i.sock\nSocketMode=0600\n"
+                             "DirectoryMode=0755\nRemoveOnStop=yes\n\n[Install]\nWantedBy=sockets.target\n";
+  // Read-only everywhere: the plugin reads grants and specs and writes nothing.
+  const std::string service = std::string(kHeader) +
+                              "[Unit]\nDescription=rediacc-gpu authorization plugin of repository %i\n"
+                              "Requires=rediacc-gpu-authz@%i.socket\nAfter=rediacc-gpu-authz@%i.socket\n\n"
+                              "[Service]\nExecStart=" +
+                              o.tool_path +
+                              " authz-plugin --repo %i\nRestart=on-failure\nNoNewPrivileges=yes\nProtectSystem=strict\n"
+                              "ProtectHome=yes\nPrivateTmp=yes\nPrivateNetwork=yes\n";
+  return {{"/etc/systemd/system/" + std::string(kPluginSocketUnit), socket},
+          {"/etc/systemd/system/" + std::string(kPluginServiceUnit), service}};
+}
+
 std::vector<UnitFile> hotplug_units(const UnitOptions& o) {
   std::string service = std::string(kHeader) +
                         "[Unit]\nDescription=Regenerate rediacc.io CDI specs and the GPU inventory after a render "

@@ -21,6 +21,8 @@ struct UnitOptions {
 
 inline constexpr const char* kNvidiaSpecUnit = "rediacc-gpu-nvidia-spec.service";
 inline constexpr const char* kRefreshUnit = "rediacc-gpu-refresh.service";
+inline constexpr const char* kPluginSocketUnit = "rediacc-gpu-authz@.socket";
+inline constexpr const char* kPluginServiceUnit = "rediacc-gpu-authz@.service";
 inline constexpr const char* kNvidiaSpecPath = "/etc/cdi/nvidia.yaml";
 
 /// nvidia-cdi-refresh pointed at /etc/cdi/nvidia.yaml (and WSL mode under WSL): our environment
@@ -34,6 +36,12 @@ std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& options);
 /// the driver store), and the drop-in that shows the repositories' daemons the persistenced
 /// directory, /etc/cdi and nvidia-cdi-hook.
 std::vector<UnitFile> nvidia_units(const UnitOptions& options);
+
+/// The authorization plugin of each repository's daemon, socket-activated: the template socket
+/// listens where dockerd discovers plugin rediacc-gpu-REPO (/run/docker/plugins), so the daemon
+/// needs only --authorization-plugin=rediacc-gpu-REPO, and the socket exists before either starts.
+/// Enabled per repository: systemctl enable --now rediacc-gpu-authz@REPO.socket.
+std::vector<UnitFile> plugin_units(const UnitOptions& options);
 
 /// Our specs and the inventory regenerated when a render node appears or disappears: a oneshot
 /// service and the udev rule that starts it.

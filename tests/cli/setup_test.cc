@@ -259,10 +259,11 @@ TEST_CASE("setup: every unit written passes systemd-analyze verify") {
   root.write("/etc/systemd/system/rediacc-docker@.service", "[Service]\nExecStart=/bin/true %i\n");
   FakeTools fakes;
   REQUIRE(setup(root, fakes, "auto").exit_code == 0);
-  auto r = run_program("/usr/bin/systemd-analyze",
-                       {"verify", "rediacc-gpu-nvidia-spec.service", "rediacc-gpu-refresh.service",
-                        "nvidia-cdi-refresh.service", "rediacc-docker@repo1.service"},
-                       "", {{"SYSTEMD_UNIT_PATH", root.host("/etc/systemd/system").string() + ":"}});
+  auto r = run_program(
+      "/usr/bin/systemd-analyze",
+      {"verify", "rediacc-gpu-nvidia-spec.service", "rediacc-gpu-refresh.service", "nvidia-cdi-refresh.service",
+       "rediacc-docker@repo1.service", "rediacc-gpu-authz@repo1.socket", "rediacc-gpu-authz@repo1.service"},
+      "", {{"SYSTEMD_UNIT_PATH", root.host("/etc/systemd/system").string() + ":"}});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());

@@ -1,0 +1,39 @@
+#pragma once
+// The authorization plugin's transport: HTTP/1.1 over a unix socket with Boost.Beast, one event
+// loop on one thread serving any number of connections (dockerd keeps some open). Each call is
+// answered by plugin_reply, from the grants at the moment of the request.
+
+#include <memory>
+#include <string>
+
+#include "admission/plugin_protocol.h"
+#include "core/result.h"
+
+namespace rgpu::admission {
+
+class AuthzServer {
+ public:
+  AuthzServer(GrantsSource grants, PluginSettings settings, RefusalLog log);
+  ~AuthzServer();
+  AuthzServer(const AuthzServer&) = delete;
+  AuthzServer& operator=(const AuthzServer&) = delete;
+
+  /// Listens on a new socket at `path` (mode 0600; its directory is made if missing). A stale
+  /// socket nobody answers on is replaced; a live one, or a file that is not a socket, is an error.
+  Result<void> listen(const std::string& path);
+  /// Serves on a socket already listening, handed over by systemd (socket activation).
+  Result<void> adopt(int fd);
+  /// Serves until SIGTERM or SIGINT, or stop(); a socket made by listen() is removed on the way out.
+  void run();
+  /// Makes run() return; callable from another thread.
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The listening socket systemd passed to this process (LISTEN_PID/LISTEN_FDS, fd 3), if any.
+int socket_from_systemd();
+
+}  // namespace rgpu::admission

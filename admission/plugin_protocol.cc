@@ -1,0 +1,64 @@
+#include "admission/plugin_protocol.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace rgpu::admission {
+namespace {
+
+std::string json_text(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+PluginReply error_reply(int status, const std::string& err) {
+  return {status, json_text({{"Allow", false}, {"Err", err}})};
+}
+
+// Escapes what would break a journal line: control characters and the quote around the value.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string plugin_name(const std::string& repo) { return "rediacc-gpu-" + repo; }
+
+std::string default_plugin_socket(const std::string& repo) {
+  return "/run/docker/plugins/" + plugin_name(repo) + ".sock";
+}
+
+std::string refusal_line(const std::string& repo, const AuthzRequest& request, const std::string& reason) {
+  return "refused repo=" + printable(repo) + " route=\"" + printable(request.method) + " " + printable(request.uri) +
+         "\" reason=\"" + printable(reason) + "\"";
+}
+
+PluginReply plugin_reply(std::string_view path, std::string_view body, const GrantsSource& grants,
+                         const PluginSettings& settings, const RefusalLog& log) {
+  if (path == "/Plugin.Activate") return {200, R"({"Implements":["authz"]})"};
+  if (path == "/AuthZPlugin.AuthZRes") return {200, R"({"Allow":true})"};
+  if (path != "/AuthZPlugin.AuthZReq") return error_reply(404, "unknown plugin call " + std::string(path));
+  auto request = parse_authz_request(body);
+  if (!request) {
+    if (log) log("refused repo=" + printable(settings.repo) + " reason=\"" + printable(request.error().message) + "\"");
+    return error_reply(200, request.error().message);
+  }
+  const Decision decision = decide(grants, settings.repo, *request, settings.options);
+  if (!decision.allow && log) log(refusal_line(settings.repo, *request, decision.msg));
+  return {200, authz_response(decision)};
+}
+
+}  // namespace rgpu::admission

@@ -1,0 +1,43 @@
+#pragma once
+// Docker's authorization-plugin protocol, without the transport: which answer each plugin call
+// gets. dockerd calls POST /Plugin.Activate once, then AuthZPlugin.AuthZReq before every API
+// request and AuthZPlugin.AuthZRes after it.
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "admission/decide.h"
+
+namespace rgpu::admission {
+
+inline constexpr const char* kPluginMediaType = "application/vnd.docker.plugins.v1.2+json";
+
+/// The plugin name a repository's dockerd is given (--authorization-plugin=NAME).
+std::string plugin_name(const std::string& repo);
+
+/// Where dockerd discovers plugin NAME without a spec file: /run/docker/plugins/NAME.sock.
+std::string default_plugin_socket(const std::string& repo);
+
+struct PluginSettings {
+  std::string repo;  ///< the repository whose daemon asks
+  DecideOptions options;
+};
+
+/// Receives one line per refusal (repository, route, reason), meant for the journal.
+using RefusalLog = std::function<void(const std::string& line)>;
+
+struct PluginReply {
+  int status = 200;
+  std::string body;  ///< JSON
+};
+
+/// The answer to a plugin call at `path` with `body`. A request the plugin cannot read is
+/// refused with Err (dockerd then denies the API request); an unknown call gets 404.
+PluginReply plugin_reply(std::string_view path, std::string_view body, const GrantsSource& grants,
+                         const PluginSettings& settings, const RefusalLog& log);
+
+/// The one line logged for a refusal: control characters of the request are escaped.
+std::string refusal_line(const std::string& repo, const AuthzRequest& request, const std::string& reason);
+
+}  // namespace rgpu::admission

@@ -1,0 +1,62 @@
+// rediacc-gpu authz-plugin: the admission decision as a Docker authorization plugin, serving one
+// repository's daemon over a unix socket (or the socket systemd passes, when socket-activated).
+
+#include <unistd.h>
+
+#include <iostream>
+#include <string>
+
+#include "admission/authz_server.h"
+#include "admission/grants_cache.h"
+#include "cli/command.h"
+#include "probe/probe.h"
+
+namespace rgpu::cli {
+namespace {
+
+struct PluginFlags {
+  std::string repo;
+  std::string socket;
+  bool allow_buildkit = false;
+};
+
+// One write per line, so lines from a busy plugin never interleave in the journal.
+void log_line(const std::string& line) {
+  const std::string text = "rediacc-gpu authz-plugin: " + line + "\n";
+  [[maybe_unused]] const auto written = ::write(STDERR_FILENO, text.data(), text.size());
+}
+
+int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
+  RootFs fs(global.root);
+  auto repo = admission::parse_repo(f.repo, probe::machine_hostname(fs).value_or(""));
+  if (!repo) {
+    std::cerr << "rediacc-gpu: " << repo.error().message << "\n";
+    return kExitUsage;
+  }
+  admission::GrantsCache cache(fs);
+  admission::AuthzServer server([&cache] { return cache.current(); },
+                                admission::PluginSettings{*repo, admission::DecideOptions{f.allow_buildkit}}, log_line);
+  const int activated = admission::socket_from_systemd();
+  const std::string socket = f.socket.empty() ? admission::default_plugin_socket(*repo) : f.socket;
+  auto ready = activated >= 0 ? server.adopt(activated) : server.listen(socket);
+  if (!ready) return report_failure(ready.error());
+  log_line("serving repository " + *repo + (activated >= 0 ? " on the socket systemd passed" : " on " + socket));
+  server.run();
+  return kExitOk;
+}
+
+}  // namespace
+
+Runner attach_authz_plugin(CLI::App& sub, GlobalOptions& global) {
+  add_root_option(sub, global);
+  auto f = std::make_shared<PluginFlags>();
+  sub.add_option("--repo", f->repo, "Repository whose daemon calls this plugin")->required();
+  sub.add_option("--socket", f->socket,
+                 "Unix socket to listen on (default /run/docker/plugins/rediacc-gpu-REPO.sock, where dockerd "
+                 "finds plugin rediacc-gpu-REPO); ignored when systemd passes one");
+  sub.add_flag("--allow-buildkit", f->allow_buildkit,
+               "Allow BuildKit /session and /grpc (only for builders with device entitlements off)");
+  return [&global, f] { return run_authz_plugin(global, *f); };
+}
+
+}  // namespace rgpu::cli

@@ -1,0 +1,203 @@
+// The authorization plugin: the protocol's answers (pure), and the served socket (the binary).
+
+#include <sys/stat.h>
+
+#include <utility>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/process.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "admission/plugin_protocol.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu;
+using namespace rgpu::admission;
+using namespace rgpu::test;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace bp = boost::process;
+namespace fs = std::filesystem;
+using Local = asio::local::stream_protocol;
+
+namespace {
+
+const std::string kPrivileged =
+    R"({"RequestMethod":"POST","RequestUri":"/v1.41/containers/create","RequestHeaders":{"Content-Type":"application/json"},"RequestBody":"eyJIb3N0Q29uZmlnIjp7IlByaXZpbGVnZWQiOnRydWV9fQ=="})";
+const std::string kPing = R"({"RequestMethod":"GET","RequestUri":"/_ping","RequestHeaders":{}})";
+
+PluginReply call(std::string_view path, std::string_view body, std::vector<std::string>* logged = nullptr) {
+  GrantSet none;
+  const GrantsSource grants = [&none]() -> Result<std::shared_ptr<const GrantSet>> {
+    return std::shared_ptr<const GrantSet>(std::shared_ptr<const GrantSet>(), &none);
+  };
+  return plugin_reply(path, body, grants, PluginSettings{"web", {}}, [logged](const std::string& line) {
+    if (logged) logged->push_back(line);
+  });
+}
+
+// One HTTP exchange on an open connection.
+http::response<http::string_body> http_call(Local::socket& socket, http::verb verb, const std::string& target,
+                                            const std::string& body) {
+  http::request<http::string_body> req{verb, target, 11};
+  req.set(http::field::host, "plugin");
+  req.set(http::field::content_type, "application/json");
+  req.body() = body;
+  req.prepare_payload();
+  http::write(socket, req);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(socket, buffer, res);
+  return res;
+}
+
+// The plugin binary on a socket in a temp dir; stopped with SIGTERM at the end.
+struct ServedPlugin {
+  FixtureRoot root;
+  FixtureRoot run_dir;
+  std::string socket = (run_dir.path() / "plugins" / "p.sock").string();
+  bp::child child;
+
+  // `activated`: systemd-socket-activate listens and hands the socket over, as systemd would.
+  explicit ServedPlugin(bool activated = false) {
+    two_nvidia_datacenter(root, true);
+    fs::create_directories(fs::path(socket).parent_path());
+    std::vector<std::string> args;
+    if (activated) args = {"/usr/bin/systemd-socket-activate", "-l", socket};
+    for (const std::string& a : {tool_path(), std::string("authz-plugin"), std::string("--repo"), std::string("web"),
+                                 std::string("--root"), root.str(), std::string("--socket"), socket}) {
+      args.push_back(a);
+    }
+    child = bp::child(bp::exe = args.front(), bp::args(std::vector<std::string>(args.begin() + 1, args.end())),
+                      bp::std_err > (run_dir.path() / "err").string());
+    for (int i = 0; i < 100 && !fs::exists(socket); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    REQUIRE(fs::exists(socket));
+  }
+  ~ServedPlugin() { stop(); }
+  void stop() {
+    if (!child.running()) return;
+    ::kill(child.id(), SIGTERM);
+    for (int i = 0; i < 100 && child.running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::error_code ec;
+    if (child.running(ec)) child.terminate(ec);
+    child.wait(ec);
+  }
+  std::string err() const {
+    std::ifstream in(run_dir.path() / "err");
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("authz plugin: each protocol call gets dockerd's expected answer") {
+  CHECK(call("/Plugin.Activate", "").body == R"({"Implements":["authz"]})");
+  CHECK(call("/AuthZPlugin.AuthZRes", "{}").body == R"({"Allow":true})");
+  CHECK(call("/AuthZPlugin.AuthZReq", kPing).body == R"({"Allow":true})");
+  std::vector<std::string> logged;
+  const auto refused = call("/AuthZPlugin.AuthZReq", kPrivileged, &logged);
+  CHECK_THAT(refused.body, Catch::StartsWith(R"({"Allow":false,"Msg":"refused: --privileged)"));
+  REQUIRE(logged.size() == 1);
+  CHECK_THAT(logged[0], Catch::StartsWith(
+                            R"(refused repo=web route="POST /v1.41/containers/create" reason="refused: --privileged)"));
+  CHECK(call("/Plugin.Deactivate", "").status == 404);
+}
+
+TEST_CASE("authz plugin: a malformed plugin request is refused with Err, never a crash") {
+  for (const std::string body : {"", "not json", "[]", R"({"RequestMethod":"POST"})",
+                                 R"({"RequestMethod":"POST","RequestUri":"/containers/create","RequestBody":"!!"})"}) {
+    INFO(body);
+    const auto reply = call("/AuthZPlugin.AuthZReq", body);
+    CHECK(reply.status == 200);
+    CHECK_THAT(reply.body, Catch::StartsWith(R"({"Allow":false,"Err":")"));
+  }
+}
+
+TEST_CASE("authz plugin: a journal line escapes what the request could inject") {
+  AuthzRequest r{"POST", "/x\"\n", {}, ""};
+  CHECK(refusal_line("web", r, "a \\ b") == R"(refused repo=web route="POST /x\"\x0a" reason="a \\ b")");
+}
+
+TEST_CASE("authz plugin: serves many connections at once, several calls each, and removes its socket on SIGTERM") {
+  ServedPlugin plugin;
+  struct stat st {};
+  REQUIRE(::stat(plugin.socket.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  asio::io_context io;
+  std::vector<Local::socket> sockets;
+  for (int i = 0; i < 50; ++i) {
+    sockets.emplace_back(io);
+    sockets.back().connect(Local::endpoint(plugin.socket));
+  }
+  for (int round = 0; round < 3; ++round) {
+    for (auto& s : sockets) {
+      CHECK(http_call(s, http::verb::post, "/AuthZPlugin.AuthZReq", kPing).body() == R"({"Allow":true})");
+    }
+  }
+  const auto refused = http_call(sockets.front(), http::verb::post, "/AuthZPlugin.AuthZReq", kPrivileged);
+  CHECK(refused[http::field::content_type] == "application/vnd.docker.plugins.v1.2+json");
+  CHECK_THAT(refused.body(), Catch::Contains("--privileged"));
+  CHECK(http_call(sockets.back(), http::verb::get, "/Plugin.Activate", "").result_int() == 405);
+  plugin.stop();
+  CHECK(plugin.child.exit_code() == 0);
+  CHECK_FALSE(fs::exists(plugin.socket));
+  CHECK_THAT(plugin.err(), Catch::Contains("serving repository web on " + plugin.socket));
+  CHECK_THAT(plugin.err(), Catch::Contains("refused repo=web route=\"POST /v1.41/containers/create\""));
+}
+
+TEST_CASE("authz plugin: a live socket is never taken over, a stale one is replaced, a file is left alone") {
+  ServedPlugin first;
+  auto second = run_tool({"authz-plugin", "--repo", "web", "--root", first.root.str(), "--socket", first.socket});
+  CHECK(second.exit_code == 1);
+  CHECK_THAT(second.err, Catch::Contains("another process already serves " + first.socket));
+
+  FixtureRoot dir;
+  const std::string file = (dir.path() / "not-a-socket").string();
+  std::ofstream(file) << "keep me";
+  auto on_file = run_tool({"authz-plugin", "--repo", "web", "--root", first.root.str(), "--socket", file});
+  CHECK(on_file.exit_code == 1);
+  CHECK_THAT(on_file.err, Catch::Contains(file + " exists and is not a socket"));
+  std::ifstream kept(file);
+  CHECK(std::string((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>()) == "keep me");
+
+  // A socket left by a killed plugin: nobody answers on it, so the next plugin takes its place.
+  first.child.terminate();
+  first.child.wait();
+  REQUIRE(fs::exists(first.socket));
+  bp::child again(tool_path(), "authz-plugin", "--repo", "web", "--root", first.root.str(), "--socket", first.socket,
+                  bp::std_err > bp::null);
+  asio::io_context io;
+  Local::socket s(io);
+  beast::error_code ec;
+  for (int i = 0; i < 100; ++i) {
+    s = Local::socket(io);
+    s.connect(Local::endpoint(first.socket), ec);
+    if (!ec) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE_FALSE(ec);
+  CHECK(http_call(s, http::verb::post, "/Plugin.Activate", "").body() == R"({"Implements":["authz"]})");
+  ::kill(again.id(), SIGTERM);
+  again.wait();
+}
+
+TEST_CASE("authz plugin: serves the socket systemd passes (socket activation)") {
+  ServedPlugin plugin(true);
+  asio::io_context io;
+  Local::socket s(io);
+  s.connect(Local::endpoint(plugin.socket));
+  CHECK(http_call(s, http::verb::post, "/Plugin.Activate", "").body() == R"({"Implements":["authz"]})");
+  CHECK_THAT(http_call(s, http::verb::post, "/AuthZPlugin.AuthZReq", kPrivileged).body(),
+             Catch::Contains("--privileged"));
+  plugin.stop();
+  CHECK_THAT(plugin.err(), Catch::Contains("serving repository web on the socket systemd passed"));
+}

@@ -1,0 +1,84 @@
+// The gate in front of a real Docker daemon: Debian's dockerd 20.10 calls our plugin
+// (rediacc-gpu authz-plugin) for every API request the real docker CLI sends.
+
+#include <catch2/catch.hpp>
+
+#include "tests/support/docker_daemon.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu::test;
+
+namespace {
+
+void refused_by_plugin(const RunResult& r, const std::string& plugin, const std::string& words) {
+  INFO(r.out << r.err);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, Catch::Contains("authorization denied by plugin " + plugin + ": refused: "));
+  CHECK_THAT(r.err, Catch::Contains(words));
+}
+
+}  // namespace
+
+TEST_CASE("e2e: behind the plugin, a real dockerd runs what attaches no hardware and refuses every other way") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  PluginProcess plugin(unique_name("rgpu-e2e-refusals"), "web", root.str());
+  DockerDaemon daemon({"--authorization-plugin=" + plugin.name()});
+  daemon.import_busybox("img");
+
+  for (const std::vector<std::string>& ok : {std::vector<std::string>{"run", "--rm", "img", "true"},
+                                             {"run", "--rm", "--group-add", "video", "img", "true"}}) {
+    const auto r = daemon.docker(ok);
+    INFO(r.err << plugin.log());
+    CHECK(r.exit_code == 0);
+  }
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+      {{"--gpus", "all"}, "a device request with driver"},
+      {{"--device", "/dev/dri/renderD128"}, "raw device \"/dev/dri/renderD128\""},
+      {{"--device", "/dev/null:/dev/dri/renderD128"}, "raw device \"/dev/null\""},
+      {{"-v", "/dev:/x"}, "a bind of \"/dev\""},
+      {{"--mount", "type=bind,src=/dev,dst=/x"}, "a mount of \"/dev\""},
+      {{"--privileged"}, "--privileged"},
+      {{"--device-cgroup-rule", "c 226:* rmw"}, "device cgroup rules"},
+      {{"--runtime", "nvidia"}, "runtime \"nvidia\""},
+  };
+  for (const auto& [flags, words] : refused) {
+    std::vector<std::string> args = {"run", "--rm"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"img", "true"});
+    INFO(flags.front());
+    refused_by_plugin(daemon.docker(args), plugin.name(), words);
+  }
+  // One journal line per refusal, naming the repository and the route.
+  const auto log = plugin.log();
+  size_t lines = 0;
+  for (size_t at = log.find("refused repo=web route=\"POST /v1.41/containers/create\""); at != std::string::npos;
+       at = log.find("refused repo=web route=\"POST /v1.41/containers/create\"", at + 1)) {
+    ++lines;
+  }
+  CHECK(lines == refused.size());
+}
+
+TEST_CASE("e2e: a CDI name passes the plugin only while granted, with no restart of either process") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  PluginProcess plugin(unique_name("rgpu-e2e-grants"), "web", root.str());
+  DockerDaemon daemon({"--authorization-plugin=" + plugin.name()});
+  daemon.import_busybox("img");
+  const std::vector<std::string> cdi_run = {"run", "--rm", "--device", "nvidia.com/gpu=all", "img", "true"};
+
+  refused_by_plugin(daemon.docker(cdi_run), plugin.name(), "has no grant for nvidia.com/gpu=all");
+
+  REQUIRE(run_tool({"grant", "web", "--device", "nvidia.com/gpu=all", "--root", root.str()}).exit_code == 0);
+  const auto granted = daemon.docker(cdi_run);
+  INFO(granted.err << plugin.log());
+  // Past the plugin, dockerd 20.10 fails on its own: it predates CDI.
+  CHECK(granted.exit_code != 0);
+  CHECK_THAT(granted.err, !Catch::Contains("authorization denied"));
+  CHECK_THAT(granted.err, Catch::Contains("could not select device driver \"cdi\""));
+
+  REQUIRE(run_tool({"revoke", "web", "--device", "nvidia.com/gpu=all", "--root", root.str()}).exit_code == 0);
+  refused_by_plugin(daemon.docker(cdi_run), plugin.name(), "has no grant for nvidia.com/gpu=all");
+}

@@ -1,0 +1,105 @@
+#include "tests/support/docker_daemon.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace bp = boost::process;
+namespace fs = std::filesystem;
+
+namespace rgpu::test {
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string docker_cli() { return fs::exists("/usr/local/bin/docker") ? "/usr/local/bin/docker" : "/usr/bin/docker"; }
+
+// SIGTERM, then up to 30 s for a clean exit (dockerd stops its containerd), then SIGKILL.
+// Polls running(): Boost 1.74's wait_for misses fast exits.
+void stop(bp::child& child) {
+  if (!child.valid() || !child.running()) return;
+  ::kill(child.id(), SIGTERM);
+  for (int i = 0; i < 300 && child.running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::error_code ec;
+  if (child.running(ec)) child.terminate(ec);
+  child.wait(ec);
+}
+
+}  // namespace
+
+std::string unique_name(const std::string& prefix) { return prefix + "-" + std::to_string(::getpid()); }
+
+PluginProcess::PluginProcess(const std::string& name, const std::string& repo, const std::string& root)
+    : name_(name), socket_("/run/docker/plugins/" + name + ".sock") {
+  const std::string log_path = (dir_.path() / "plugin.log").string();
+  child_ = bp::child(tool_path(), "authz-plugin", "--repo", repo, "--socket", socket_, "--root", root,
+                     bp::std_out > bp::null, bp::std_err > log_path);
+  for (int i = 0; i < 100 && !fs::exists(socket_); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  INFO(log());
+  REQUIRE(fs::exists(socket_));
+}
+
+PluginProcess::~PluginProcess() { stop(child_); }
+
+std::string PluginProcess::log() const { return slurp(dir_.path() / "plugin.log"); }
+
+DockerDaemon::DockerDaemon(const std::vector<std::string>& extra_args) {
+  REQUIRE(fs::exists("/usr/sbin/dockerd"));  // installed by the README's test command: never skipped
+  const auto d = dir_.path();
+  std::vector<std::string> args = {"--data-root",
+                                   (d / "data").string(),
+                                   "--exec-root",
+                                   (d / "exec").string(),
+                                   "--host",
+                                   "unix://" + (d / "docker.sock").string(),
+                                   "--pidfile",
+                                   (d / "docker.pid").string(),
+                                   "--iptables=false",
+                                   "--bridge=none",
+                                   "--storage-driver=vfs"};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  child_ = bp::child("/usr/sbin/dockerd", bp::args(args), bp::std_out > bp::null,
+                     bp::std_err > (d / "dockerd.log").string());
+  for (int i = 0; i < 300; ++i) {
+    if (!child_.running()) break;
+    if (fs::exists(d / "docker.sock") && docker({"version"}).exit_code == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  INFO(log());
+  FAIL("dockerd did not answer within 60 s");
+}
+
+DockerDaemon::~DockerDaemon() { stop(child_); }
+
+RunResult DockerDaemon::docker(const std::vector<std::string>& args, const std::string& input) const {
+  return run_program(docker_cli(), args, input, {{"DOCKER_HOST", "unix://" + (dir_.path() / "docker.sock").string()}});
+}
+
+void DockerDaemon::import_busybox(const std::string& name) const {
+  FixtureRoot rootfs;
+  rootfs.mkdir("/bin");
+  fs::copy_file("/bin/busybox", rootfs.host("/bin/busybox"));
+  for (const char* applet : {"sh", "true", "ls", "cat"})
+    fs::create_symlink("busybox", rootfs.host("/bin/" + std::string(applet)));
+  rootfs.write("/etc/group", "root:x:0:\nvideo:x:44:\n");
+  const auto tar = run_program("/usr/bin/tar", {"-C", rootfs.str(), "-c", "."});
+  REQUIRE(tar.exit_code == 0);
+  const auto imported = docker({"import", "-", name}, tar.out);
+  INFO(imported.err);
+  REQUIRE(imported.exit_code == 0);
+}
+
+std::string DockerDaemon::log() const { return slurp(dir_.path() / "dockerd.log"); }
+
+}  // namespace rgpu::test

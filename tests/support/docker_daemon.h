@@ -1,0 +1,51 @@
+#pragma once
+// Real Docker for end-to-end tests: a private dockerd (Debian's docker.io) with its own data,
+// exec and socket directories, no iptables, no bridge and the vfs driver, stopped by its pid;
+// and our authorization plugin serving it. The docker CLI (28 from /usr/local/bin when there,
+// else docker.io's) talks to that daemon only.
+
+#include <boost/process.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/support/fixture_root.h"
+#include "tests/support/run_binary.h"
+
+namespace rgpu::test {
+
+/// Our plugin, listening where dockerd discovers plugin `name` (/run/docker/plugins/NAME.sock).
+class PluginProcess {
+ public:
+  PluginProcess(const std::string& name, const std::string& repo, const std::string& root);
+  ~PluginProcess();
+  /// What it wrote on stderr so far.
+  std::string log() const;
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  std::string socket_;
+  FixtureRoot dir_;
+  boost::process::child child_;
+};
+
+class DockerDaemon {
+ public:
+  /// Starts dockerd with `extra_args` and waits until it answers (fails the test after 60 s).
+  explicit DockerDaemon(const std::vector<std::string>& extra_args = {});
+  ~DockerDaemon();
+  /// Runs the docker CLI against this daemon.
+  RunResult docker(const std::vector<std::string>& args, const std::string& input = "") const;
+  /// Imports a busybox-static root filesystem as image `name` (with /etc/group naming video).
+  void import_busybox(const std::string& name) const;
+  std::string log() const;
+
+ private:
+  FixtureRoot dir_;
+  boost::process::child child_;
+};
+
+/// A name no other test process uses at the same time: prefix-PID.
+std::string unique_name(const std::string& prefix);
+
+}  // namespace rgpu::test
