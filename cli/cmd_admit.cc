@@ -10,7 +10,7 @@
 #include "admission/grants_cache.h"
 #include "cli/command.h"
 #include "cli/jsonl_stream.h"
-#include "probe/probe.h"
+#include "cli/probe_machine.h"
 
 namespace rgpu::cli {
 namespace {
@@ -36,9 +36,9 @@ admission::Decision decide_text(admission::GrantsCache& cache, const std::string
 
 int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
   RootFs fs(global.root);
-  auto repo = admission::parse_repo(f.repo, probe::machine_hostname(fs).value_or(""));
+  auto repo = repo_of(fs, f.repo);
   if (!repo) {
-    std::cerr << "rediacc-gpu: " << repo.error().message << "\n";
+    report_failure(repo.error());
     return kExitUsage;
   }
   admission::GrantsCache cache(fs);

@@ -9,7 +9,7 @@
 #include "admission/authz_server.h"
 #include "admission/grants_cache.h"
 #include "cli/command.h"
-#include "probe/probe.h"
+#include "cli/probe_machine.h"
 
 namespace rgpu::cli {
 namespace {
@@ -28,9 +28,9 @@ void log_line(const std::string& line) {
 
 int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
   RootFs fs(global.root);
-  auto repo = admission::parse_repo(f.repo, probe::machine_hostname(fs).value_or(""));
+  auto repo = repo_of(fs, f.repo);
   if (!repo) {
-    std::cerr << "rediacc-gpu: " << repo.error().message << "\n";
+    report_failure(repo.error());
     return kExitUsage;
   }
   admission::GrantsCache cache(fs);

@@ -5,8 +5,8 @@
 
 #include "admission/grant_store.h"
 #include "cli/command.h"
+#include "cli/probe_machine.h"
 #include "cli/render.h"
-#include "probe/probe.h"
 
 namespace rgpu::cli {
 namespace {
@@ -17,10 +17,6 @@ struct GrantFlags {
   bool exclusive = false;
   std::string output = "table";
 };
-
-Result<std::string> repo_of(const RootFs& fs, const std::string& written) {
-  return admission::parse_repo(written, probe::machine_hostname(fs).value_or(""));
-}
 
 int run_grant(const GlobalOptions& global, const GrantFlags& f) {
   RootFs fs(global.root);

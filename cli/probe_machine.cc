@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "admission/grants.h"
 #include "cdi-gen/inventory_names.h"
 #include "wsl/wsl_backend.h"
 
@@ -25,6 +26,10 @@ Result<probe::ProbeReport> probe_machine(const RootFs& fs) {
   auto report = probe_hardware(fs);
   if (report) attach_cdi_names(fs, *report);
   return report;
+}
+
+Result<std::string> repo_of(const RootFs& fs, const std::string& written) {
+  return admission::parse_repo(written, probe::machine_hostname(fs).value_or(""));
 }
 
 }  // namespace rgpu::cli

@@ -17,4 +17,7 @@ void attach_cdi_names(const RootFs& fs, probe::ProbeReport& report);
 /// probe_hardware, then attach_cdi_names.
 Result<probe::ProbeReport> probe_machine(const RootFs& fs);
 
+/// The repository a command names, as "name" or "name@machine" (the machine being this one).
+Result<std::string> repo_of(const RootFs& fs, const std::string& written);
+
 }  // namespace rgpu::cli
