@@ -18,6 +18,7 @@ constexpr Command kCommands[] = {
     {"revoke", "Revoke a repository's grant of a CDI name.", attach_revoke},
     {"grants", "List the grants in force, with names that reach the same device.", attach_grants},
     {"admit", "Decide one Docker API request (AuthZPlugin.AuthZReq on stdin) for a repository.", attach_admit},
+    {"doctor", "Check the chain from driver to container, layer by layer, and say what to do.", attach_doctor},
     {"authz-plugin", "Serve a repository's dockerd as its authorization plugin (--authorization-plugin).",
      attach_authz_plugin},
 };

@@ -1,0 +1,42 @@
+#pragma once
+// One finding of `doctor`, shaped like a task of the operator's playbook: what was seen, what it
+// means, and what to do. Layers follow the playbook's order, so the first failing layer is the
+// broken link: 1 host driver, 2 device nodes, 3 runtime integration, 4 CDI specs and inventory,
+// 5 grants and policy.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "admission/grants.h"
+#include "cdi-gen/spec_index.h"
+#include "core/root_fs.h"
+#include "probe/inventory.h"
+
+namespace rgpu::doctor {
+
+enum class Status { ok, warn, fail, skip };
+
+struct Check {
+  std::string id;  ///< stable, for scripts and metrics: "nvidia-driver"
+  int layer = 0;
+  Status status = Status::ok;
+  std::string observed;
+  std::string meaning;
+  std::string decision;  ///< what to do; empty when nothing is
+};
+
+/// What every check reads, gathered once by the caller.
+struct Facts {
+  const RootFs& fs;
+  probe::Inventory fresh;                    ///< a probe made now
+  std::optional<probe::Inventory> recorded;  ///< inventory.json, when there is one
+  cdi::SpecIndex specs;                      ///< /etc/cdi as CDI consumers read it
+  Result<admission::GrantSet> grants;        ///< grants.json (an error when it does not parse)
+};
+
+const char* status_name(Status status);
+
+bool has_vendor(const probe::Inventory& inventory, probe::Vendor vendor);
+
+}  // namespace rgpu::doctor

@@ -1,0 +1,83 @@
+// Layer 2: the device nodes containers are given, as the kernel made them.
+
+#include <algorithm>
+#include <cctype>
+
+#include "doctor/doctor.h"
+
+namespace rgpu::doctor {
+namespace {
+
+constexpr int kLayer = 2;
+
+std::string gpu_label(const probe::Gpu& g) { return g.name + (g.pci_address ? " (" + *g.pci_address + ")" : ""); }
+
+std::vector<Check> per_gpu_nodes(const Facts& f) {
+  std::vector<Check> out;
+  for (const auto& g : f.fresh.gpus) {
+    std::vector<std::string> missing;
+    for (const auto& node : g.device_nodes) {
+      if (!f.fs.char_device(node)) missing.push_back(node);
+    }
+    Check c{"device-nodes", kLayer, Status::ok, gpu_label(g) + ": ", "", ""};
+    if (g.device_nodes.empty()) {
+      c.status = Status::fail;
+      c.observed += "no device node";
+      c.meaning = "the driver made no node for this GPU: nothing can be given to a container";
+      c.decision = "check the driver binding (lspci -k) and the kernel log";
+    } else if (!missing.empty()) {
+      c.status = Status::fail;
+      for (const auto& m : missing) c.observed += (c.observed.back() == ' ' ? "" : ", ") + m;
+      c.observed += " missing or not a character device";
+      c.meaning = "sysfs knows the node but /dev does not have it: containers given it fail to start";
+      c.decision = "reload the driver or run udevadm trigger, then rediacc-gpu setup";
+    } else {
+      for (const auto& n : g.device_nodes) c.observed += (c.observed.back() == ' ' ? "" : ", ") + n;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Check shared_node(const Facts& f, probe::Vendor vendor, const char* id, const char* node, const char* why,
+                  const char* fix) {
+  if (!has_vendor(f.fresh, vendor)) return {id, kLayer, Status::skip, "no GPU that needs it", "", ""};
+  if (f.fs.char_device(node)) return {id, kLayer, Status::ok, std::string(node) + " is a character device", "", ""};
+  return {id, kLayer, Status::fail, std::string(node) + " is missing", why, fix};
+}
+
+bool wsl_kernel(const Facts& f) {
+  const auto release = f.fs.read_optional("/proc/sys/kernel/osrelease");
+  if (!release || !*release) return false;
+  std::string r = **release;
+  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return std::tolower(c); });
+  return r.find("microsoft") != std::string::npos || r.find("wsl") != std::string::npos;
+}
+
+Check dxg(const Facts& f) {
+  if (!wsl_kernel(f)) return {"dxg", kLayer, Status::skip, "not a WSL2 kernel", "", ""};
+  if (f.fs.char_device("/dev/dxg")) return {"dxg", kLayer, Status::ok, "/dev/dxg is a character device", "", ""};
+  return {"dxg",
+          kLayer,
+          Status::fail,
+          "a WSL2 kernel without /dev/dxg",
+          "GPU paravirtualization is off: no GPU reaches this distribution",
+          "update WSL (wsl --update) and the Windows GPU driver, check that .wslconfig does not turn the GPU off, "
+          "then wsl --shutdown"};
+}
+
+}  // namespace
+
+std::vector<Check> device_node_checks(const Facts& f) {
+  auto out = per_gpu_nodes(f);
+  out.push_back(shared_node(f, probe::Vendor::nvidia, "nvidiactl", "/dev/nvidiactl",
+                            "every CUDA process opens /dev/nvidiactl: without it no NVIDIA GPU works",
+                            "load the NVIDIA driver (nvidia-modprobe makes the nodes), then rediacc-gpu setup"));
+  out.push_back(shared_node(f, probe::Vendor::amd, "kfd", "/dev/kfd",
+                            "ROCm computes through /dev/kfd: without it AMD GPUs only render",
+                            "load amdgpu with KFD support (a kernel with CONFIG_HSA_AMD), then rediacc-gpu setup"));
+  out.push_back(dxg(f));
+  return out;
+}
+
+}  // namespace rgpu::doctor

@@ -1,0 +1,22 @@
+#pragma once
+// `doctor`: the playbook for GPUs in containers, run on this machine, layer by layer.
+
+#include <vector>
+
+#include "doctor/check.h"
+
+namespace rgpu::doctor {
+
+std::vector<Check> host_driver_checks(const Facts& facts);
+std::vector<Check> device_node_checks(const Facts& facts);
+std::vector<Check> runtime_checks(const Facts& facts);
+std::vector<Check> spec_checks(const Facts& facts);
+std::vector<Check> policy_checks(const Facts& facts);
+
+/// Every check of layers 1 to 5, in order.
+std::vector<Check> run_doctor(const Facts& facts);
+
+/// True when no check failed (warnings allowed).
+bool healthy(const std::vector<Check>& checks);
+
+}  // namespace rgpu::doctor

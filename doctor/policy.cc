@@ -1,0 +1,95 @@
+// Layer 5: grants and the host's policy around containers.
+
+#include <algorithm>
+
+#include "doctor/doctor.h"
+
+namespace rgpu::doctor {
+namespace {
+
+constexpr int kLayer = 5;
+
+std::vector<Check> grants(const Facts& f) {
+  if (!f.grants) {
+    return {{"grants", kLayer, Status::fail, f.grants.error().message,
+             "every grant command refuses, and requests naming CDI devices are refused", "fix or move the file"}};
+  }
+  std::vector<Check> out;
+  size_t exclusive = 0;
+  for (const auto& g : f.grants->grants) {
+    if (g.exclusive) ++exclusive;
+    const bool defined = std::any_of(f.specs.devices.begin(), f.specs.devices.end(),
+                                     [&g](const auto& d) { return d.qualified_name == g.device; });
+    if (!defined) {
+      out.push_back(
+          {"grants", kLayer, Status::warn, g.repo + " holds " + g.device + ", which no spec defines now",
+           "the repository's containers asking for it fail at create",
+           "revoke it (rediacc-gpu revoke " + g.repo + " --device " + g.device + ") or bring the device back"});
+    }
+  }
+  if (out.empty()) {
+    out.push_back({"grants", kLayer, Status::ok,
+                   std::to_string(f.grants->grants.size()) + " grants (" + std::to_string(exclusive) +
+                       " exclusive), each naming a defined device",
+                   "", ""});
+  }
+  return out;
+}
+
+Check cgroups(const Facts& f) {
+  if (f.fs.kind("/sys/fs/cgroup/cgroup.controllers") == NodeKind::file) {
+    return {"cgroup", kLayer, Status::ok, "cgroup v2", "device access is enforced by eBPF programs per container", ""};
+  }
+  if (f.fs.kind("/sys/fs/cgroup") == NodeKind::directory) {
+    return {
+        "cgroup", kLayer, Status::ok, "cgroup v1 (or hybrid)", "device access is enforced by the devices controller",
+        ""};
+  }
+  return {"cgroup", kLayer, Status::skip, "/sys/fs/cgroup is not readable", "", ""};
+}
+
+Check security_modules(const Facts& f) {
+  std::string seen;
+  const auto apparmor = f.fs.read_optional("/sys/module/apparmor/parameters/enabled");
+  if (apparmor && *apparmor && **apparmor == "Y") seen = "AppArmor enabled";
+  const auto selinux = f.fs.read_optional("/sys/fs/selinux/enforce");
+  if (selinux && *selinux)
+    seen += std::string(seen.empty() ? "" : ", ") + (**selinux == "1" ? "SELinux enforcing" : "SELinux permissive");
+  if (seen.empty()) seen = "no AppArmor or SELinux";
+  return {"security-modules",
+          kLayer,
+          Status::ok,
+          seen,
+          "containers keep their default confinement; the gate refuses requests that turn it off",
+          ""};
+}
+
+// The NVIDIA spec mounts the persistenced socket only if it existed when the spec was made.
+Check persistenced(const Facts& f) {
+  const auto spec = f.fs.read_optional("/etc/cdi/nvidia.yaml");
+  if (!spec || !*spec || (*spec)->find("/run/nvidia-persistenced/socket") == std::string::npos) {
+    return {"persistenced", kLayer, Status::skip, "the NVIDIA spec mounts no persistenced socket", "", ""};
+  }
+  if (f.fs.kind("/run/nvidia-persistenced/socket") != NodeKind::missing) {
+    return {
+        "persistenced", kLayer, Status::ok, "/run/nvidia-persistenced/socket is there, as the spec mounts it", "", ""};
+  }
+  return {"persistenced",
+          kLayer,
+          Status::warn,
+          "the NVIDIA spec mounts /run/nvidia-persistenced/socket, which is missing",
+          "containers given an NVIDIA device fail to start (the mount source does not exist)",
+          "start nvidia-persistenced (rediacc-gpu-nvidia-spec.service regenerates the spec after it)"};
+}
+
+}  // namespace
+
+std::vector<Check> policy_checks(const Facts& f) {
+  auto out = grants(f);
+  out.push_back(cgroups(f));
+  out.push_back(security_modules(f));
+  out.push_back(persistenced(f));
+  return out;
+}
+
+}  // namespace rgpu::doctor

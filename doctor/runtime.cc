@@ -1,0 +1,146 @@
+// Layer 3: what joins the driver to containers: the toolkit (only for the NVIDIA spec), the
+// NVIDIA spec itself, and the Docker daemon's configuration.
+
+#include <regex>
+#include <set>
+
+#include "core/structured_text.h"
+#include "doctor/doctor.h"
+#include "probe/sysfs_parsers.h"
+
+namespace rgpu::doctor {
+namespace {
+
+constexpr int kLayer = 3;
+constexpr const char* kNvidiaSpec = "/etc/cdi/nvidia.yaml";
+
+std::optional<std::string> loaded_nvidia_version(const Facts& f) {
+  const auto text = f.fs.read_optional("/proc/driver/nvidia/version");
+  if (text && *text) return probe::parse_nvidia_version(**text);
+  return std::nullopt;
+}
+
+Check toolkit(const Facts& f) {
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return {"toolkit", kLayer, Status::skip, "no NVIDIA GPU", "", ""};
+  if (f.fs.kind("/usr/bin/nvidia-ctk") == NodeKind::file) {
+    return {"toolkit", kLayer, Status::ok, "nvidia-ctk is installed", "it generates the NVIDIA CDI spec", ""};
+  }
+  return {"toolkit",
+          kLayer,
+          Status::fail,
+          "an NVIDIA GPU, but /usr/bin/nvidia-ctk is missing",
+          "nothing can generate or refresh the NVIDIA CDI spec",
+          "run rediacc-gpu setup (it installs the toolkit)"};
+}
+
+// The driver versions in the spec's library paths (libcuda.so.550.54.15): the driver it was made for.
+std::set<std::string> spec_driver_versions(const std::string& spec) {
+  static const std::regex kLib(R"(lib(?:cuda|nvidia-ml)\.so\.(\d+\.\d+(?:\.\d+)?))");
+  std::set<std::string> found;
+  for (auto it = std::sregex_iterator(spec.begin(), spec.end(), kLib); it != std::sregex_iterator(); ++it) {
+    found.insert((*it)[1]);
+  }
+  return found;
+}
+
+Check nvidia_spec(const Facts& f) {
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia))
+    return {"nvidia-spec", kLayer, Status::skip, "no NVIDIA GPU", "", ""};
+  const auto spec = f.fs.read_optional(kNvidiaSpec);
+  if (!spec || !*spec) {
+    return {"nvidia-spec",
+            kLayer,
+            Status::fail,
+            std::string(kNvidiaSpec) + " is missing",
+            "no nvidia.com/gpu name exists: NVIDIA GPUs cannot be granted or requested",
+            "run rediacc-gpu setup (it generates the spec)"};
+  }
+  const auto versions = spec_driver_versions(**spec);
+  const auto loaded = loaded_nvidia_version(f);
+  if (loaded && !versions.empty() && !versions.count(*loaded)) {
+    return {
+        "nvidia-spec",
+        kLayer,
+        Status::fail,
+        std::string(kNvidiaSpec) + " was generated for driver " + *versions.begin() + ", the driver now is " + *loaded,
+        "drift: containers get the old driver's libraries, which do not match the kernel module (CUDA fails with "
+        "a driver/library version mismatch)",
+        "run rediacc-gpu setup (it regenerates the spec for the driver now loaded)"};
+  }
+  return {"nvidia-spec",
+          kLayer,
+          Status::ok,
+          std::string(kNvidiaSpec) + (loaded ? " matches driver " + *loaded : " is present"),
+          "",
+          ""};
+}
+
+Check shadowing_spec(const Facts& f) {
+  if (f.fs.kind("/var/run/cdi/nvidia.yaml") != NodeKind::file) {
+    return {"var-run-cdi", kLayer, Status::ok, "no /var/run/cdi/nvidia.yaml", "", ""};
+  }
+  return {"var-run-cdi",
+          kLayer,
+          Status::warn,
+          "/var/run/cdi/nvidia.yaml exists",
+          "/var/run/cdi takes precedence over /etc/cdi: that spec, not ours, decides what nvidia.com/gpu names reach",
+          "run rediacc-gpu setup (it points nvidia-cdi-refresh at /etc/cdi and removes that file)"};
+}
+
+Check refresh_wired(const Facts& f) {
+  if (f.fs.kind("/usr/bin/nvidia-ctk") != NodeKind::file) {
+    return {"refresh-wired", kLayer, Status::skip, "the toolkit is not installed", "", ""};
+  }
+  if (f.fs.kind("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf") == NodeKind::file) {
+    return {"refresh-wired", kLayer, Status::ok, "nvidia-cdi-refresh writes /etc/cdi/nvidia.yaml", "", ""};
+  }
+  return {"refresh-wired",
+          kLayer,
+          Status::warn,
+          "nvidia-cdi-refresh is not redirected to /etc/cdi",
+          "the package's refresh writes /var/run/cdi/nvidia.yaml, which shadows ours",
+          "run rediacc-gpu setup"};
+}
+
+Check docker_daemon(const Facts& f) {
+  const auto text = f.fs.read_optional("/etc/docker/daemon.json");
+  if (!text || !*text) return {"docker-daemon", kLayer, Status::ok, "no /etc/docker/daemon.json", "", ""};
+  auto config = parse_json(**text, "/etc/docker/daemon.json");
+  if (!config || !config->is_object()) {
+    return {"docker-daemon",
+            kLayer,
+            Status::fail,
+            "/etc/docker/daemon.json does not parse",
+            "dockerd refuses to start with it",
+            "fix the file's JSON"};
+  }
+  const auto& c = *config;
+  const bool nvidia_runtime =
+      (c.contains("runtimes") && c["runtimes"].is_object() && c["runtimes"].contains("nvidia")) ||
+      c.value("default-runtime", std::string()) == "nvidia";
+  if (nvidia_runtime) {
+    return {"docker-daemon",
+            kLayer,
+            Status::fail,
+            "/etc/docker/daemon.json configures an nvidia runtime",
+            "the nvidia runtime injects GPUs from image environment variables and annotations the gate never sees",
+            "remove the nvidia runtime (and default-runtime) from daemon.json; CDI names are the way to GPUs here"};
+  }
+  if (c.contains("features") && c["features"].is_object() && c["features"].value("cdi", true) == false) {
+    return {"docker-daemon",
+            kLayer,
+            Status::fail,
+            "/etc/docker/daemon.json turns CDI off (features.cdi: false)",
+            "dockerd cannot attach CDI devices: every granted request fails",
+            "set \"features\": {\"cdi\": true} (Docker 25.0 to 28.1 need it; 28.2 and later have it on)"};
+  }
+  return {"docker-daemon", kLayer, Status::ok, "/etc/docker/daemon.json configures no other runtime", "", ""};
+}
+
+}  // namespace
+
+std::vector<Check> runtime_checks(const Facts& f) {
+  return {toolkit(f), nvidia_spec(f), shadowing_spec(f), refresh_wired(f), docker_daemon(f)};
+}
+
+}  // namespace rgpu::doctor

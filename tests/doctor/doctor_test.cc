@@ -1,0 +1,150 @@
+// doctor on fixture machines: a healthy one gives no failure, and each broken link of the chain
+// fails or warns at its layer with the decision that fixes it.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The NVIDIA fixture as setup leaves it: toolkit, redirect, our specs, inventory, persistenced.
+void healthy_nvidia(const FixtureRoot& root) {
+  two_nvidia_datacenter(root, true);
+  root.write("/usr/bin/nvidia-ctk", "#!/bin/sh\n");
+  root.write("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf", "[Service]\n");
+  root.write("/run/nvidia-persistenced/socket", "");
+  root.write("/sys/fs/cgroup/cgroup.controllers", "cpu io memory pids\n");
+  REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
+  REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
+}
+
+struct Doctor {
+  int exit_code;
+  nlohmann::json checks;
+  std::string text;
+
+  // The check `id` (the first of that id whose status is not ok, else the first).
+  nlohmann::json check(const std::string& id) const {
+    nlohmann::json first;
+    for (const auto& c : checks) {
+      if (c["id"] != id) continue;
+      if (c["status"] != "ok") return c;
+      if (first.is_null()) first = c;
+    }
+    return first;
+  }
+};
+
+Doctor doctor(const FixtureRoot& root) {
+  auto r = run_tool({"doctor", "-o", "json", "--root", root.str()});
+  INFO(r.out << r.err);
+  REQUIRE_FALSE(r.out.empty());
+  return {r.exit_code, nlohmann::json::parse(r.out), r.out};
+}
+
+void expect(const Doctor& d, const std::string& id, int layer, const std::string& status, const std::string& decision) {
+  const auto c = d.check(id);
+  INFO(d.text);
+  REQUIRE_FALSE(c.is_null());
+  CHECK(c["layer"] == layer);
+  CHECK(c["status"] == status);
+  CHECK_THAT(c["decision"].get<std::string>(), Catch::Contains(decision));
+  if (status == "fail") CHECK(d.exit_code == 1);
+}
+
+}  // namespace
+
+TEST_CASE("doctor: a healthy NVIDIA machine passes every check, each with what it saw") {
+  FixtureRoot root;
+  healthy_nvidia(root);
+  const auto d = doctor(root);
+  INFO(d.text);
+  CHECK(d.exit_code == 0);
+  for (const auto& c : d.checks) {
+    INFO(c.dump());
+    CHECK((c["status"] == "ok" || c["status"] == "skip"));
+    CHECK_FALSE(c["observed"].get<std::string>().empty());
+    for (const char* key : {"id", "layer", "status", "observed", "meaning", "decision"}) CHECK(c.contains(key));
+  }
+  auto table = run_tool({"doctor", "--root", root.str()});
+  CHECK(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("[1] ok  nvidia-driver: NVIDIA kernel module 550.54.15"));
+}
+
+TEST_CASE("doctor: each broken link fails or warns at its layer, with the decision that fixes it") {
+  SECTION("layer 1: the NVIDIA module is not loaded") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    fs::remove(root.host("/proc/driver/nvidia/version"));
+    expect(doctor(root), "nvidia-driver", 1, "fail", "modprobe nvidia");
+  }
+  SECTION("layer 1: nouveau is loaded") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    root.mkdir("/sys/module/nouveau");
+    expect(doctor(root), "nouveau", 1, "fail", "blacklist nouveau");
+  }
+  SECTION("layer 1: the driver failed in the kernel log") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    root.write("/var/log/kern.log", "Nov 29 kernel: NVRM: GPU 0000:41:00.0: RmInitAdapter failed! (0x22:0x56:667)\n");
+    const auto d = doctor(root);
+    expect(d, "kernel-log", 1, "fail", "reload the driver");
+    CHECK_THAT(d.check("kernel-log")["observed"].get<std::string>(), Catch::Contains("RmInitAdapter failed"));
+  }
+  SECTION("layer 2: a device node is missing") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    fs::remove(root.host("/dev/nvidia0"));
+    const auto d = doctor(root);
+    expect(d, "device-nodes", 2, "fail", "udevadm trigger");
+    CHECK_THAT(d.check("device-nodes")["observed"].get<std::string>(), Catch::Contains("/dev/nvidia0 missing"));
+  }
+  SECTION("layer 2: a WSL2 kernel without /dev/dxg") {
+    FixtureRoot root;
+    wsl2_nvidia(root);
+    fs::remove(root.host("/dev/dxg"));
+    expect(doctor(root), "dxg", 2, "fail", "wsl --update");
+  }
+  SECTION("layer 3: the NVIDIA spec is older than the driver loaded") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    root.write("/proc/driver/nvidia/version",
+               "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Wed Jan 15 00:43:42 UTC 2025\n");
+    const auto d = doctor(root);
+    expect(d, "nvidia-spec", 3, "fail", "rediacc-gpu setup");
+    CHECK_THAT(d.check("nvidia-spec")["observed"].get<std::string>(),
+               Catch::Contains("generated for driver 550.54.15, the driver now is 570.86.15"));
+  }
+  SECTION("layer 3: an nvidia runtime in daemon.json") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    root.write("/etc/docker/daemon.json", R"({"runtimes":{"nvidia":{"path":"nvidia-container-runtime"}}})");
+    expect(doctor(root), "docker-daemon", 3, "fail", "remove the nvidia runtime");
+  }
+  SECTION("layer 4: our spec still names a GPU that was removed") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    fs::remove(root.host("/sys/bus/pci/devices/0001:c1:00.0"));
+    const auto d = doctor(root);
+    expect(d, "rediacc-specs", 4, "fail", "rediacc-gpu cdi generate");
+    expect(d, "inventory", 4, "warn", "rediacc-gpu setup");
+  }
+  SECTION("layer 5: a grant names a device no spec defines") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    root.write(
+        "/etc/rediacc/gpu/grants.json",
+        R"({"schema":1,"grants":[{"repo":"web","device":"nvidia.com/gpu=7","exclusive":false,"granted_at":"2026-11-29T00:00:00Z"}]})");
+    const auto d = doctor(root);
+    expect(d, "grants", 5, "warn", "rediacc-gpu revoke web --device nvidia.com/gpu=7");
+    CHECK(d.exit_code == 0);  // a warning does not fail
+  }
+}
