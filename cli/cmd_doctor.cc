@@ -1,5 +1,7 @@
-// rediacc-gpu doctor: the GPU-in-container playbook run on this machine, layer by layer.
+// rediacc-gpu doctor: the GPU-in-container playbook run on this machine, layer by layer; and
+// rediacc-gpu metrics: the same findings as fleet signals.
 
+#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -7,7 +9,11 @@
 #include "cli/command.h"
 #include "cli/probe_machine.h"
 #include "cli/render.h"
+#include "core/atomic_file.h"
+#include "core/command_runner.h"
+#include "doctor/container.h"
 #include "doctor/doctor.h"
+#include "doctor/metrics.h"
 #include "probe/inventory_file.h"
 
 namespace rgpu::cli {
@@ -15,6 +21,7 @@ namespace {
 
 struct DoctorFlags {
   std::string output = "table";
+  doctor::ContainerRequest container;
 };
 
 void print_table(const std::vector<doctor::Check>& checks) {
@@ -39,7 +46,13 @@ void print_json(const std::vector<doctor::Check>& checks) {
   std::cout << out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
-int run_doctor(const GlobalOptions& global, const DoctorFlags& f) {
+struct MetricsFlags {
+  std::string textfile;
+};
+
+// Runs the checks on facts gathered now, then hands both to `use`.
+template <typename Use>
+int with_checks(const GlobalOptions& global, Use use) {
   RootFs fs(global.root);
   auto report = probe_machine(fs);
   if (!report) return report_failure(report.error());
@@ -47,13 +60,41 @@ int run_doctor(const GlobalOptions& global, const DoctorFlags& f) {
   std::optional<probe::Inventory> inventory;
   if (recorded && *recorded) inventory = (*recorded)->inventory;
   const doctor::Facts facts{fs, report->inventory, inventory, cdi::read_spec_index(fs), admission::load_grants(fs)};
-  const auto checks = doctor::run_doctor(facts);
-  if (f.output == "json") {
-    print_json(checks);
-  } else {
-    print_table(checks);
+  return use(facts, doctor::run_doctor(facts));
+}
+
+int run_doctor(const GlobalOptions& global, DoctorFlags f) {
+  if (!f.container.repo.empty()) {
+    auto repo = repo_of(RootFs(global.root), f.container.repo);
+    if (!repo) {
+      report_failure(repo.error());
+      return kExitUsage;
+    }
+    f.container.repo = *repo;
   }
-  return doctor::healthy(checks) ? kExitOk : kExitFailure;
+  return with_checks(global, [&f](const doctor::Facts& facts, std::vector<doctor::Check> checks) {
+    ProcessRunner runner;
+    const auto container = doctor::container_checks(facts, runner, f.container);
+    checks.insert(checks.end(), container.begin(), container.end());
+    if (f.output == "json") {
+      print_json(checks);
+    } else {
+      print_table(checks);
+    }
+    return doctor::healthy(checks) ? kExitOk : kExitFailure;
+  });
+}
+
+int run_metrics(const GlobalOptions& global, const MetricsFlags& f) {
+  return with_checks(global, [&f](const doctor::Facts& facts, const std::vector<doctor::Check>& checks) {
+    const auto text = doctor::metrics_text(facts, checks, std::chrono::system_clock::now());
+    if (f.textfile.empty()) {
+      std::cout << text;
+      return kExitOk;
+    }
+    auto written = write_file_atomic(facts.fs, f.textfile, text);
+    return written ? kExitOk : report_failure(written.error());
+  });
 }
 
 }  // namespace
@@ -62,7 +103,19 @@ Runner attach_doctor(CLI::App& sub, GlobalOptions& global) {
   add_root_option(sub, global);
   auto f = std::make_shared<DoctorFlags>();
   sub.add_option("-o,--output", f->output, "table or json")->check(CLI::IsMember({"table", "json"}));
+  sub.add_option("--repo", f->container.repo, "With --image: run a container with each device this repository holds");
+  sub.add_option("--image", f->container.image, "Image for the container check (it needs sh)");
+  sub.add_option("--docker-host", f->container.docker_host,
+                 "The repository daemon's address for the container check (docker -H)");
   return [&global, f] { return run_doctor(global, *f); };
+}
+
+Runner attach_metrics(CLI::App& sub, GlobalOptions& global) {
+  add_root_option(sub, global);
+  auto f = std::make_shared<MetricsFlags>();
+  sub.add_option("--textfile", f->textfile,
+                 "Write to this file atomically (node_exporter's textfile collector directory), not stdout");
+  return [&global, f] { return run_metrics(global, *f); };
 }
 
 }  // namespace rgpu::cli

@@ -19,6 +19,7 @@ constexpr Command kCommands[] = {
     {"grants", "List the grants in force, with names that reach the same device.", attach_grants},
     {"admit", "Decide one Docker API request (AuthZPlugin.AuthZReq on stdin) for a repository.", attach_admit},
     {"doctor", "Check the chain from driver to container, layer by layer, and say what to do.", attach_doctor},
+    {"metrics", "Write the doctor's findings and GPU counts for node_exporter's textfile collector.", attach_metrics},
     {"authz-plugin", "Serve a repository's dockerd as its authorization plugin (--authorization-plugin).",
      attach_authz_plugin},
 };

@@ -7,6 +7,7 @@
 #include "cli/probe_machine.h"
 #include "installers/nvidia_toolkit.h"
 #include "probe/inventory_file.h"
+#include "probe/nfd_features.h"
 #include "units/activation.h"
 #include "units/unit_files.h"
 
@@ -184,6 +185,9 @@ Result<std::string> step_inventory(SetupContext& ctx) {
   auto recorded = probe::record_inventory(ctx.fs, ctx.sink, ctx.report.inventory);
   if (!recorded) return tl::unexpected(recorded.error());
   ctx.changes.push_back(*recorded);
+  if (auto ok = keep(ctx, ctx.sink.write(probe::kNfdFeaturePath, probe::nfd_features(ctx.report.inventory))); !ok) {
+    return tl::unexpected(ok.error());
+  }
   return std::to_string(ctx.report.inventory.cdi_devices.size()) + " grantable CDI names";
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/structured_text.h"
 #include "doctor/doctor.h"
+#include "installers/nvidia_toolkit.h"
 #include "probe/sysfs_parsers.h"
 
 namespace rgpu::doctor {
@@ -20,10 +21,41 @@ std::optional<std::string> loaded_nvidia_version(const Facts& f) {
   return std::nullopt;
 }
 
+// The version dpkg records as installed ("1.20.0-1"), from its status file; absent when the
+// package is not installed or the machine does not use dpkg.
+std::optional<std::string> dpkg_version(const Facts& f, const std::string& package) {
+  const auto status = f.fs.read_optional("/var/lib/dpkg/status");
+  if (!status || !*status) return std::nullopt;
+  const std::string& text = **status;
+  const auto at = text.find("Package: " + package + "\n");
+  if (at == std::string::npos) return std::nullopt;
+  const auto end = text.find("\n\n", at);
+  const std::string stanza = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+  if (stanza.find("Status: install ok installed") == std::string::npos) return std::nullopt;
+  const auto v = stanza.find("\nVersion: ");
+  if (v == std::string::npos) return std::nullopt;
+  return stanza.substr(v + 10, stanza.find('\n', v + 10) - (v + 10));
+}
+
 Check toolkit(const Facts& f) {
   if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return {"toolkit", kLayer, Status::skip, "no NVIDIA GPU", "", ""};
   if (f.fs.kind("/usr/bin/nvidia-ctk") == NodeKind::file) {
-    return {"toolkit", kLayer, Status::ok, "nvidia-ctk is installed", "it generates the NVIDIA CDI spec", ""};
+    const auto version = dpkg_version(f, installers::kToolkitPackage);
+    if (version && !installers::check_toolkit_version(version->substr(0, version->find('-')))) {
+      return {"toolkit",
+              kLayer,
+              Status::fail,
+              std::string(installers::kToolkitPackage) + " " + *version + " is installed, below " +
+                  installers::kMinimumToolkitVersion,
+              "older toolkits generate specs that miss devices or hooks this product relies on",
+              "run rediacc-gpu setup (it installs " + std::string(installers::kDefaultToolkitVersion) + ")"};
+    }
+    return {"toolkit",
+            kLayer,
+            Status::ok,
+            "nvidia-ctk is installed" + (version ? " (" + *version + ")" : std::string()),
+            "it generates the NVIDIA CDI spec",
+            ""};
   }
   return {"toolkit",
           kLayer,
@@ -133,6 +165,18 @@ Check docker_daemon(const Facts& f) {
             "/etc/docker/daemon.json turns CDI off (features.cdi: false)",
             "dockerd cannot attach CDI devices: every granted request fails",
             "set \"features\": {\"cdi\": true} (Docker 25.0 to 28.1 need it; 28.2 and later have it on)"};
+  }
+  if (c.contains("cdi-spec-dirs") && c["cdi-spec-dirs"].is_array()) {
+    bool etc_cdi = false;
+    for (const auto& dir : c["cdi-spec-dirs"]) etc_cdi = etc_cdi || (dir.is_string() && dir == "/etc/cdi");
+    if (!etc_cdi) {
+      return {"docker-daemon",
+              kLayer,
+              Status::fail,
+              "/etc/docker/daemon.json sets cdi-spec-dirs without /etc/cdi",
+              "dockerd does not read the specs grants are checked against: granted names fail at create",
+              "add \"/etc/cdi\" to cdi-spec-dirs (or remove the setting: /etc/cdi is the default)"};
+    }
   }
   return {"docker-daemon", kLayer, Status::ok, "/etc/docker/daemon.json configures no other runtime", "", ""};
 }

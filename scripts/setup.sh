@@ -16,11 +16,12 @@ BUILD_DEPS=(
 )
 # podman (+ runc: crun refuses hybrid cgroup hosts) and busybox-static run real containers; the
 # CDI package ships the official JSON schema that valijson checks our specs against; systemd
-# brings systemd-analyze, which verifies the units setup writes.
+# brings systemd-analyze, which verifies the units setup writes; docker.io is the real dockerd
+# behind the authorization plugin; prometheus brings promtool, which checks our metrics.
 TEST_DEPS=(
   catch2 clang-format pciutils libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
-  podman runc busybox-static systemd docker.io
+  podman runc busybox-static systemd docker.io prometheus
 )
 
 install_packages() {

@@ -94,6 +94,12 @@ TEST_CASE("setup: every machine, mode and distribution family makes exactly the 
         CHECK(fs::exists(root.host("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf")) == install);
         CHECK(fs::exists(root.host("/etc/udev/rules.d/90-rediacc-gpu.rules")));
         CHECK(fs::exists(root.host("/etc/rediacc/gpu/inventory.json")));
+        // The node-feature-discovery file: labels for Kubernetes nodes.
+        const auto nfd = root.read("/etc/kubernetes/node-feature-discovery/features.d/rediacc-gpu");
+        CHECK_THAT(nfd, Catch::StartsWith("rediacc-gpu.count="));
+        CHECK_THAT(nfd,
+                   Catch::EndsWith(std::string("rediacc-gpu.platform=") + (machine.wsl ? "wsl" : "native") + "\n"));
+        if (machine.nvidia) CHECK_THAT(nfd, Catch::Contains("rediacc-gpu.nvidia.count="));
         if (install && machine.nvidia) CHECK_THAT(first.out, Catch::Contains("NVIDIA CDI spec ... written"));
         if (install && !machine.nvidia) CHECK_THAT(first.out, Catch::Contains("no NVIDIA GPU for a spec to describe"));
 

@@ -3,8 +3,10 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
+#include "doctor/container.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
@@ -129,6 +131,22 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     root.write("/etc/docker/daemon.json", R"({"runtimes":{"nvidia":{"path":"nvidia-container-runtime"}}})");
     expect(doctor(root), "docker-daemon", 3, "fail", "remove the nvidia runtime");
   }
+  SECTION("layer 3: a toolkit below the minimum") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    root.write("/var/lib/dpkg/status",
+               "Package: nvidia-container-toolkit-base\nStatus: install ok installed\nVersion: 1.14.3-1\n\n");
+    const auto d = doctor(root);
+    expect(d, "toolkit", 3, "fail", "rediacc-gpu setup");
+    CHECK_THAT(d.check("toolkit")["observed"].get<std::string>(),
+               Catch::Contains("1.14.3-1 is installed, below 1.18.0"));
+  }
+  SECTION("layer 3: dockerd reads CDI specs elsewhere than /etc/cdi") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    root.write("/etc/docker/daemon.json", R"({"features":{"cdi":true},"cdi-spec-dirs":["/opt/cdi"]})");
+    expect(doctor(root), "docker-daemon", 3, "fail", "add \"/etc/cdi\" to cdi-spec-dirs");
+  }
   SECTION("layer 4: our spec still names a GPU that was removed") {
     FixtureRoot root;
     healthy_nvidia(root);
@@ -147,4 +165,75 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     expect(d, "grants", 5, "warn", "rediacc-gpu revoke web --device nvidia.com/gpu=7");
     CHECK(d.exit_code == 0);  // a warning does not fail
   }
+}
+
+TEST_CASE("metrics: the textfile collector's format, written atomically, passes promtool") {
+  FixtureRoot root;
+  healthy_nvidia(root);
+  root.write(
+      "/etc/rediacc/gpu/grants.json",
+      R"({"schema":1,"grants":[{"repo":"web","device":"nvidia.com/gpu=all","exclusive":true,"granted_at":"2026-11-29T00:00:00Z"}]})");
+  auto r = run_tool({"metrics", "--root", root.str(), "--textfile", "/var/lib/node-exporter/rediacc-gpu.prom"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string text = root.read("/var/lib/node-exporter/rediacc-gpu.prom");
+  CHECK_THAT(text, Catch::Contains("rediacc_gpu_gpus{vendor=\"nvidia\"} 2\n"));
+  CHECK_THAT(text, Catch::Contains("rediacc_gpu_inventory_present 1\n"));
+  CHECK_THAT(text, Catch::Contains("rediacc_gpu_inventory_age_seconds "));
+  CHECK_THAT(text, Catch::Contains("rediacc_gpu_spec_drift 0\n"));
+  CHECK_THAT(text, Catch::Contains("rediacc_gpu_doctor_check{id=\"nvidia-driver\",layer=\"1\",status=\"ok\"} 1\n"));
+  CHECK_THAT(text, Catch::Contains("rediacc_gpu_doctor_failed_checks 0\n"));
+  CHECK_THAT(text, Catch::Contains("rediacc_gpu_grants{exclusive=\"true\"} 1\n"));
+  auto lint = run_program("/usr/bin/promtool", {"check", "metrics"}, text);
+  INFO(lint.out << lint.err);
+  CHECK(lint.exit_code == 0);
+
+  // A driver change: the drift shows, and stdout gets the same format.
+  root.write("/proc/driver/nvidia/version",
+             "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Wed Jan 15 00:43:42 UTC 2025\n");
+  auto drifted = run_tool({"metrics", "--root", root.str()});
+  CHECK_THAT(drifted.out, Catch::Contains("rediacc_gpu_spec_drift 1\n"));
+  CHECK_THAT(drifted.out,
+             Catch::Contains("rediacc_gpu_doctor_check{id=\"nvidia-spec\",layer=\"3\",status=\"fail\"} 1\n"));
+  CHECK(run_program("/usr/bin/promtool", {"check", "metrics"}, drifted.out).exit_code == 0);
+}
+
+namespace {
+
+// Answers every command with one exit code and output, recording the commands.
+struct ScriptedRunner : rgpu::CommandRunner {
+  int code = 0;
+  std::string output;
+  std::vector<rgpu::Argv> calls;
+  rgpu::Result<rgpu::CommandResult> do_run(const rgpu::Argv& argv, std::chrono::seconds,
+                                           const std::map<std::string, std::string>&) override {
+    calls.push_back(argv);
+    return rgpu::CommandResult{code, output};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("doctor: the container check tells a device seen inside from a silent CPU fallback") {
+  FixtureRoot root;
+  const rgpu::RootFs fs(root.path());
+  rgpu::admission::GrantSet grants;
+  grants.grants = {{"web", "nvidia.com/gpu=all", false, ""}, {"web", "rediacc.io/dri=renderD128", false, ""}};
+  const rgpu::doctor::Facts facts{fs, {}, std::nullopt, {}, grants};
+  const rgpu::doctor::ContainerRequest req{"web", "cuda:12", "unix:///run/web/docker.sock"};
+
+  ScriptedRunner seen;
+  auto ok = rgpu::doctor::container_checks(facts, seen, req);
+  REQUIRE(ok.size() == 2);
+  CHECK(ok[0].status == rgpu::doctor::Status::ok);
+  CHECK(seen.calls[0] == rgpu::Argv{"docker", "-H", "unix:///run/web/docker.sock", "run", "--rm", "--device",
+                                    "nvidia.com/gpu=all", "cuda:12", "sh", "-c", "nvidia-smi -L"});
+  CHECK(seen.calls[1].back() == "test -c /dev/dri/renderD128");
+
+  ScriptedRunner fallback;
+  fallback.code = 1;
+  fallback.output = "sh: nvidia-smi: not found\n";
+  auto cpu = rgpu::doctor::container_checks(facts, fallback, req);
+  CHECK(cpu[0].status == rgpu::doctor::Status::fail);
+  CHECK_THAT(cpu[0].meaning, Catch::Contains("silent CPU fallback"));
 }

@@ -2,6 +2,7 @@
 // (rediacc-gpu authz-plugin) for every API request the real docker CLI sends.
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "tests/support/docker_daemon.h"
 #include "tests/support/fixture_root.h"
@@ -81,4 +82,38 @@ TEST_CASE("e2e: a CDI name passes the plugin only while granted, with no restart
 
   REQUIRE(run_tool({"revoke", "web", "--device", "nvidia.com/gpu=all", "--root", root.str()}).exit_code == 0);
   refused_by_plugin(daemon.docker(cdi_run), plugin.name(), "has no grant for nvidia.com/gpu=all");
+}
+
+TEST_CASE("e2e: doctor's container check runs a real container with the repository's granted devices") {
+  FixtureRoot root;
+  intel_discrete(root);
+  REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
+  DockerDaemon daemon;
+  daemon.import_busybox("img");
+  auto check = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"doctor", "-o", "json", "--root", root.str()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_tool(args);
+    INFO(r.out << r.err);
+    nlohmann::json container;
+    for (const auto& c : nlohmann::json::parse(r.out)) {
+      if (c["id"] == "container") container = c;
+    }
+    REQUIRE_FALSE(container.is_null());
+    CHECK(container["layer"] == 6);
+    return container;
+  };
+  const std::vector<std::string> asked = {"--repo", "web", "--image", "img", "--docker-host", daemon.host()};
+
+  CHECK(check({})["status"] == "skip");
+  auto no_grant = check(asked);
+  CHECK(no_grant["status"] == "fail");
+  CHECK_THAT(no_grant["decision"].get<std::string>(), Catch::Contains("rediacc-gpu grant web --device"));
+
+  REQUIRE(run_tool({"grant", "web", "--device", "rediacc.io/dri=renderD128", "--root", root.str()}).exit_code == 0);
+  // dockerd 20.10 predates CDI: the container cannot get the device, and doctor says why.
+  auto granted = check(asked);
+  CHECK(granted["status"] == "fail");
+  CHECK_THAT(granted["observed"].get<std::string>(), Catch::Contains("could not select device driver \"cdi\""));
+  CHECK_THAT(granted["decision"].get<std::string>(), Catch::Contains("Docker 25 or later"));
 }

@@ -83,7 +83,7 @@ DockerDaemon::DockerDaemon(const std::vector<std::string>& extra_args) {
 DockerDaemon::~DockerDaemon() { stop(child_); }
 
 RunResult DockerDaemon::docker(const std::vector<std::string>& args, const std::string& input) const {
-  return run_program(docker_cli(), args, input, {{"DOCKER_HOST", "unix://" + (dir_.path() / "docker.sock").string()}});
+  return run_program(docker_cli(), args, input, {{"DOCKER_HOST", host()}});
 }
 
 void DockerDaemon::import_busybox(const std::string& name) const {
@@ -99,6 +99,8 @@ void DockerDaemon::import_busybox(const std::string& name) const {
   INFO(imported.err);
   REQUIRE(imported.exit_code == 0);
 }
+
+std::string DockerDaemon::host() const { return "unix://" + (dir_.path() / "docker.sock").string(); }
 
 std::string DockerDaemon::log() const { return slurp(dir_.path() / "dockerd.log"); }
 

@@ -39,6 +39,8 @@ class DockerDaemon {
   /// Imports a busybox-static root filesystem as image `name` (with /etc/group naming video).
   void import_busybox(const std::string& name) const;
   std::string log() const;
+  /// The daemon's address, for DOCKER_HOST or docker -H.
+  std::string host() const;
 
  private:
   FixtureRoot dir_;

@@ -1,0 +1,91 @@
+// Layer 6: a real container through the repository's daemon with each device it was granted,
+// which must see it: the playbook's "silent CPU fallback" is a container that runs fine without
+// its GPU, so success means the device is there inside, not only that the container started.
+
+#include "doctor/container.h"
+
+namespace rgpu::doctor {
+namespace {
+
+constexpr int kLayer = 6;
+
+// What proves the device is inside, per kind: NVIDIA's tool for NVIDIA, the node for the others.
+std::string proof_for(const std::string& name) {
+  const auto eq = name.find('=');
+  const std::string kind = name.substr(0, eq), device = eq == std::string::npos ? "" : name.substr(eq + 1);
+  if (kind == "nvidia.com/gpu") return "nvidia-smi -L";
+  if (kind == "rediacc.io/dri") return "test -c /dev/dri/" + device;
+  if (kind == "rediacc.io/amd") return "test -c /dev/kfd";
+  return "true";
+}
+
+Check run_one(CommandRunner& runner, const ContainerRequest& req, const std::string& device) {
+  Argv argv = {"docker"};
+  if (!req.docker_host.empty()) argv.insert(argv.end(), {"-H", req.docker_host});
+  argv.insert(argv.end(), {"run", "--rm", "--device", device, req.image, "sh", "-c", proof_for(device)});
+  const std::string what = req.repo + " with " + device + " in " + req.image;
+  auto ran = runner.run(argv, std::chrono::seconds(120));
+  if (!ran) {
+    return {"container",
+            kLayer,
+            Status::fail,
+            what + ": " + ran.error().message,
+            "the docker CLI could not be run",
+            "install the docker CLI, or point --docker-host at the repository's daemon"};
+  }
+  if (ran->exit_code == 0) return {"container", kLayer, Status::ok, what + ": the device is there inside", "", ""};
+  const std::string& out = ran->output;
+  if (out.find("authorization denied") != std::string::npos) {
+    return {"container",
+            kLayer,
+            Status::fail,
+            what + ": " + out,
+            "the gate refused the request",
+            "grant the name: rediacc-gpu grant " + req.repo + " --device " + device};
+  }
+  if (out.find("could not select device driver \"cdi\"") != std::string::npos || out.find("CDI") != std::string::npos) {
+    return {"container",
+            kLayer,
+            Status::fail,
+            what + ": " + out,
+            "the daemon does not attach CDI devices: it predates CDI (before 25.0) or has it off",
+            "use Docker 25 or later; on 25.0 to 28.1 set \"features\": {\"cdi\": true} in daemon.json"};
+  }
+  if (out.find("Error response from daemon") != std::string::npos || ran->exit_code == 125) {
+    return {"container",
+            kLayer,
+            Status::fail,
+            what + ": " + out,
+            "the daemon could not create or start the container",
+            "read the daemon's error; rediacc-gpu doctor's earlier layers name the usual causes"};
+  }
+  return {"container",
+          kLayer,
+          Status::fail,
+          what + ": the container ran, but " + proof_for(device) + " failed",
+          "silent CPU fallback: the workload runs without its GPU",
+          "check the spec's device nodes (layer 4)"};
+}
+
+}  // namespace
+
+std::vector<Check> container_checks(const Facts& f, CommandRunner& runner, const ContainerRequest& req) {
+  if (req.repo.empty() || req.image.empty()) {
+    return {{"container", kLayer, Status::skip, "not asked for (--repo and --image)", "", ""}};
+  }
+  std::vector<std::string> devices;
+  if (f.grants) {
+    for (const auto& g : f.grants->grants) {
+      if (g.repo == req.repo) devices.push_back(g.device);
+    }
+  }
+  if (devices.empty()) {
+    return {{"container", kLayer, Status::fail, req.repo + " holds no grant", "its containers can attach no GPU",
+             "rediacc-gpu grant " + req.repo + " --device NAME (rediacc-gpu cdi list shows the names)"}};
+  }
+  std::vector<Check> out;
+  for (const auto& d : devices) out.push_back(run_one(runner, req, d));
+  return out;
+}
+
+}  // namespace rgpu::doctor

@@ -1,0 +1,76 @@
+#include "doctor/metrics.h"
+
+#include <map>
+#include <sstream>
+
+#include "core/time_text.h"
+
+namespace rgpu::doctor {
+namespace {
+
+void family(std::ostringstream& out, const char* name, const char* help) {
+  out << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n";
+}
+
+int severity(Status s) {
+  switch (s) {
+    case Status::skip: return 0;
+    case Status::ok: return 1;
+    case Status::warn: return 2;
+    case Status::fail: return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::chrono::system_clock::time_point now) {
+  std::ostringstream out;
+  family(out, "rediacc_gpu_gpus", "GPUs found on this machine now, by vendor.");
+  for (auto v : {probe::Vendor::nvidia, probe::Vendor::amd, probe::Vendor::intel, probe::Vendor::other}) {
+    size_t n = 0;
+    for (const auto& g : f.fresh.gpus) n += g.vendor == v;
+    out << "rediacc_gpu_gpus{vendor=\"" << probe::to_string(v) << "\"} " << n << "\n";
+  }
+  const auto recorded_at = f.recorded ? parse_rfc3339_utc(f.recorded->generated_at) : std::nullopt;
+  family(out, "rediacc_gpu_inventory_present", "1 when /etc/rediacc/gpu/inventory.json exists and parses.");
+  out << "rediacc_gpu_inventory_present " << (f.recorded ? 1 : 0) << "\n";
+  if (recorded_at) {
+    family(out, "rediacc_gpu_inventory_age_seconds", "Seconds since the recorded inventory's facts were first seen.");
+    out << "rediacc_gpu_inventory_age_seconds "
+        << std::chrono::duration_cast<std::chrono::seconds>(now - *recorded_at).count() << "\n";
+  }
+  // Worst status per check: a check that runs per GPU is one series.
+  std::map<std::pair<std::string, int>, Status> worst;
+  for (const auto& c : checks) {
+    auto [it, fresh] = worst.try_emplace({c.id, c.layer}, c.status);
+    if (!fresh && severity(c.status) > severity(it->second)) it->second = c.status;
+  }
+  const auto failing = [&](const char* id) {
+    for (const auto& [key, status] : worst) {
+      if (key.first == id && status == Status::fail) return true;
+    }
+    return false;
+  };
+  family(out, "rediacc_gpu_spec_drift", "1 when a CDI spec no longer matches the loaded driver or the GPUs present.");
+  out << "rediacc_gpu_spec_drift " << (failing("nvidia-spec") || failing("rediacc-specs") ? 1 : 0) << "\n";
+  family(out, "rediacc_gpu_doctor_check", "Each doctor check, 1 on the series of its worst status.");
+  for (const auto& [key, status] : worst) {
+    out << "rediacc_gpu_doctor_check{id=\"" << key.first << "\",layer=\"" << key.second << "\",status=\""
+        << status_name(status) << "\"} 1\n";
+  }
+  size_t failed = 0;
+  for (const auto& [key, status] : worst) failed += status == Status::fail;
+  family(out, "rediacc_gpu_doctor_failed_checks", "Doctor checks that fail; 0 on a healthy machine.");
+  out << "rediacc_gpu_doctor_failed_checks " << failed << "\n";
+  size_t exclusive = 0, shared = 0;
+  if (f.grants) {
+    for (const auto& g : f.grants->grants) (g.exclusive ? exclusive : shared) += 1;
+  }
+  family(out, "rediacc_gpu_grants", "Grants in force, by kind.");
+  out << "rediacc_gpu_grants{exclusive=\"false\"} " << shared << "\n";
+  out << "rediacc_gpu_grants{exclusive=\"true\"} " << exclusive << "\n";
+  return out.str();
+}
+
+}  // namespace rgpu::doctor
