@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/structured_text.h"
 #include "doctor/doctor.h"
 
 namespace rgpu::doctor {
@@ -82,6 +83,45 @@ Check persistenced(const Facts& f) {
           "start nvidia-persistenced (rediacc-gpu-nvidia-spec.service regenerates the spec after it)"};
 }
 
+// Rootless daemons run per user, outside the repository daemons the gate is wired to.
+Check rootless(const Facts& f) {
+  auto users = f.fs.list_dir("/run/user");
+  std::string found;
+  if (users) {
+    for (const auto& uid : *users) {
+      const std::string sock = "/run/user/" + uid + "/docker.sock";
+      if (f.fs.kind(sock) != NodeKind::missing) found += (found.empty() ? "" : ", ") + sock;
+    }
+  }
+  if (found.empty()) return {"rootless", kLayer, Status::ok, "no rootless Docker daemon", "", ""};
+  return {"rootless",
+          kLayer,
+          Status::warn,
+          "rootless Docker daemons: " + found,
+          "their containers reach whatever devices the user can open, without the gate",
+          "give each --authorization-plugin, or keep GPU device nodes out of those users' reach"};
+}
+
+// BuildKit can attach CDI devices to builds; the gate refuses /session and /grpc unless told.
+Check buildkit(const Facts& f) {
+  const auto text = f.fs.read_optional("/etc/docker/daemon.json");
+  auto config =
+      text && *text ? parse_json(**text, "/etc/docker/daemon.json") : Result<nlohmann::json>(nlohmann::json());
+  bool off = false;
+  if (config && config->is_object() && config->contains("builder") && (*config)["builder"].is_object()) {
+    const auto& builder = (*config)["builder"];
+    off = builder.contains("entitlements") && builder["entitlements"].is_object() &&
+          builder["entitlements"].value("device", true) == false;
+  }
+  if (off) return {"buildkit", kLayer, Status::ok, "BuildKit's device entitlement is off", "", ""};
+  return {"buildkit",
+          kLayer,
+          Status::ok,
+          "BuildKit's device entitlement is not turned off",
+          "builds can attach CDI devices: keep the plugin refusing BuildKit (its default, no --allow-buildkit)",
+          "to allow builds, first set \"builder\": {\"entitlements\": {\"device\": false}} in daemon.json"};
+}
+
 }  // namespace
 
 std::vector<Check> policy_checks(const Facts& f) {
@@ -89,6 +129,8 @@ std::vector<Check> policy_checks(const Facts& f) {
   out.push_back(cgroups(f));
   out.push_back(security_modules(f));
   out.push_back(persistenced(f));
+  out.push_back(rootless(f));
+  out.push_back(buildkit(f));
   return out;
 }
 

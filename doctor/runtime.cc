@@ -183,8 +183,56 @@ Check docker_daemon(const Facts& f) {
 
 }  // namespace
 
+// Docker's major.minor from the installed package's version ("5:28.1.1-1~debian.12", "20.10.24+dfsg1-1").
+std::optional<std::pair<int, int>> docker_release(const std::string& version) {
+  static const std::regex kRelease(R"(^(?:\d+:)?(\d+)\.(\d+))");
+  std::smatch m;
+  if (!std::regex_search(version, m, kRelease)) return std::nullopt;
+  return std::make_pair(std::stoi(m[1]), std::stoi(m[2]));
+}
+
+// Which Docker the machine has, from dpkg, and whether it attaches CDI devices: from 25.0 with
+// "features": {"cdi": true}, on by default from 28.2.
+Check docker_cdi(const Facts& f) {
+  std::optional<std::string> version;
+  std::string package;
+  for (const char* candidate : {"docker-ce", "docker.io", "moby-engine"}) {
+    if ((version = dpkg_version(f, candidate))) {
+      package = candidate;
+      break;
+    }
+  }
+  const auto release = version ? docker_release(*version) : std::nullopt;
+  if (!release) return {"docker-cdi", kLayer, Status::skip, "no Docker package recorded by dpkg", "", ""};
+  const std::string seen = package + " " + *version;
+  if (*release < std::make_pair(25, 0)) {
+    return {"docker-cdi",
+            kLayer,
+            Status::fail,
+            seen + " predates CDI",
+            "dockerd cannot attach CDI devices: every granted request fails at create",
+            "install Docker 25 or later (28.2 or later has CDI on)"};
+  }
+  if (*release < std::make_pair(28, 2)) {
+    const auto text = f.fs.read_optional("/etc/docker/daemon.json");
+    auto config =
+        text && *text ? parse_json(**text, "/etc/docker/daemon.json") : Result<nlohmann::json>(nlohmann::json());
+    const bool on = config && config->is_object() && config->contains("features") &&
+                    (*config)["features"].is_object() && (*config)["features"].value("cdi", false);
+    if (!on) {
+      return {"docker-cdi",
+              kLayer,
+              Status::fail,
+              seen + " without \"features\": {\"cdi\": true}",
+              "Docker 25.0 to 28.1 attach CDI devices only with the feature on",
+              "add \"features\": {\"cdi\": true} to /etc/docker/daemon.json and restart dockerd"};
+    }
+  }
+  return {"docker-cdi", kLayer, Status::ok, seen + " attaches CDI devices", "", ""};
+}
+
 std::vector<Check> runtime_checks(const Facts& f) {
-  return {toolkit(f), nvidia_spec(f), shadowing_spec(f), refresh_wired(f), docker_daemon(f)};
+  return {toolkit(f), nvidia_spec(f), shadowing_spec(f), refresh_wired(f), docker_daemon(f), docker_cdi(f)};
 }
 
 }  // namespace rgpu::doctor

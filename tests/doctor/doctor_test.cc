@@ -147,6 +147,28 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     root.write("/etc/docker/daemon.json", R"({"features":{"cdi":true},"cdi-spec-dirs":["/opt/cdi"]})");
     expect(doctor(root), "docker-daemon", 3, "fail", "add \"/etc/cdi\" to cdi-spec-dirs");
   }
+  SECTION("layer 3: a Docker that predates CDI, or has it off") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    root.write("/var/lib/dpkg/status",
+               "Package: docker.io\nStatus: install ok installed\nVersion: 20.10.24+dfsg1-1\n\n");
+    expect(doctor(root), "docker-cdi", 3, "fail", "Docker 25 or later");
+    root.write("/var/lib/dpkg/status",
+               "Package: docker-ce\nStatus: install ok installed\nVersion: 5:27.5.1-1~debian.12~bookworm\n\n");
+    expect(doctor(root), "docker-cdi", 3, "fail", "\"features\": {\"cdi\": true}");
+    root.write("/etc/docker/daemon.json", R"({"features":{"cdi":true}})");
+    CHECK(doctor(root).check("docker-cdi")["status"] == "ok");
+    root.write("/var/lib/dpkg/status",
+               "Package: docker-ce\nStatus: install ok installed\nVersion: 5:28.2.2-1~debian.12~bookworm\n\n");
+    fs::remove(root.host("/etc/docker/daemon.json"));
+    CHECK(doctor(root).check("docker-cdi")["status"] == "ok");
+  }
+  SECTION("layer 5: a rootless Docker daemon") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    root.write("/run/user/1000/docker.sock", "");
+    expect(doctor(root), "rootless", 5, "warn", "--authorization-plugin");
+  }
   SECTION("layer 4: our spec still names a GPU that was removed") {
     FixtureRoot root;
     healthy_nvidia(root);
