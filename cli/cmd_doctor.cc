@@ -8,7 +8,6 @@
 #include "admission/grant_store.h"
 #include "cli/command.h"
 #include "cli/probe_machine.h"
-#include "cli/render.h"
 #include "core/atomic_file.h"
 #include "core/command_runner.h"
 #include "doctor/container.h"
@@ -58,8 +57,11 @@ int with_checks(const GlobalOptions& global, Use use) {
   if (!report) return report_failure(report.error());
   auto recorded = probe::read_inventory(fs);
   std::optional<probe::Inventory> inventory;
+  std::optional<std::string> inventory_error;
   if (recorded && *recorded) inventory = (*recorded)->inventory;
-  const doctor::Facts facts{fs, report->inventory, inventory, cdi::read_spec_index(fs), admission::load_grants(fs)};
+  if (!recorded) inventory_error = recorded.error().message;
+  const doctor::Facts facts{
+      fs, report->inventory, inventory, inventory_error, cdi::read_spec_index(fs), admission::load_grants(fs)};
   return use(facts, doctor::run_doctor(facts));
 }
 

@@ -29,10 +29,11 @@ struct Check {
 /// What every check reads, gathered once by the caller.
 struct Facts {
   const RootFs& fs;
-  probe::Inventory fresh;                    ///< a probe made now
-  std::optional<probe::Inventory> recorded;  ///< inventory.json, when there is one
-  cdi::SpecIndex specs;                      ///< /etc/cdi as CDI consumers read it
-  Result<admission::GrantSet> grants;        ///< grants.json (an error when it does not parse)
+  probe::Inventory fresh;                     ///< a probe made now
+  std::optional<probe::Inventory> recorded;   ///< inventory.json, when there is one and it parses
+  std::optional<std::string> recorded_error;  ///< why inventory.json does not parse
+  cdi::SpecIndex specs;                       ///< /etc/cdi as CDI consumers read it
+  Result<admission::GrantSet> grants;         ///< grants.json (an error when it does not parse)
 };
 
 const char* status_name(Status status);

@@ -44,6 +44,14 @@ Check our_specs(const Facts& f) {
 }
 
 Check inventory(const Facts& f) {
+  if (f.recorded_error) {
+    return {"inventory",
+            kLayer,
+            Status::fail,
+            *f.recorded_error,
+            "setup and probe refuse to overwrite it",
+            "move the file away (it may not be ours), then run rediacc-gpu setup"};
+  }
   if (!f.recorded) {
     return {"inventory",
             kLayer,

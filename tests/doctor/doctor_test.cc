@@ -163,6 +163,12 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     fs::remove(root.host("/etc/docker/daemon.json"));
     CHECK(doctor(root).check("docker-cdi")["status"] == "ok");
   }
+  SECTION("layer 4: an inventory that does not parse") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    root.write("/etc/rediacc/gpu/inventory.json", "{ not an inventory");
+    expect(doctor(root), "inventory", 4, "fail", "move the file away");
+  }
   SECTION("layer 5: a rootless Docker daemon") {
     FixtureRoot root;
     healthy_nvidia(root);
@@ -241,7 +247,7 @@ TEST_CASE("doctor: the container check tells a device seen inside from a silent 
   const rgpu::RootFs fs(root.path());
   rgpu::admission::GrantSet grants;
   grants.grants = {{"web", "nvidia.com/gpu=all", false, ""}, {"web", "rediacc.io/dri=renderD128", false, ""}};
-  const rgpu::doctor::Facts facts{fs, {}, std::nullopt, {}, grants};
+  const rgpu::doctor::Facts facts{fs, {}, std::nullopt, std::nullopt, {}, grants};
   const rgpu::doctor::ContainerRequest req{"web", "cuda:12", "unix:///run/web/docker.sock"};
 
   ScriptedRunner seen;
