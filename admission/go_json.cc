@@ -1,6 +1,8 @@
 #include "admission/go_json.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstring>
 #include <vector>
 
@@ -11,7 +13,7 @@ namespace dom = simdjson::dom;
 
 constexpr size_t kMaxDepth = 64;
 constexpr size_t kPooledParsers = 4;
-constexpr size_t kPairwiseKeys = 16;
+constexpr size_t kStackKeys = 128;
 
 // Parsers keep their buffers between bodies; one pool per thread, so no locking.
 std::vector<std::unique_ptr<dom::parser>>& parser_pool() {
@@ -67,30 +69,43 @@ uint64_t folded_hash(std::string_view key) {
   std::memcpy(&first, key.data(), w);
   std::memcpy(&last, key.data() + n - w, w);
   constexpr uint64_t kMask = 0xDFDFDFDFDFDFDFDFull;
-  return ((first & kMask) * 0x9E3779B97F4A7C15ull) ^ ((last & kMask) * 0xFF51AFD7ED558CCDull) ^ n;
+  uint64_t h = ((first & kMask) * 0x9E3779B97F4A7C15ull) ^ ((last & kMask) * 0xFF51AFD7ED558CCDull) ^ n;
+  h ^= h >> 29;  // the products' low bits see only the low bytes: mix before a table uses them
+  h *= 0xBF58476D1CE4E5B9ull;
+  return h ^ (h >> 32);
 }
 
-// Each key is folded once, into a hash; only keys whose hashes are equal are compared for real.
-// Small objects compare the hashes pair by pair; larger ones sort them, so a body of many keys
-// cannot make the check quadratic. The vector is reused by the thread: no allocation once warm.
+// Each key is folded once, into a hash, and put in an open-addressing table; only keys with equal
+// hashes are compared for real. Linear in the number of keys, so a body of many keys cannot make
+// the check quadratic; objects of up to kStackKeys keys use tables on the stack.
 std::optional<std::string> folded_duplicate(dom::object object) {
-  thread_local std::vector<std::pair<uint64_t, std::string_view>> keys;
-  keys.clear();
-  for (auto [key, value] : object) keys.emplace_back(folded_hash(key), key);
-  const auto same = [](const auto& a, const auto& b) { return a.first == b.first && folded_equal(a.second, b.second); };
-  if (keys.size() <= kPairwiseKeys) {
-    for (size_t a = 0; a < keys.size(); ++a) {
-      for (size_t b = a + 1; b < keys.size(); ++b) {
-        if (same(keys[a], keys[b])) return std::string(keys[b].second);
-      }
-    }
-    return std::nullopt;
+  const size_t n = object.size();
+  if (n < 2) return std::nullopt;
+  using Key = std::pair<uint64_t, std::string_view>;
+  std::array<Key, kStackKeys> stack_keys;
+  std::array<uint32_t, 2 * kStackKeys> stack_table;
+  std::vector<Key> heap_keys;
+  std::vector<uint32_t> heap_table;
+  const size_t slots = std::bit_ceil(2 * n);
+  Key* keys = stack_keys.data();
+  uint32_t* table = stack_table.data();  // key index + 1; 0 is an empty slot
+  if (n > kStackKeys) {
+    heap_keys.resize(n);
+    heap_table.resize(slots);
+    keys = heap_keys.data();
+    table = heap_table.data();
   }
-  std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (size_t k = 1; k < keys.size(); ++k) {
-    for (size_t m = k; m > 0 && keys[m - 1].first == keys[k].first; --m) {
-      if (same(keys[m - 1], keys[k])) return std::string(keys[k].second);
+  std::fill_n(table, slots, 0u);
+  uint32_t count = 0;
+  for (auto [key, value] : object) {
+    const uint64_t h = folded_hash(key);
+    size_t slot = h & (slots - 1);
+    for (; table[slot] != 0; slot = (slot + 1) & (slots - 1)) {
+      const Key& other = keys[table[slot] - 1];
+      if (other.first == h && folded_equal(other.second, key)) return std::string(key);
     }
+    keys[count] = {h, key};
+    table[slot] = ++count;
   }
   return std::nullopt;
 }
