@@ -44,5 +44,6 @@ Runner attach_admit(CLI::App& sub, GlobalOptions& global);
 Runner attach_doctor(CLI::App& sub, GlobalOptions& global);
 Runner attach_metrics(CLI::App& sub, GlobalOptions& global);
 Runner attach_authz_plugin(CLI::App& sub, GlobalOptions& global);
+Runner attach_completion(CLI::App& sub, GlobalOptions& global);
 
 }  // namespace rgpu::cli

@@ -22,6 +22,7 @@ constexpr Command kCommands[] = {
     {"metrics", "Write the doctor's findings and GPU counts for node_exporter's textfile collector.", attach_metrics},
     {"authz-plugin", "Serve a repository's dockerd as its authorization plugin (--authorization-plugin).",
      attach_authz_plugin},
+    {"completion", "Print the bash completion script: source <(rediacc-gpu completion bash).", attach_completion},
 };
 
 int run(int argc, char** argv) {

@@ -46,6 +46,34 @@ Result<void> write_all(SetupContext& ctx, const std::vector<units::UnitFile>& fi
   return {};
 }
 
+bool shipped_as(const RootFs& fs, const std::string& vendor, const std::string& content) {
+  if (vendor.empty()) return false;
+  for (const std::string& path : {vendor, "/usr" + vendor}) {  // /lib and /usr/lib: one dir once merged
+    auto text = fs.read_file(path);
+    if (text && *text == content) return true;
+  }
+  return false;
+}
+
+// A unit the package ships with the very text setup would write needs no copy in /etc, where it
+// would shadow the package's next version; setup's own earlier copy there goes. `packaged` is
+// `files` rendered as the package renders them.
+Result<void> write_unless_packaged(SetupContext& ctx, const std::vector<units::UnitFile>& files,
+                                   const std::vector<units::UnitFile>& packaged) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto& f = files[i];
+    if (!shipped_as(ctx.fs, units::vendor_path(f.path), packaged[i].content)) {
+      if (auto ok = keep(ctx, ctx.sink.write(f.path, f.content, 0644)); !ok) return ok;
+      continue;
+    }
+    auto current = ctx.fs.read_file(f.path);
+    if (current && units::written_by_setup(*current)) {
+      if (auto ok = keep(ctx, ctx.sink.remove(f.path)); !ok) return ok;
+    }
+  }
+  return {};
+}
+
 units::UnitOptions unit_options(const SetupContext& ctx) {
   units::UnitOptions o;
   o.tool_path = ctx.options.tool_path;
@@ -157,8 +185,14 @@ Result<void> run_all(SetupContext& ctx, const std::vector<Argv>& commands) {
 Result<std::string> step_units(SetupContext& ctx) {
   const auto options = unit_options(ctx);
   std::vector<std::string> enable;
-  if (auto ok = write_all(ctx, units::hotplug_units(options)); !ok) return tl::unexpected(ok.error());
-  if (auto ok = write_all(ctx, units::plugin_units(options)); !ok) return tl::unexpected(ok.error());
+  auto as_packaged = options;
+  as_packaged.packaged = true;
+  if (auto ok = write_unless_packaged(ctx, units::hotplug_units(options), units::hotplug_units(as_packaged)); !ok) {
+    return tl::unexpected(ok.error());
+  }
+  if (auto ok = write_unless_packaged(ctx, units::plugin_units(options), units::plugin_units(as_packaged)); !ok) {
+    return tl::unexpected(ok.error());
+  }
   if (ctx.nvidia_wanted) {
     if (auto ok = write_all(ctx, units::nvidia_units(options)); !ok) return tl::unexpected(ok.error());
     enable.push_back(units::kNvidiaSpecUnit);

@@ -21,7 +21,7 @@ BUILD_DEPS=(
 TEST_DEPS=(
   catch2 clang-format pciutils libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
-  podman runc busybox-static systemd docker.io prometheus
+  podman runc busybox-static systemd docker.io prometheus shellcheck
 )
 
 install_packages() {

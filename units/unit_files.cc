@@ -3,7 +3,13 @@
 namespace rgpu::units {
 namespace {
 
-constexpr const char* kHeader = "# Written by rediacc-gpu setup; changes here are overwritten at the next setup.\n";
+constexpr const char* kSetupHeader =
+    "# Written by rediacc-gpu setup; changes here are overwritten at the next setup.\n";
+constexpr const char* kPackageHeader =
+    "# Shipped by the rediacc-gpu package; a file of the same name under /etc overrides it.\n";
+constexpr const char* kHeader = kSetupHeader;
+
+std::string header(const UnitOptions& o) { return o.packaged ? kPackageHeader : kSetupHeader; }
 constexpr const char* kRedirectEnv = "/etc/rediacc/gpu/nvidia-cdi-refresh.env";
 
 std::string dropin_dir(const std::string& unit) { return "/etc/systemd/system/" + unit + ".d"; }
@@ -44,12 +50,12 @@ std::vector<UnitFile> nvidia_units(const UnitOptions& o) {
 }
 
 std::vector<UnitFile> plugin_units(const UnitOptions& o) {
-  const std::string socket = std::string(kHeader) +
+  const std::string socket = header(o) +
                              "[Unit]\nDescription=rediacc-gpu authorization plugin socket of repository %i\n\n"
                              "[Socket]\nListenStream=/run/docker/plugins/rediacc-gpu-%i.sock\nSocketMode=0600\n"
                              "DirectoryMode=0755\nRemoveOnStop=yes\n\n[Install]\nWantedBy=sockets.target\n";
   // Read-only everywhere: the plugin reads grants and specs and writes nothing.
-  const std::string service = std::string(kHeader) +
+  const std::string service = header(o) +
                               "[Unit]\nDescription=rediacc-gpu authorization plugin of repository %i\n"
                               "Requires=rediacc-gpu-authz@%i.socket\nAfter=rediacc-gpu-authz@%i.socket\n\n"
                               "[Service]\nExecStart=" +
@@ -61,17 +67,40 @@ std::vector<UnitFile> plugin_units(const UnitOptions& o) {
 }
 
 std::vector<UnitFile> hotplug_units(const UnitOptions& o) {
-  std::string service = std::string(kHeader) +
+  std::string service = header(o) +
                         "[Unit]\nDescription=Regenerate rediacc.io CDI specs and the GPU inventory after a render "
                         "node change\n\n[Service]\nType=oneshot\nExecStart=" +
                         o.tool_path + " cdi generate\n";
-  std::string rule = std::string(kHeader) +
+  std::string rule = header(o) +
                      "# A render node that appears or disappears regenerates the rediacc.io specs and the inventory.\n"
                      "ACTION==\"add|remove\", SUBSYSTEM==\"drm\", KERNEL==\"renderD*\", "
                      "RUN+=\"/usr/bin/systemctl --no-block start " +
                      kRefreshUnit + "\"\n";
   return {{"/etc/systemd/system/" + std::string(kRefreshUnit), service},
           {"/etc/udev/rules.d/90-rediacc-gpu.rules", rule}};
+}
+
+std::string vendor_path(const std::string& etc_path) {
+  for (const auto& [etc, vendor] : {std::pair{"/etc/systemd/system/", "/lib/systemd/system/"},
+                                    std::pair{"/etc/udev/rules.d/", "/lib/udev/rules.d/"}}) {
+    const std::string prefix = etc;
+    if (etc_path.starts_with(prefix) && etc_path.find('/', prefix.size()) == std::string::npos) {
+      return vendor + etc_path.substr(prefix.size());
+    }
+  }
+  return {};
+}
+
+bool written_by_setup(const std::string& content) { return content.starts_with(kSetupHeader); }
+
+std::vector<UnitFile> packaged_units() {
+  UnitOptions o;
+  o.packaged = true;
+  auto files = hotplug_units(o);
+  auto plugin = plugin_units(o);
+  files.insert(files.end(), plugin.begin(), plugin.end());
+  for (auto& f : files) f.path = vendor_path(f.path);
+  return files;
 }
 
 }  // namespace rgpu::units

@@ -17,6 +17,7 @@ struct UnitOptions {
   std::string nvidia_ctk_path = "/usr/bin/nvidia-ctk";
   bool wsl = false;
   std::string repo_daemon_unit = "rediacc-docker@.service";  ///< the repositories' Docker daemons
+  bool packaged = false;  ///< rendered for the package's vendor directories, not by setup into /etc
 };
 
 inline constexpr const char* kNvidiaSpecUnit = "rediacc-gpu-nvidia-spec.service";
@@ -46,5 +47,18 @@ std::vector<UnitFile> plugin_units(const UnitOptions& options);
 /// Our specs and the inventory regenerated when a render node appears or disappears: a oneshot
 /// service and the udev rule that starts it.
 std::vector<UnitFile> hotplug_units(const UnitOptions& options);
+
+/// Where the package ships a unit or rule setup would write at `etc_path`:
+/// /etc/systemd/system/X -> /lib/systemd/system/X, /etc/udev/rules.d/X -> /lib/udev/rules.d/X.
+/// Empty for files the package does not ship (drop-ins, environment files).
+std::string vendor_path(const std::string& etc_path);
+
+/// The units and rule the Debian package ships (hotplug and plugin), at their vendor paths, for
+/// /usr/bin/rediacc-gpu: the same text setup writes, under a header that says where it came from.
+/// The NVIDIA spec unit and the drop-ins stay setup's: they depend on the machine.
+std::vector<UnitFile> packaged_units();
+
+/// True for a file setup wrote (any version): its first line is setup's header.
+bool written_by_setup(const std::string& content);
 
 }  // namespace rgpu::units

@@ -8,6 +8,7 @@
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
+#include "units/unit_files.h"
 
 using namespace rgpu::test;
 namespace fs = std::filesystem;
@@ -163,6 +164,42 @@ TEST_CASE("setup: false removes the NVIDIA spec and units an earlier setup wrote
   REQUIRE(kept.exit_code == 0);
   CHECK(fs::exists(other.host("/etc/cdi/nvidia.yaml")));
   CHECK_THAT(kept.out, Catch::Contains("was not written by setup and is left alone"));
+}
+
+TEST_CASE("setup: units the package ships unchanged get no copy in /etc, and setup's earlier copies go") {
+  FixtureRoot root;
+  intel_discrete(root);
+  FakeTools fakes;
+  REQUIRE(setup(root, fakes, "false").exit_code == 0);
+  const std::vector<std::string> shipped = {
+      "/etc/systemd/system/rediacc-gpu-refresh.service", "/etc/udev/rules.d/90-rediacc-gpu.rules",
+      "/etc/systemd/system/rediacc-gpu-authz@.socket", "/etc/systemd/system/rediacc-gpu-authz@.service"};
+  for (const auto& p : shipped) REQUIRE(fs::exists(root.host(p)));
+
+  // The package, as built for this binary's path: the same rendering, under the package's header.
+  rgpu::units::UnitOptions as_packaged;
+  as_packaged.packaged = true;
+  as_packaged.tool_path = tool_path();
+  auto files = rgpu::units::hotplug_units(as_packaged);
+  auto plugin = rgpu::units::plugin_units(as_packaged);
+  files.insert(files.end(), plugin.begin(), plugin.end());
+  for (const auto& f : files) root.write("/usr" + rgpu::units::vendor_path(f.path), f.content);
+  root.write("/etc/systemd/system/rediacc-gpu-authz@.service", "# an operator's override\n[Service]\n");
+
+  auto again = setup(root, fakes, "false");
+  REQUIRE(again.exit_code == 0);
+  CHECK_FALSE(fs::exists(root.host(shipped[0])));
+  CHECK_FALSE(fs::exists(root.host(shipped[1])));
+  CHECK_FALSE(fs::exists(root.host(shipped[2])));
+  CHECK(root.read(shipped[3]) == "# an operator's override\n[Service]\n");  // not setup's: left alone
+  CHECK_THAT(again.out, Catch::Contains("remove " + root.host(shipped[0]).string()));
+  auto third = setup(root, fakes, "false");
+  CHECK_FALSE(file_changes_in(third.out));
+
+  // A package built for another path ships other text: setup writes its own copy again.
+  root.write("/usr/lib/systemd/system/rediacc-gpu-refresh.service", "[Service]\nExecStart=/opt/x cdi generate\n");
+  REQUIRE(setup(root, fakes, "false").exit_code == 0);
+  CHECK(fs::exists(root.host(shipped[0])));
 }
 
 TEST_CASE("setup: an installed toolkit at the pinned version is not installed again") {
