@@ -12,7 +12,7 @@ BUILD_DEPS=(
   build-essential cmake ninja-build pkg-config
   libpci-dev pci.ids libdrm-dev libudev-dev
   nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev libcli11-dev libexpected-dev
-  libboost-dev libboost-filesystem-dev
+  libboost-dev libboost-filesystem-dev help2man
 )
 # podman (+ runc: crun refuses hybrid cgroup hosts) and busybox-static run real containers; the
 # CDI package ships the official JSON schema that valijson checks our specs against; systemd
@@ -21,7 +21,7 @@ BUILD_DEPS=(
 TEST_DEPS=(
   catch2 clang-format pciutils libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
-  podman runc busybox-static systemd docker.io prometheus shellcheck
+  podman runc busybox-static systemd docker.io prometheus shellcheck lintian
 )
 
 install_packages() {

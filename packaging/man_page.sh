@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Writes rediacc-gpu.1 from the binary's own --help texts: help2man renders the top-level help,
+# and a COMMANDS section is added with every subcommand's --help (nested ones too), so the man
+# page cannot drift from the options the binary has.
+# Usage: packaging/man_page.sh BINARY OUTPUT
+set -euo pipefail
+bin=$1 out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Roff-escape one line of plain text.
+roff() { sed -e 's/\\/\\e/g' -e 's/-/\\-/g' -e 's/^[.'"'"']/\\\&&/'; }
+
+# The names listed under "Subcommands:" in a --help text.
+subcommands() { awk '/^Subcommands:/ {on = 1; next} /^$/ {on = 0} on && /^  [a-z]/ {print $1}'; }
+
+# One subcommand's help as a .SS block: summary, usage, then each option as a tagged paragraph.
+section() {
+  local path=$1 help
+  # shellcheck disable=SC2086  # the path is words: "cdi list"
+  help=$("$bin" $path --help)
+  printf '.SS "rediacc-gpu %s"\n' "$path"
+  head -n 1 <<<"$help" | roff
+  printf '.PP\n'
+  grep -m1 '^Usage:' <<<"$help" | sed "s|^Usage: [^ ]*rediacc-gpu|Usage: rediacc-gpu|" | roff
+  awk '/^(Options|Positionals):/ {on = 1; next} /^[A-Z][a-z]*:/ {on = 0} on && /^  [^ ]/' <<<"$help" |
+    while IFS= read -r line; do
+      name=$(sed -E 's/^  ([^ ]+( [A-Z][A-Z:{},a-z_-]*)*).*/\1/' <<<"$line")
+      text=$(sed -E 's/^  [^ ]+( [A-Z][A-Z:{},a-z_-]*)* +//' <<<"$line")
+      printf '.TP\n\\fB%s\\fR\n%s\n' "$(roff <<<"$name")" "$(roff <<<"$text")"
+    done
+  local sub
+  for sub in $(subcommands <<<"$help"); do section "$path $sub"; done
+}
+
+{
+  printf '[COMMANDS]\n'
+  for sub in $("$bin" --help | subcommands); do section "$sub"; done
+  cat "$here/man_extra.h2m"
+} >"$work/include.h2m"
+
+help2man --no-info --no-discard-stderr --section 1 \
+  --name "provision GPU hosts for containers and guard who may use which GPU" \
+  --include "$work/include.h2m" --output "$work/rediacc-gpu.1" "$bin"
+# help2man names the binary by its build path in places; the man page names the installed one.
+sed -i "s|$(dirname "$bin")/||g" "$work/rediacc-gpu.1"
+mv "$work/rediacc-gpu.1" "$out"
