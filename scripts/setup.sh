@@ -22,6 +22,7 @@ TEST_DEPS=(
   catch2 clang-format pciutils libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
   podman runc busybox-static systemd docker.io prometheus shellcheck lintian
+  cloud-init python3-yaml
 )
 
 install_packages() {

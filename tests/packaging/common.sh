@@ -6,7 +6,8 @@ build=$(cd "$1" && pwd)
 # shellcheck disable=SC2034  # used by the tests that source this file
 maker=$build/tests/rgpu-make-fixture
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# A test that installs the package removes it again, whatever happens in between.
+trap 'remove_if_installed; rm -rf "$work"' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
