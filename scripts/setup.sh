@@ -17,12 +17,14 @@ BUILD_DEPS=(
 # podman (+ runc: crun refuses hybrid cgroup hosts) and busybox-static run real containers; the
 # CDI package ships the official JSON schema that valijson checks our specs against; systemd
 # brings systemd-analyze, which verifies the units setup writes; docker.io is the real dockerd
-# behind the authorization plugin; prometheus brings promtool, which checks our metrics.
+# behind the authorization plugin; prometheus brings promtool, which checks our metrics;
+# shellcheck, lintian, cloud-init, ansible-core and ansible-lint check what contrib/ and the
+# package ship (python3-apt lets Ansible's apt module install the .deb).
 TEST_DEPS=(
   catch2 clang-format pciutils libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
   podman runc busybox-static systemd docker.io prometheus shellcheck lintian
-  cloud-init python3-yaml
+  cloud-init python3-yaml ansible-core ansible-lint python3-apt
 )
 
 install_packages() {
