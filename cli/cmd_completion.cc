@@ -12,7 +12,7 @@ namespace rgpu::cli {
 Runner attach_completion(CLI::App& sub, GlobalOptions&) {
   auto shell = std::make_shared<std::string>();
   sub.add_option("SHELL", *shell, "The shell: bash")->required()->check(CLI::IsMember({"bash"}));
-  return [&sub] {
+  return [&sub, shell] {  // shell is bound to the option: it must live as long as the parse
     std::cout << bash_completion(*sub.get_parent(), "rediacc-gpu");
     return kExitOk;
   };

@@ -7,23 +7,22 @@ constexpr const char* kSetupHeader =
     "# Written by rediacc-gpu setup; changes here are overwritten at the next setup.\n";
 constexpr const char* kPackageHeader =
     "# Shipped by the rediacc-gpu package; a file of the same name under /etc overrides it.\n";
-constexpr const char* kHeader = kSetupHeader;
+constexpr const char* kRedirectEnv = "/etc/rediacc/gpu/nvidia-cdi-refresh.env";
 
 std::string header(const UnitOptions& o) { return o.packaged ? kPackageHeader : kSetupHeader; }
-constexpr const char* kRedirectEnv = "/etc/rediacc/gpu/nvidia-cdi-refresh.env";
 
 std::string dropin_dir(const std::string& unit) { return "/etc/systemd/system/" + unit + ".d"; }
 
 }  // namespace
 
 std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& o) {
-  std::string env = std::string(kHeader) +
+  std::string env = std::string(kSetupHeader) +
                     "# nvidia-cdi-refresh writes where the repositories' Docker daemons read specs; its default,\n"
                     "# /var/run/cdi, would outrank /etc/cdi and shadow the spec setup generates.\n"
                     "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=" +
                     kNvidiaSpecPath + "\n";
   if (o.wsl) env += "NVIDIA_CTK_CDI_GENERATE_MODE=wsl\n";
-  std::string dropin = std::string(kHeader) +
+  std::string dropin = std::string(kSetupHeader) +
                        "# A later EnvironmentFile= overrides the package's nvidia-cdi-refresh.env.\n"
                        "[Service]\nEnvironmentFile=" +
                        kRedirectEnv + "\n";
@@ -33,13 +32,13 @@ std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& o) {
 std::vector<UnitFile> nvidia_units(const UnitOptions& o) {
   const std::string generate =
       o.nvidia_ctk_path + " cdi generate --output=" + kNvidiaSpecPath + (o.wsl ? " --mode=wsl" : "");
-  std::string spec_unit = std::string(kHeader) +
+  std::string spec_unit = std::string(kSetupHeader) +
                           "[Unit]\nDescription=Regenerate the NVIDIA CDI spec in /etc/cdi for rediacc-gpu\n"
                           "After=nvidia-persistenced.service systemd-modules-load.service\n"
                           "ConditionPathExists=" +
                           o.nvidia_ctk_path + "\n\n[Service]\nType=oneshot\nExecStart=" + generate +
                           "\n\n[Install]\nWantedBy=multi-user.target nvidia-persistenced.service\n";
-  std::string daemon_dropin = std::string(kHeader) +
+  std::string daemon_dropin = std::string(kSetupHeader) +
                               "# The NVIDIA spec mounts /run/nvidia-persistenced/socket into containers. Binding the\n"
                               "# directory, not the socket, carries a restart of nvidia-persistenced through.\n"
                               "[Unit]\nAfter=nvidia-persistenced.service\n\n[Service]\n"

@@ -48,9 +48,9 @@ std::vector<UnitFile> plugin_units(const UnitOptions& options);
 /// service and the udev rule that starts it.
 std::vector<UnitFile> hotplug_units(const UnitOptions& options);
 
-/// Where the package ships a unit or rule setup would write at `etc_path`:
+/// Where a package would ship the unit or rule setup writes at `etc_path`:
 /// /etc/systemd/system/X -> /lib/systemd/system/X, /etc/udev/rules.d/X -> /lib/udev/rules.d/X.
-/// Empty for files the package does not ship (drop-ins, environment files).
+/// Empty for any other path (drop-ins, environment files).
 std::string vendor_path(const std::string& etc_path);
 
 /// The units and rule the Debian package ships (hotplug and plugin), at their vendor paths, for
