@@ -92,9 +92,10 @@ std::string vendor_path(const std::string& etc_path) {
 
 bool written_by_setup(const std::string& content) { return content.starts_with(kSetupHeader); }
 
-std::vector<UnitFile> packaged_units() {
+std::vector<UnitFile> packaged_units(const std::string& tool_path) {
   UnitOptions o;
   o.packaged = true;
+  o.tool_path = tool_path;
   auto files = hotplug_units(o);
   auto plugin = plugin_units(o);
   files.insert(files.end(), plugin.begin(), plugin.end());

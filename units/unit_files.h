@@ -54,9 +54,10 @@ std::vector<UnitFile> hotplug_units(const UnitOptions& options);
 std::string vendor_path(const std::string& etc_path);
 
 /// The units and rule the Debian package ships (hotplug and plugin), at their vendor paths, for
-/// /usr/bin/rediacc-gpu: the same text setup writes, under a header that says where it came from.
-/// The NVIDIA spec unit and the drop-ins stay setup's: they depend on the machine.
-std::vector<UnitFile> packaged_units();
+/// `tool_path` (the package's /usr/bin/rediacc-gpu): the same text setup writes, under a header
+/// that says where it came from. The NVIDIA spec unit and the drop-ins stay setup's: they depend
+/// on the machine.
+std::vector<UnitFile> packaged_units(const std::string& tool_path = "/usr/bin/rediacc-gpu");
 
 /// True for a file setup wrote (any version): its first line is setup's header.
 bool written_by_setup(const std::string& content);

@@ -177,13 +177,7 @@ TEST_CASE("setup: units the package ships unchanged get no copy in /etc, and set
   for (const auto& p : shipped) REQUIRE(fs::exists(root.host(p)));
 
   // The package, as built for this binary's path: the same rendering, under the package's header.
-  rgpu::units::UnitOptions as_packaged;
-  as_packaged.packaged = true;
-  as_packaged.tool_path = tool_path();
-  auto files = rgpu::units::hotplug_units(as_packaged);
-  auto plugin = rgpu::units::plugin_units(as_packaged);
-  files.insert(files.end(), plugin.begin(), plugin.end());
-  for (const auto& f : files) root.write("/usr" + rgpu::units::vendor_path(f.path), f.content);
+  for (const auto& f : rgpu::units::packaged_units(tool_path())) root.write("/usr" + f.path, f.content);
   root.write("/etc/systemd/system/rediacc-gpu-authz@.service", "# an operator's override\n[Service]\n");
 
   auto again = setup(root, fakes, "false");
