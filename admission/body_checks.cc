@@ -4,6 +4,9 @@
 #include <cctype>
 #include <vector>
 
+#include "admission/capabilities.h"
+#include "admission/host_paths.h"
+#include "admission/security_options.h"
 #include "cdi-gen/spec_index.h"
 
 namespace rgpu::admission {
@@ -28,20 +31,6 @@ bool qualified_cdi_name(const std::string& name) {
   if (eq == std::string::npos || slash == std::string::npos || slash > eq) return false;
   return cdi::valid_vendor(name.substr(0, slash)) && cdi::valid_class(name.substr(slash + 1, eq - slash - 1)) &&
          cdi::valid_device_name(name.substr(eq + 1));
-}
-
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
-
-bool under_host_hardware(const std::string& source) {
-  const std::string p = clean_path(source);
-  for (const char* root : {"/dev", "/sys", "/run/udev"}) {
-    const std::string r = root;
-    if (p == r || p.rfind(r + "/", 0) == 0) return true;
-  }
-  return p == "/" || p == "/run";  // a bind of a parent carries those directories along
 }
 
 std::optional<std::string> check_cdi_request(const GoValue& req, LazyGrants& grants, const std::string& repo) {
@@ -90,52 +79,53 @@ std::optional<std::string> check_strings(const std::optional<GoValue>& list, con
   return "refused: " + what;
 }
 
-std::optional<std::string> check_caps(const std::optional<GoValue>& caps) {
-  if (!caps) return std::nullopt;
-  for (const GoValue c : caps->items()) {
-    std::string cap = upper(std::string(c.text()));
-    if (cap.rfind("CAP_", 0) == 0) cap = cap.substr(4);
-    if (cap == "ALL" || cap == "SYS_ADMIN" || cap == "SYS_RAWIO" || cap == "SYS_MODULE") {
-      return "refused: capability " + std::string(c.text()) +
-             " reaches the host's hardware; request only the devices needed, by CDI name.";
-    }
+// Modes that share one of the host's namespaces. "container:NAME" stays allowed: every name a
+// repository's daemon knows is one of its own containers.
+std::optional<std::string> check_namespaces(const GoValue& hc) {
+  struct Mode {
+    const char* field;
+    const char* flag;
+    const char* why;
+  };
+  static constexpr Mode kModes[] = {
+      {"PidMode", "--pid host", "its /proc/1/root is the host's root and every host process is in reach"},
+      {"IpcMode", "--ipc host", "it shares the host's and other tenants' shared memory; use --shm-size instead"},
+      {"NetworkMode", "--network host", "it sniffs and binds the host's interfaces and loopback services"},
+      {"UsernsMode", "--userns host", "it turns off the daemon's user-namespace remapping"},
+  };
+  for (const auto& m : kModes) {
+    const auto value = hc.field(m.field);
+    if (value && value->kind() == GoValue::Kind::string && value->text() == "host")
+      return std::string("refused: ") + m.flag + ": " + m.why + ".";
   }
+  if (const auto parent = hc.field("CgroupParent"); parent && !parent->is_empty())
+    return "refused: CgroupParent places the container outside its repository's cgroup; leave it unset.";
   return std::nullopt;
 }
 
-std::optional<std::string> check_security_opts(const std::optional<GoValue>& opts) {
-  if (!opts) return std::nullopt;
-  for (const GoValue o : opts->items()) {
-    std::string opt(o.text());
-    std::replace(opt.begin(), opt.end(), ':', '=');  // the older "seccomp:unconfined" spelling
-    if (opt == "apparmor=unconfined" || opt == "seccomp=unconfined" || opt == "systempaths=unconfined" ||
-        opt == "label=disable") {
-      return "refused: security option \"" + std::string(o.text()) +
-             "\" removes the confinement that keeps devices out.";
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> check_binds(const std::optional<GoValue>& binds) {
+// Binds are "source:target[:mode]" split as dockerd's Linux parser splits them (at most four
+// parts); one part is a target alone (an anonymous volume), a relative source a named volume.
+std::optional<std::string> check_binds(const std::optional<GoValue>& binds, const RootFs* machine) {
   if (!binds) return std::nullopt;
   for (const GoValue b : binds->items()) {
     const std::string_view bind = b.text();
-    const std::string source(bind.substr(0, bind.find(':')));
-    if (!source.empty() && source[0] == '/' && under_host_hardware(source)) {
-      return "refused: a bind of \"" + source + "\" into the container; " + cdi_form_for(clean_path(source)) + ".";
+    const size_t colon = bind.find(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string_view source = bind.substr(0, colon);
+    if (!source.empty() && source[0] == '/') {
+      if (auto bad = check_host_source(machine, source, "a bind")) return bad;
     }
   }
   return std::nullopt;
 }
 
-std::optional<std::string> check_mounts(const std::optional<GoValue>& mounts) {
+std::optional<std::string> check_mounts(const std::optional<GoValue>& mounts, const RootFs* machine) {
   if (!mounts) return std::nullopt;
   for (const GoValue m : mounts->items()) {
     const auto src = m.field("Source");
-    const std::string source(src ? src->text() : "");
-    if (!source.empty() && source[0] == '/' && under_host_hardware(source)) {
-      return "refused: a mount of \"" + source + "\" into the container; " + cdi_form_for(clean_path(source)) + ".";
+    const std::string_view source = src ? src->text() : "";
+    if (!source.empty() && source[0] == '/') {
+      if (auto bad = check_host_source(machine, source, "a mount")) return bad;
     }
     const auto volume = m.field("VolumeOptions");
     const auto driver = volume ? volume->field("DriverConfig") : std::nullopt;
@@ -165,8 +155,16 @@ std::optional<std::string> check_devices(const GoValue& hc) {
   const auto devices = hc.field("Devices");
   if (!devices || devices->is_empty()) return std::nullopt;
   std::string path = "a device";
-  if (const auto first = devices->items().front()) {
-    if (const auto host = first->field("PathOnHost")) path = host->text();
+  for (const GoValue d : devices->items()) {
+    const auto host = d.field("PathOnHost");
+    const std::string written(host ? host->text() : "");
+    if (qualified_cdi_name(written)) {
+      return "refused: \"" + written +
+             "\" came as a raw device path, which is how Compose before 2.30 sends devices: [" + written +
+             "]; upgrade Docker Compose to 2.30 or later (docker compose version), which asks for it as a CDI device "
+             "the gate checks against your grants.";
+    }
+    if (path == "a device" && host) path = written;
   }
   return "refused: raw device \"" + path + "\"; ask for it by CDI name: " + cdi_form_for(path) + ".";
 }
@@ -176,25 +174,6 @@ std::optional<std::string> check_devices(const GoValue& hc) {
 const Result<std::shared_ptr<const GrantSet>>& LazyGrants::get() {
   if (!got_) got_ = source_();
   return *got_;
-}
-
-std::string clean_path(const std::string& path) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string::npos) end = path.size();
-    const std::string seg = path.substr(start, end - start);
-    if (seg == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (!seg.empty() && seg != ".") {
-      parts.push_back(seg);
-    }
-    start = end + 1;
-  }
-  std::string out;
-  for (const auto& p : parts) out += "/" + p;
-  return out.empty() ? "/" : out;
 }
 
 std::optional<std::string> check_volume(const std::optional<GoValue>& driver, const std::optional<GoValue>& options) {
@@ -211,12 +190,12 @@ std::optional<std::string> check_volume(const std::optional<GoValue>& driver, co
   return std::nullopt;
 }
 
-std::optional<std::string> check_host_config(const GoValue& hc, LazyGrants& grants, const std::string& repo) {
+std::optional<std::string> check_host_config(const GoValue& hc, CheckContext& context) {
   if (hc.kind() != GoValue::Kind::object) return std::nullopt;
   if (const auto p = hc.field("Privileged"); p && !p->is_empty()) {
     return std::string("refused: --privileged gives every host device; ") + kCdiForm + ".";
   }
-  if (auto bad = check_device_requests(hc, grants, repo)) return bad;
+  if (auto bad = check_device_requests(hc, context.grants, context.repo)) return bad;
   if (auto bad = check_runtime_and_annotations(hc)) return bad;
   if (auto bad = check_devices(hc)) return bad;
   if (auto bad = check_strings(
@@ -224,10 +203,12 @@ std::optional<std::string> check_host_config(const GoValue& hc, LazyGrants& gran
           "device cgroup rules; a CDI grant is the way to a device: --device rediacc.io/dri=renderD128.")) {
     return bad;
   }
-  if (auto bad = check_caps(hc.field("CapAdd"))) return bad;
-  if (auto bad = check_security_opts(hc.field("SecurityOpt"))) return bad;
-  if (auto bad = check_binds(hc.field("Binds"))) return bad;
-  if (auto bad = check_mounts(hc.field("Mounts"))) return bad;
+  if (auto bad = check_capabilities(hc.field("CapAdd"), hc.field("CapDrop"))) return bad;
+  if (auto bad = check_security_options(hc.field("SecurityOpt"))) return bad;
+  if (auto bad = check_system_paths(hc.field("MaskedPaths"), hc.field("ReadonlyPaths"))) return bad;
+  if (auto bad = check_namespaces(hc)) return bad;
+  if (auto bad = check_binds(hc.field("Binds"), context.machine)) return bad;
+  if (auto bad = check_mounts(hc.field("Mounts"), context.machine)) return bad;
   return check_volume(hc.field("VolumeDriver"), std::nullopt);
 }
 

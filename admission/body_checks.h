@@ -7,6 +7,7 @@
 
 #include "admission/go_json.h"
 #include "admission/grants.h"
+#include "core/root_fs.h"
 
 namespace rgpu::admission {
 
@@ -21,13 +22,18 @@ class LazyGrants {
   std::optional<Result<std::shared_ptr<const GrantSet>>> got_;
 };
 
-/// A refusal message, or nothing when the object attaches no hardware beyond granted CDI names.
-std::optional<std::string> check_host_config(const GoValue& host_config, LazyGrants& grants, const std::string& repo);
+/// What a check needs beyond the body.
+struct CheckContext {
+  LazyGrants& grants;
+  const std::string& repo;
+  const RootFs* machine;  ///< where host paths are resolved; null: their text alone
+};
+
+/// A refusal message, or nothing when the object attaches no hardware beyond granted CDI names
+/// and loosens none of the confinement that keeps the host out.
+std::optional<std::string> check_host_config(const GoValue& host_config, CheckContext& context);
 
 /// Volume driver and options (volumes/create, Mounts[].VolumeOptions).
 std::optional<std::string> check_volume(const std::optional<GoValue>& driver, const std::optional<GoValue>& options);
-
-/// Go's path.Clean, for bind sources.
-std::string clean_path(const std::string& path);
 
 }  // namespace rgpu::admission

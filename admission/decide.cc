@@ -47,12 +47,12 @@ std::optional<GoDocument> read_body(const AuthzRequest& request, std::string& wh
   return std::move(*body);
 }
 
-Decision decide_create(const GoValue& body, LazyGrants& grants, const std::string& repo) {
+Decision decide_create(const GoValue& body, CheckContext& context) {
   if (const auto hc = body.field("HostConfig")) {
-    if (auto bad = check_host_config(*hc, grants, repo)) return deny(*bad);
+    if (auto bad = check_host_config(*hc, context)) return deny(*bad);
   }
   // Engines up to 26.1 read HostConfig fields at the top level of a create body too.
-  if (auto bad = check_host_config(body, grants, repo)) return deny(*bad);
+  if (auto bad = check_host_config(body, context)) return deny(*bad);
   return allow();
 }
 
@@ -105,11 +105,12 @@ Decision decide(const GrantsSource& source, const std::string& repo, const Authz
   std::string why;
   auto body = read_body(request, why);
   LazyGrants grants(source);
+  CheckContext context{grants, repo, options.machine};
   if (!body) return deny(why);
   switch (route->kind) {
-    case RouteKind::container_create: return decide_create(body->root(), grants, repo);
+    case RouteKind::container_create: return decide_create(body->root(), context);
     case RouteKind::container_update: {
-      auto bad = check_host_config(body->root(), grants, repo);
+      auto bad = check_host_config(body->root(), context);
       return bad ? deny(*bad) : allow();
     }
     case RouteKind::exec_create: return decide_exec(body->root());

@@ -7,6 +7,7 @@
 
 #include "admission/authz_request.h"
 #include "admission/grants.h"
+#include "core/root_fs.h"
 
 namespace rgpu::admission {
 
@@ -16,6 +17,9 @@ struct DecideOptions {
   /// BuildKit's /session and /grpc carry builds the gate cannot read, which can attach CDI
   /// devices; allow them only for daemons whose builder has device entitlements turned off.
   bool allow_buildkit = false;
+  /// The machine the daemon runs on, where bind and mount sources are resolved (links followed)
+  /// before they are judged; null judges their text alone (benchmarks, the libFuzzer target).
+  const RootFs* machine = nullptr;
 };
 
 /// The grants (read from `grants` only if the request names CDI devices) and the request in,

@@ -42,7 +42,7 @@ int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
     return kExitUsage;
   }
   admission::GrantsCache cache(fs);
-  const admission::DecideOptions options{f.allow_buildkit};
+  const admission::DecideOptions options{.allow_buildkit = f.allow_buildkit, .machine = &fs};
   if (f.jsonl) {
     JsonlStream stream(STDIN_FILENO, STDOUT_FILENO);
     while (auto line = stream.next()) {

@@ -50,7 +50,7 @@ std::filesystem::path RootFs::host_path(std::string_view machine_path) const {
   return rel.empty() ? root_ : root_ / rel;
 }
 
-Result<std::string> RootFs::resolve(std::string_view machine_path) const {
+Result<std::string> RootFs::resolve(std::string_view machine_path, std::vector<std::string>* links_seen) const {
   std::deque<std::string> pending = split_components(machine_path);
   std::vector<std::string> done;
   int links = 0;
@@ -73,6 +73,7 @@ Result<std::string> RootFs::resolve(std::string_view machine_path) const {
     ssize_t n = ::readlink(host.c_str(), target, sizeof target - 1);
     if (n < 0) return fail("cannot read link " + host.string() + ": " + errno_text(errno), errno);
     target[n] = '\0';
+    if (links_seen) links_seen->push_back(join_components(done));
     done.pop_back();
     if (target[0] == '/') done.clear();
     auto target_parts = split_components(target);

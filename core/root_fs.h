@@ -38,8 +38,9 @@ class RootFs {
 
   /// The machine path with every symlink followed inside the root: an absolute link target
   /// restarts at the root and ".." never climbs above it. Missing components are kept as written.
-  /// Fails on a link loop (more than 40 links).
-  Result<std::string> resolve(std::string_view machine_path) const;
+  /// Fails on a link loop (more than 40 links). `links`, when given, receives the machine path of
+  /// every link followed, in order (a caller can tell that a walk passed through /proc).
+  Result<std::string> resolve(std::string_view machine_path, std::vector<std::string>* links = nullptr) const;
 
   /// Whole contents of a file, links followed inside the root.
   Result<std::string> read_file(std::string_view machine_path) const;

@@ -19,12 +19,14 @@ BUILD_DEPS=(
 # brings systemd-analyze, which verifies the units setup writes; docker.io is the real dockerd
 # behind the authorization plugin; prometheus brings promtool, which checks our metrics;
 # shellcheck, lintian, cloud-init, ansible-core and ansible-lint check what contrib/ and the
-# package ship (python3-apt lets Ansible's apt module install the .deb).
+# package ship (python3-apt lets Ansible's apt module install the .deb); golang-go and dockerd's own
+# Go source build the oracle the gate is fuzzed against.
 TEST_DEPS=(
   catch2 clang-format pciutils libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
   podman runc busybox-static systemd docker.io prometheus shellcheck lintian
   cloud-init python3-yaml ansible-core ansible-lint python3-apt
+  golang-go golang-github-docker-docker-dev
 )
 
 install_packages() {

@@ -1,0 +1,38 @@
+#pragma once
+// The capability policy: which Linux capabilities a repository's container may add, decided on
+// the names dockerd will apply (oci/caps.NormalizeLegacyCapabilities: Go's Unicode upper-casing,
+// a CAP_ prefix added when missing), not on the text of the request. docs/capabilities.md is
+// the same table in prose; a test keeps the two equal.
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "admission/go_json.h"
+
+namespace rgpu::admission {
+
+struct CapabilityRule {
+  std::string_view name;  ///< without CAP_, as capabilities(7) spells it
+  bool allowed;
+  std::string_view reason;  ///< why, in a few words (docs/capabilities.md's last column)
+};
+
+/// Every capability any dockerd knows (Linux 5.9: CAP_CHOWN to CAP_CHECKPOINT_RESTORE), in
+/// kernel order. A name not in it is one dockerd refuses as unknown, and so does the gate.
+std::span<const CapabilityRule> capability_policy();
+
+/// `written` as dockerd reads it: Go's strings.ToUpper (ASCII letters, and the two runes whose
+/// upper case is ASCII, U+0131 and U+017F; any other non-ASCII byte cannot name a capability),
+/// then "CAP_" prefixed unless present or the name is "ALL". Nothing when no capability has
+/// that name.
+std::optional<std::string> normalise_capability(std::string_view written);
+
+/// A refusal message when CapAdd/CapDrop (Go's StrSlice: one string or a list of strings) would
+/// give the container a capability the policy refuses, name one dockerd does not know, or add
+/// ALL; nothing otherwise. Only additions can widen Docker's default set, which is all allowed.
+std::optional<std::string> check_capabilities(const std::optional<GoValue>& cap_add,
+                                              const std::optional<GoValue>& cap_drop);
+
+}  // namespace rgpu::admission

@@ -1,0 +1,114 @@
+#include "admission/host_paths.h"
+
+#include <array>
+#include <cctype>
+#include <vector>
+
+#include "cdi-gen/spec_index.h"
+
+namespace rgpu::admission {
+namespace {
+
+constexpr std::array<std::string_view, 27> kProtected = {
+    "/dev", "/sys", "/proc", "/run/udev",
+    // Docker 25+ reads /etc/cdi and /var/run/cdi unless told otherwise; podman reads /run/cdi too.
+    cdi::kSpecDir, "/var/run/cdi", "/run/cdi",
+    // Grants, inventory, the NVIDIA spec's stamp.
+    "/etc/rediacc",
+    // Container engines: sockets, state, configuration (daemon.json names the authorization plugin).
+    "/run/docker.sock", "/var/run/docker.sock", "/run/docker", "/var/run/docker", "/etc/docker", "/var/lib/docker",
+    "/run/containerd", "/var/run/containerd", "/var/lib/containerd", "/run/containers", "/var/lib/containers",
+    "/etc/containers", "/run/podman", "/var/run/podman", "/run/crun", "/run/runc",
+    // Rootless engines' sockets, systemd's and D-Bus's: each starts processes on the host.
+    "/run/user", "/run/systemd", "/run/dbus"};
+
+bool under(std::string_view path, std::string_view dir) {
+  if (dir == "/") return true;
+  return path.substr(0, dir.size()) == dir && (path.size() == dir.size() || path[dir.size()] == '/');
+}
+
+// A protected path as the machine resolves it (a spec directory may itself be a link).
+struct Resolved {
+  std::string path;
+  std::string_view name;
+};
+
+// The protected path that `path` equals, lies under, or contains (a bind of a parent carries its
+// children along); nothing when it touches none.
+std::optional<std::string> touched(std::string_view path, const std::vector<Resolved>& resolved) {
+  for (const auto p : kProtected) {
+    if (under(path, p) || under(p, path)) return std::string(p);
+  }
+  for (const auto& r : resolved) {
+    if (under(path, r.path) || under(r.path, path)) return std::string(r.name) + " (at " + r.path + ")";
+  }
+  return std::nullopt;
+}
+
+std::string cdi_hint(std::string_view path) {
+  if (under(path, "/dev") || under(path, "/sys") || under(path, "/run/udev") || path == "/")
+    return "ask for devices by CDI name instead: --device rediacc.io/dri=renderD128 or --device nvidia.com/gpu=0";
+  return "bind a directory of your own data instead (or use a named volume)";
+}
+
+std::string refusal(std::string_view what, std::string_view source, std::string_view why, std::string_view hint) {
+  return "refused: " + std::string(what) + " of \"" + std::string(source) + "\" into the container " +
+         std::string(why) + "; " + std::string(hint) + ".";
+}
+
+}  // namespace
+
+std::span<const std::string_view> protected_host_paths() { return kProtected; }
+
+std::string clean_path(std::string_view path) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view seg = path.substr(start, end - start);
+    if (seg == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!seg.empty() && seg != ".") {
+      parts.push_back(seg);
+    }
+    start = end + 1;
+  }
+  std::string out;
+  for (const auto p : parts) (out += '/') += p;
+  return out.empty() ? "/" : out;
+}
+
+std::optional<std::string> check_host_source(const RootFs* machine, std::string_view source, std::string_view what) {
+  const std::string cleaned = clean_path(source);
+  if (under(cleaned, "/proc"))
+    return refusal(what, source, "reaches the host's /proc (its root and cwd links enter other namespaces)",
+                   "bind a directory of your own data instead");
+  if (auto hit = touched(cleaned, {}))
+    return refusal(what, source, "reaches " + *hit + " on the host", cdi_hint(cleaned == "/" ? "/" : *hit));
+  if (!machine) return std::nullopt;
+
+  std::vector<std::string> links;
+  const auto resolved = machine->resolve(cleaned, &links);
+  if (!resolved) return refusal(what, source, "cannot be resolved (" + resolved.error().message + ")", "fix the path");
+  for (const auto& link : links) {
+    if (under(link, "/proc"))
+      return refusal(what, source, "passes through " + link + ", which enters another namespace",
+                     "bind a directory of your own data instead");
+  }
+  std::vector<Resolved> protected_resolved;
+  for (const auto p : kProtected) {
+    if (auto r = machine->resolve(p); r && *r != p) protected_resolved.push_back({std::move(*r), p});
+  }
+  const std::string via = *resolved == cleaned ? "" : " (it resolves to " + *resolved + ")";
+  if (under(*resolved, "/proc"))
+    return refusal(what, source, "reaches the host's /proc" + via, "bind a directory of your own data instead");
+  if (auto hit = touched(*resolved, protected_resolved))
+    return refusal(what, source, "reaches " + *hit + " on the host" + via, cdi_hint(hit->substr(0, hit->find(" "))));
+  const NodeKind kind = machine->kind(*resolved);
+  if (kind == NodeKind::char_device || kind == NodeKind::block_device)
+    return refusal(what, source, "is a device node" + via, cdi_hint("/dev"));
+  return std::nullopt;
+}
+
+}  // namespace rgpu::admission

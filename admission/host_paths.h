@@ -1,0 +1,31 @@
+#pragma once
+// Bind and mount sources judged by what they name on the machine, not by their text: the kernel
+// follows links when the container starts, so a source is cleaned as dockerd cleans it, then
+// resolved with its links followed (inside --root), and refused when it reaches, contains or lies
+// under a path that gives a container the host's hardware, the gate's own inputs, or a container
+// engine. What resolution cannot see (a link swapped in after the check) is in docs/gate-limits.md.
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/root_fs.h"
+
+namespace rgpu::admission {
+
+/// Machine paths no bind may reach, contain or lie under: devices and sysfs, udev's database,
+/// every CDI spec directory, the tool's state, and the sockets and state of container engines,
+/// systemd and D-Bus (a root client of any of them can start a process on the host).
+std::span<const std::string_view> protected_host_paths();
+
+/// Go's path.Clean, for bind sources.
+std::string clean_path(std::string_view path);
+
+/// A refusal message when host path `source` (as written in the request; `what` says where,
+/// "a bind" or "a mount") reaches the host: any path under /proc or resolved through it (its
+/// root and cwd links enter other mount namespaces), a protected path, or a device node.
+/// `machine` is the machine the daemon runs on; without one only the text is judged.
+std::optional<std::string> check_host_source(const RootFs* machine, std::string_view source, std::string_view what);
+
+}  // namespace rgpu::admission

@@ -1,0 +1,28 @@
+#pragma once
+// HostConfig.SecurityOpt read as dockerd's parseSecurityOpt reads it (daemon/daemon_unix.go,
+// 20.10 to 26): a bare "no-new-privileges" or "disable", then key=value, or key:value when there
+// is no '='. What a repository may set is decided on the parsed key and value.
+
+#include <optional>
+#include <string>
+
+#include "admission/go_json.h"
+
+namespace rgpu::admission {
+
+/// A refusal message for a security option that loosens the container's confinement or that
+/// dockerd would not accept; nothing when every option is allowed. Allowed: no-new-privileges
+/// (bare or true), apparmor=docker-default, and an empty apparmor= or seccomp= (the daemon's
+/// defaults). Refused: label (any: a label picks the SELinux
+/// type and categories, spc_t or another tenant's), bare disable, seccomp (any profile: the CLI
+/// sends a file's JSON inline, and a profile can allow every syscall), no-new-privileges=false,
+/// writable-cgroups, other AppArmor profiles, and anything dockerd does not parse.
+std::optional<std::string> check_security_options(const std::optional<GoValue>& options);
+
+/// A refusal message when MaskedPaths or ReadonlyPaths is set at all: dockerd uses a non-null
+/// list verbatim instead of its defaults, so even [] (what the CLI sends for
+/// --security-opt systempaths=unconfined) unmasks /proc/kcore, /proc/sys and the rest.
+std::optional<std::string> check_system_paths(const std::optional<GoValue>& masked,
+                                              const std::optional<GoValue>& readonly);
+
+}  // namespace rgpu::admission

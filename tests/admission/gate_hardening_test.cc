@@ -1,0 +1,235 @@
+// The gate decides on what dockerd will apply, not on the text of the request: capability names
+// as Go upper-cases them, security options as dockerd parses them, bind sources as the kernel
+// resolves them on the machine. Each case here was a way around the gate (issue: "The gate must
+// hold against what dockerd really applies").
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <regex>
+#include <set>
+
+#include "admission/capabilities.h"
+#include "admission/decide.h"
+#include "admission/host_paths.h"
+#include "tests/support/fixture_root.h"
+
+using namespace rgpu;
+using namespace rgpu::admission;
+using namespace rgpu::test;
+
+namespace {
+
+// A machine with the links a distribution has and those a tenant could make in its own volume.
+struct Machine {
+  FixtureRoot root;
+  RootFs fs{root.path()};
+  Machine() {
+    for (const char* d : {"/dev/dri", "/sys/bus/pci", "/run/udev", "/run/cdi", "/opt/cdi", "/etc/rediacc/gpu",
+                          "/srv/data", "/srv/volumes/vol/_data", "/proc/1"}) {
+      root.mkdir(d);
+    }
+    root.link("/var/run", "../run");
+    root.link("/etc/cdi", "/opt/cdi");  // an operator's spec directory that is itself a link
+    root.link("/proc/self", "1");
+    root.link("/proc/1/root", "/");
+    root.link("/srv/volumes/vol/_data/escape", "/sys");
+    root.link("/srv/volumes/vol/_data/up", "../../../..");
+    root.link("/srv/data/specs", "/etc/cdi");
+    root.link("/srv/data/loop", "loop");
+    root.char_node("/srv/data/node", 226, 128);
+  }
+};
+
+Decision create_on(const RootFs* machine, const std::string& host_config) {
+  GrantSet grants;
+  AuthzRequest r{"POST",
+                 "/v1.41/containers/create",
+                 {{"Content-Type", "application/json"}},
+                 R"({"Image":"img","HostConfig":)" + host_config + "}"};
+  return decide(grants, "web", r, DecideOptions{.machine = machine});
+}
+
+Decision create(const std::string& host_config) { return create_on(nullptr, host_config); }
+
+void refused(const Decision& d, const std::string& words) {
+  INFO(d.msg);
+  CHECK_FALSE(d.allow);
+  CHECK_THAT(d.msg, Catch::Contains(words));
+}
+
+void allowed(const Decision& d) {
+  INFO(d.msg);
+  CHECK(d.allow);
+}
+
+std::string caps(const std::string& field, const std::string& json_value) {
+  return "{\"" + field + "\":" + json_value + "}";
+}
+
+}  // namespace
+
+TEST_CASE("gate: capabilities are judged as dockerd normalises them (Go upper-casing, CAP_ prefix, one string)") {
+  // U+0131 dotless i and U+017F long s upper-case into ASCII in Go: dockerd grants CAP_SYS_ADMIN.
+  refused(create(caps("CapAdd", R"(["SYS_ADMıN"])")), "capability CAP_SYS_ADMIN (written \"SYS_ADMıN\")");
+  refused(create(caps("CapAdd", R"(["cap_ſys_ptrace"])")), "CAP_SYS_PTRACE");
+  refused(create(caps("CapAdd", R"(["\u017fys_module"])")), "CAP_SYS_MODULE");
+  // CapAdd is a StrSlice: one string is one capability.
+  refused(create(caps("CapAdd", R"("SYS_ADMIN")")), "CAP_SYS_ADMIN");
+  // Added after the drop: a name in both lists is granted.
+  refused(create(R"({"CapAdd":["SYS_ADMIN"],"CapDrop":["SYS_ADMIN"]})"), "CAP_SYS_ADMIN");
+  refused(create(R"({"CapAdd":["ALL"],"CapDrop":["SYS_ADMIN"]})"), "gives every capability");
+  refused(create(caps("CapAdd", R"(["all"])")), "gives every capability");
+  for (const char* cap : {"DAC_READ_SEARCH", "SYS_PTRACE", "BPF", "PERFMON", "SYS_BOOT", "MAC_ADMIN", "MAC_OVERRIDE",
+                          "SYS_RAWIO", "SYSLOG", "SYS_TIME", "CHECKPOINT_RESTORE"}) {
+    refused(create(caps("CapAdd", std::string("[\"") + cap + "\"]")), std::string("CAP_") + cap);
+  }
+  // Look-alikes whose upper case is not ASCII name nothing dockerd knows, and neither do typos.
+  for (const char* cap : {"SYS_ADMİN", "SYS_ADM\u0131N_", "ＳYS_ADMIN", "SYS_ADMIN ", "CAP_CAP_SYS_ADMIN", ""}) {
+    refused(create(caps("CapAdd", std::string("[\"") + cap + "\"]")), "no capability Docker knows");
+  }
+  refused(create(caps("CapAdd", "[null]")), "no capability Docker knows");
+  refused(create(caps("CapDrop", R"(["NOT_A_CAP"])")), "no capability Docker knows");
+  refused(create(caps("CapAdd", "{}")), "not a list");
+  // What GPU workloads ask for passes.
+  allowed(create(caps("CapAdd", R"(["IPC_LOCK","sys_nice","CAP_SYS_RESOURCE","NET_ADMIN","ſetuid"])")));
+  allowed(create(caps("CapAdd", R"("ipc_lock")")));
+  allowed(create(R"({"CapDrop":["ALL"],"CapAdd":["CHOWN"]})"));
+  allowed(create(R"({"CapAdd":null,"CapDrop":"NET_RAW"})"));
+}
+
+TEST_CASE("gate: capability normalisation agrees with Go's strings.ToUpper for every rune that matters") {
+  CHECK(normalise_capability("sys_admin") == "CAP_SYS_ADMIN");
+  CHECK(normalise_capability("Cap_Sys_Admin") == "CAP_SYS_ADMIN");
+  CHECK(normalise_capability("SYS_ADMıN") == "CAP_SYS_ADMIN");
+  CHECK(normalise_capability("ſYS_ADMIN") == "CAP_SYS_ADMIN");
+  CHECK(normalise_capability("aLl") == "ALL");
+  CHECK_FALSE(normalise_capability("SYS_ADM\xC4"));  // a cut UTF-8 sequence is U+FFFD to Go
+  CHECK_FALSE(normalise_capability("\u212aILL"));    // the Kelvin sign folds to k, but stays itself upper-cased
+  CHECK_FALSE(normalise_capability("CAP_ALL"));
+}
+
+TEST_CASE("gate: the capability policy in docs/capabilities.md is the one the gate applies") {
+  std::ifstream in(std::string(RGPU_SOURCE_DIR) + "/docs/capabilities.md");
+  REQUIRE(in);
+  const std::regex row(R"(^\| `CAP_([A-Z_]+)` \| (allowed|refused) \| .+ \|$)");
+  std::set<std::string> documented;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!std::regex_match(line, m, row)) continue;
+    documented.insert(m[1].str());
+    const auto policy = capability_policy();
+    const auto it = std::find_if(policy.begin(), policy.end(), [&](const auto& r) { return r.name == m[1].str(); });
+    INFO(line);
+    REQUIRE(it != policy.end());
+    CHECK(it->allowed == (m[2].str() == "allowed"));
+    CHECK_THAT(line, Catch::Contains(std::string(it->reason)));
+  }
+  CHECK(documented.size() == capability_policy().size());
+}
+
+TEST_CASE("gate: security options are judged in every form dockerd parses") {
+  for (const char* opt : {"disable",
+                          "label=disable",
+                          "label:disable",
+                          "label=type:spc_t",
+                          "label:type:spc_t",
+                          "label=type:unconfined_t",
+                          "label=level:s0-s0:c0.c1023",
+                          "apparmor=unconfined",
+                          "apparmor:unconfined",
+                          "apparmor=lxc-container-default-with-mounting",
+                          "seccomp=unconfined",
+                          "seccomp:unconfined",
+                          "seccomp=builtin",
+                          "no-new-privileges=false",
+                          "no-new-privileges:0",
+                          "no-new-privileges=yes",
+                          "writable-cgroups=true",
+                          "systempaths=unconfined",
+                          "no-new-privileges ",
+                          "NO-NEW-PRIVILEGES",
+                          "Label=disable",
+                          ""}) {
+    refused(create(std::string(R"({"SecurityOpt":[")") + opt + R"("]})"), "security option");
+  }
+  // The CLI reads a profile file and sends its JSON inline; one that allows by default is
+  // unconfined by another name.
+  refused(create(R"({"SecurityOpt":["seccomp={\"defaultAction\":\"SCMP_ACT_ALLOW\"}"]})"), "inline profile");
+  const std::string allows_mount =
+      R"(seccomp={\"defaultAction\":\"SCMP_ACT_ERRNO\",\"syscalls\":[{\"names\":[\"mount\"],\"action\":\"SCMP_ACT_ALLOW\"}]})";
+  refused(create(R"({"SecurityOpt":[")" + allows_mount + R"("]})"), "inline profile");
+  refused(create(R"({"SecurityOpt":"no-new-privileges"})"), "not a list");
+  allowed(create(
+      R"({"SecurityOpt":["no-new-privileges","no-new-privileges=true","no-new-privileges:1","apparmor=docker-default"]})"));
+  allowed(create(R"({"SecurityOpt":["apparmor=","seccomp="]})"));  // empty: the daemon's own defaults
+}
+
+TEST_CASE("gate: masked and read-only paths replaced at all are refused (--security-opt systempaths=unconfined)") {
+  refused(create(R"({"MaskedPaths":[],"ReadonlyPaths":[]})"), "MaskedPaths");
+  refused(create(R"({"ReadonlyPaths":["/proc/sys"]})"), "ReadonlyPaths");
+  refused(create(R"({"MaskedPaths":["/proc/kcore"]})"), "systempaths=unconfined");
+  allowed(create(R"({"MaskedPaths":null,"ReadonlyPaths":null})"));
+}
+
+TEST_CASE("gate: host namespaces are refused; another container's stays allowed") {
+  refused(create(R"({"PidMode":"host"})"), "--pid host");
+  refused(create(R"({"IpcMode":"host"})"), "--shm-size");
+  refused(create(R"({"NetworkMode":"host"})"), "--network host");
+  refused(create(R"({"UsernsMode":"host"})"), "remapping");
+  refused(create(R"({"CgroupParent":"/other"})"), "CgroupParent");
+  allowed(create(
+      R"({"PidMode":"container:db","IpcMode":"shareable","NetworkMode":"bridge","UTSMode":"","UsernsMode":""})"));
+  refused(decide(GrantSet{}, "web",
+                 AuthzRequest{"POST",
+                              "/v1.41/containers/create",
+                              {{"Content-Type", "application/json"}},
+                              R"({"Image":"img","PidMode":"host"})"}),
+          "--pid host");  // legacy top level, no HostConfig
+}
+
+TEST_CASE("gate: bind sources are resolved on the machine before they are judged") {
+  Machine m;
+  const RootFs* fs = &m.fs;
+  const auto bind = [&](const std::string& source) {
+    return create_on(fs, std::string(R"({"Binds":[")") + source + R"(:/x"]})");
+  };
+  refused(bind("/var/run/udev"), "reaches /run/udev");  // /var/run is a link to /run
+  refused(bind("/proc/self/root/dev"), "/proc");
+  refused(bind("/proc/1/root"), "/proc");
+  refused(bind("/srv/volumes/vol/_data/escape"), "reaches /sys on the host (it resolves to /sys)");
+  refused(bind("/srv/volumes/vol/_data/escape/bus/new-dir"), "reaches /sys");  // missing: judged by its ancestor
+  refused(bind("/srv/volumes/vol/_data/up"), "reaches /");
+  refused(bind("/srv/data/specs"), "reaches /etc/cdi");
+  refused(bind("/opt/cdi"), "/etc/cdi");  // where /etc/cdi really is
+  refused(bind("/srv/data/node"), "is a device node");
+  refused(bind("/srv/data/loop"), "cannot be resolved");
+  for (const char* source : {"/etc", "/etc/cdi", "/var/run/cdi", "/run/cdi", "/etc/rediacc", "/etc/rediacc/gpu/x",
+                             "/run/docker.sock", "/var/run/docker.sock", "/run/containerd", "/var/lib/docker",
+                             "/run/systemd", "/run", "/var", "/", "/proc", "/sys/bus/pci"}) {
+    refused(bind(source), "into the container");
+  }
+  allowed(bind("/srv/data"));
+  allowed(bind("/srv/data/new/dir"));
+  allowed(bind("/srv/volumes/vol/_data"));
+  allowed(create_on(fs, R"({"Binds":["/dev"]})"));  // one part is a target alone: an anonymous volume
+  allowed(create_on(fs, R"({"Binds":["data:/data","/srv/data:/d:ro"]})"));
+  refused(create_on(fs, R"({"Mounts":[{"Type":"bind","Source":"/srv/volumes/vol/_data/escape","Target":"/x"}]})"),
+          "a mount of \"/srv/volumes/vol/_data/escape\"");
+  refused(create_on(fs, R"({"Mounts":[{"Type":"bind","Source":"/var/run/cdi","Target":"/x"}]})"), "/run/cdi");
+}
+
+TEST_CASE("gate: Compose before 2.30 sends a CDI name as a raw device, and is told to upgrade") {
+  refused(create(R"({"Devices":[{"PathOnHost":"nvidia.com/gpu=all","PathInContainer":"nvidia.com/gpu=all"}]})"),
+          "Compose before 2.30 sends devices: [nvidia.com/gpu=all]; upgrade Docker Compose to 2.30 or later");
+}
+
+TEST_CASE("gate: every protected host path is refused as a bind source, and none of its parents passes") {
+  for (const auto p : protected_host_paths()) {
+    const std::string path(p);
+    refused(create(R"({"Binds":[")" + path + R"(:/x"]})"), "into the container");
+    refused(create(R"({"Binds":[")" + path + R"(/sub:/x"]})"), "into the container");
+    for (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
+      refused(create(R"({"Binds":[")" + path.substr(0, slash) + R"(:/x"]})"), "into the container");
+    }
+  }
+}
