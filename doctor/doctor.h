@@ -12,6 +12,9 @@ std::vector<Check> device_node_checks(const Facts& facts);
 std::vector<Check> runtime_checks(const Facts& facts);
 std::vector<Check> spec_checks(const Facts& facts);
 std::vector<Check> policy_checks(const Facts& facts);
+/// Whether each running dockerd maps container root to an unprivileged host user (userns-remap,
+/// rootless): the one defence left against a bind source swapped for a link after the gate's check.
+Check user_namespaces(const Facts& facts);
 
 /// Every check of layers 1 to 5, in order.
 std::vector<Check> run_doctor(const Facts& facts);

@@ -130,6 +130,7 @@ std::vector<Check> policy_checks(const Facts& f) {
   out.push_back(security_modules(f));
   out.push_back(persistenced(f));
   out.push_back(rootless(f));
+  out.push_back(user_namespaces(f));
   out.push_back(buildkit(f));
   return out;
 }

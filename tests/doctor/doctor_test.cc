@@ -175,6 +175,35 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     root.write("/run/user/1000/docker.sock", "");
     expect(doctor(root), "rootless", 5, "warn", "--authorization-plugin");
   }
+  SECTION("layer 5: a repository daemon whose container root is host root") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    using namespace std::string_literals;
+    root.write("/proc/4242/cmdline",
+               "/usr/sbin/dockerd\0--authorization-plugin=rediacc-gpu-web\0--config-file\0"
+               "/etc/rediacc-docker/web.json\0"s);
+    root.write("/proc/4242/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
+    root.write("/etc/rediacc-docker/web.json", R"({"cdi-spec-dirs":["/etc/cdi"]})");
+    root.write("/proc/4343/cmdline", "dockerd\0--userns-remap=default\0"s);
+    root.write("/proc/4343/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
+    root.write("/proc/4444/cmdline", "/usr/bin/dockerd\0--rootless\0"s);
+    root.write("/proc/4444/status", "Name:\tdockerd\nUid:\t1000\t1000\t1000\t1000\n");
+    root.write("/proc/4545/cmdline", "/usr/bin/containerd\0"s);
+    auto d = doctor(root);
+    expect(d, "userns", 5, "warn", "\"userns-remap\": \"default\"");
+    const auto c = d.check("userns");
+    CHECK_THAT(c["observed"].get<std::string>(),
+               Catch::Equals("container root is host root under dockerd 4242 (plugin rediacc-gpu-web)"));
+    CHECK(d.exit_code == 0);
+
+    root.write("/etc/rediacc-docker/web.json", R"({"cdi-spec-dirs":["/etc/cdi"],"userns-remap":"default"})");
+    d = doctor(root);
+    CHECK(d.check("userns")["status"] == "ok");
+    CHECK_THAT(d.check("userns")["observed"].get<std::string>(),
+               Catch::Contains("dockerd 4242 (plugin rediacc-gpu-web) userns-remap=default") &&
+                   Catch::Contains("dockerd 4343 (no authorization plugin) userns-remap=default") &&
+                   Catch::Contains("dockerd 4444 (no authorization plugin) rootless"));
+  }
   SECTION("layer 4: our spec still names a GPU that was removed") {
     FixtureRoot root;
     healthy_nvidia(root);

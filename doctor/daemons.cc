@@ -1,0 +1,113 @@
+// The Docker daemons running on the machine, read from /proc, and whether a container's root is
+// root on the host. The gate judges a bind when the container is created; a tenant that swaps a
+// checked path for a link before the container starts (or restarts) is stopped only by the kernel,
+// and only when the daemon maps container root to an unprivileged host user (docs/gate-limits.md).
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "core/structured_text.h"
+#include "doctor/doctor.h"
+
+namespace rgpu::doctor {
+namespace {
+
+constexpr int kLayer = 5;
+
+struct Daemon {
+  std::string pid;
+  std::vector<std::string> args;
+  bool root_user = true;  ///< real uid 0: not rootless
+};
+
+std::vector<std::string> split_nul(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\0', start);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::vector<Daemon> docker_daemons(const RootFs& fs) {
+  std::vector<Daemon> out;
+  const auto pids = fs.list_dir("/proc");
+  if (!pids) return out;
+  for (const auto& pid : *pids) {
+    if (pid.empty() || !std::all_of(pid.begin(), pid.end(), [](unsigned char c) { return std::isdigit(c); })) continue;
+    const auto cmdline = fs.read_file("/proc/" + pid + "/cmdline");
+    if (!cmdline || cmdline->empty()) continue;
+    auto args = split_nul(*cmdline);
+    if (args.empty() || base_name(args.front()) != "dockerd") continue;
+    Daemon d{pid, std::move(args)};
+    // "Uid:\t<real>\t<effective>...": a rootless dockerd runs as its user's real uid.
+    if (const auto status = fs.read_file("/proc/" + pid + "/status")) {
+      if (const auto at = status->find("\nUid:"); at != std::string::npos) {
+        const auto first = status->find_first_not_of(" \t", at + 5);
+        const auto end = status->find_first_of(" \t\n", first);
+        d.root_user = first != std::string::npos && status->substr(first, end - first) == "0";
+      }
+    }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+// The value of `--name=V` or `--name V` on a command line; the last one wins, as for dockerd.
+std::optional<std::string> flag_value(const std::vector<std::string>& args, const std::string& name) {
+  std::optional<std::string> value;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == name && i + 1 < args.size()) value = args[i + 1];
+    if (args[i].rfind(name + "=", 0) == 0) value = args[i].substr(name.size() + 1);
+  }
+  return value;
+}
+
+// "rootless", "userns-remap=VALUE", or nothing when container root is host root.
+std::optional<std::string> remapping(const RootFs& fs, const Daemon& d) {
+  if (!d.root_user || std::find(d.args.begin(), d.args.end(), "--rootless") != d.args.end()) return "rootless";
+  if (auto v = flag_value(d.args, "--userns-remap"); v && !v->empty()) return "userns-remap=" + *v;
+  const std::string config = flag_value(d.args, "--config-file").value_or("/etc/docker/daemon.json");
+  const auto text = fs.read_optional(config);
+  if (!text || !*text) return std::nullopt;
+  const auto json = parse_json(**text, config);
+  if (json && json->is_object() && json->contains("userns-remap") && (*json)["userns-remap"].is_string() &&
+      !(*json)["userns-remap"].get<std::string>().empty()) {
+    return "userns-remap=" + (*json)["userns-remap"].get<std::string>();
+  }
+  return std::nullopt;
+}
+
+std::string describe(const Daemon& d) {
+  const auto plugin = flag_value(d.args, "--authorization-plugin");
+  return "dockerd " + d.pid + (plugin ? " (plugin " + *plugin + ")" : " (no authorization plugin)");
+}
+
+}  // namespace
+
+Check user_namespaces(const Facts& f) {
+  const auto daemons = docker_daemons(f.fs);
+  if (daemons.empty()) return {"userns", kLayer, Status::skip, "no running dockerd found in /proc", "", ""};
+  std::string remapped;
+  std::string host_root;
+  for (const auto& d : daemons) {
+    const auto how = remapping(f.fs, d);
+    auto& list = how ? remapped : host_root;
+    list += (list.empty() ? "" : ", ") + describe(d) + (how ? " " + *how : "");
+  }
+  if (host_root.empty()) return {"userns", kLayer, Status::ok, "container root is no host root: " + remapped, "", ""};
+  return {"userns",
+          kLayer,
+          Status::warn,
+          "container root is host root under " + host_root,
+          "the gate checks bind sources when a container is created; a tenant that swaps a checked directory for a "
+          "link before the container starts reaches that path as host root",
+          "run repository daemons with \"userns-remap\": \"default\" in their daemon.json (or rootless); until "
+          "then let tenants bind only directories they cannot write to from a container"};
+}
+
+}  // namespace rgpu::doctor
