@@ -117,3 +117,64 @@ TEST_CASE("e2e: doctor's container check runs a real container with the reposito
   CHECK_THAT(granted["observed"].get<std::string>(), Catch::Contains("could not select device driver \"cdi\""));
   CHECK_THAT(granted["decision"].get<std::string>(), Catch::Contains("Docker 25 or later"));
 }
+
+TEST_CASE("e2e: a link a tenant made in its own volume, bound by its host path, is refused by the real daemon's gate") {
+  // The plugin judges host paths on this machine, as the units setup writes run it (--root /);
+  // it reads no grant here, as no request names a CDI device.
+  PluginProcess plugin(unique_name("rgpu-e2e-links"), "web", "/");
+  DockerDaemon daemon({"--authorization-plugin=" + plugin.name()});
+  daemon.import_busybox("img");
+
+  REQUIRE(daemon.docker({"volume", "create", "vol"}).exit_code == 0);
+  const auto made = daemon.docker({"run", "--rm", "-v", "vol:/data", "img", "ln", "-s", "/sys", "/data/escape"});
+  INFO(made.err << plugin.log());
+  REQUIRE(made.exit_code == 0);
+  auto mountpoint = daemon.docker({"volume", "inspect", "-f", "{{.Mountpoint}}", "vol"}).out;
+  mountpoint.erase(mountpoint.find_last_not_of("\n") + 1);
+  REQUIRE(std::filesystem::is_symlink(mountpoint + "/escape"));
+
+  // The volume's own directory, bound by its host path, is ordinary data.
+  const auto data = daemon.docker({"run", "--rm", "-v", mountpoint + ":/x", "img", "ls", "/x"});
+  INFO(data.err << plugin.log());
+  CHECK(data.exit_code == 0);
+
+  refused_by_plugin(daemon.docker({"run", "--rm", "-v", mountpoint + "/escape:/x", "img", "ls", "/x"}), plugin.name(),
+                    "reaches /sys on the host (it resolves to /sys)");
+  refused_by_plugin(
+      daemon.docker({"run", "--rm", "--mount", "type=bind,src=" + mountpoint + "/escape,dst=/x", "img", "true"}),
+      plugin.name(), "reaches /sys");
+  // A directory dockerd would create under the link is judged by the link.
+  refused_by_plugin(daemon.docker({"run", "--rm", "-v", mountpoint + "/escape/new:/x", "img", "true"}), plugin.name(),
+                    "reaches /sys");
+
+  const std::vector<std::pair<std::vector<std::string>, std::string>> other_ways = {
+      {{"-v", "/var/run/udev:/x"}, "reaches /run/udev"},
+      {{"-v", "/proc/self/root/dev:/x"}, "/proc"},
+      {{"-v", "/etc:/x"}, "reaches /etc/cdi"},
+      {{"-v", "/run/docker.sock:/s"}, "reaches /run/docker.sock"},
+      {{"--cap-add", "SYS_ADM\u0131N"}, "capability CAP_SYS_ADMIN"},
+      {{"--cap-add", "DAC_READ_SEARCH"}, "capability CAP_DAC_READ_SEARCH"},
+      {{"--pid", "host"}, "--pid host"},
+      {{"--security-opt", "systempaths=unconfined"}, "MaskedPaths"},
+      {{"--security-opt", "label=type:spc_t"}, "security option \"label=type:spc_t\""},
+      {{"--security-opt", "no-new-privileges=false"}, "no-new-privileges=false"},
+  };
+  for (const auto& [flags, words] : other_ways) {
+    std::vector<std::string> args = {"run", "--rm"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"img", "true"});
+    INFO(flags.back());
+    refused_by_plugin(daemon.docker(args), plugin.name(), words);
+  }
+  // The CLI reads a seccomp profile file and sends its JSON inline.
+  FixtureRoot files;
+  files.write("/profile.json", R"({"defaultAction":"SCMP_ACT_ALLOW"})");
+  refused_by_plugin(daemon.docker({"run", "--rm", "--security-opt", "seccomp=" + files.host("/profile.json").string(),
+                                   "img", "true"}),
+                    plugin.name(), "inline profile");
+  // What ordinary GPU workloads ask for still runs.
+  const auto ok = daemon.docker({"run", "--rm", "--cap-add", "IPC_LOCK", "--cap-add", "sys_nice", "--security-opt",
+                                 "no-new-privileges", "--group-add", "video", "img", "true"});
+  INFO(ok.err << plugin.log());
+  CHECK(ok.exit_code == 0);
+}

@@ -90,7 +90,7 @@ void DockerDaemon::import_busybox(const std::string& name) const {
   FixtureRoot rootfs;
   rootfs.mkdir("/bin");
   fs::copy_file("/bin/busybox", rootfs.host("/bin/busybox"));
-  for (const char* applet : {"sh", "true", "ls", "cat"})
+  for (const char* applet : {"sh", "true", "ls", "cat", "ln"})
     fs::create_symlink("busybox", rootfs.host("/bin/" + std::string(applet)));
   rootfs.write("/etc/group", "root:x:0:\nvideo:x:44:\n");
   const auto tar = run_program("/usr/bin/tar", {"-C", rootfs.str(), "-c", "."});
