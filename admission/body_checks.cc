@@ -103,9 +103,14 @@ std::optional<std::string> check_namespaces(const GoValue& hc) {
   return std::nullopt;
 }
 
+std::optional<std::string> judge_host_source(const HostPathJudge* host_paths, std::string_view source,
+                                             std::string_view what) {
+  return host_paths ? host_paths->check(source, what) : check_host_source_text(source, what);
+}
+
 // Binds are "source:target[:mode]" split as dockerd's Linux parser splits them (at most four
 // parts); one part is a target alone (an anonymous volume), a relative source a named volume.
-std::optional<std::string> check_binds(const std::optional<GoValue>& binds, const RootFs* machine) {
+std::optional<std::string> check_binds(const std::optional<GoValue>& binds, const HostPathJudge* host_paths) {
   if (!binds) return std::nullopt;
   for (const GoValue b : binds->items()) {
     const std::string_view bind = b.text();
@@ -113,19 +118,19 @@ std::optional<std::string> check_binds(const std::optional<GoValue>& binds, cons
     if (colon == std::string_view::npos) continue;
     const std::string_view source = bind.substr(0, colon);
     if (!source.empty() && source[0] == '/') {
-      if (auto bad = check_host_source(machine, source, "a bind")) return bad;
+      if (auto bad = judge_host_source(host_paths, source, "a bind")) return bad;
     }
   }
   return std::nullopt;
 }
 
-std::optional<std::string> check_mounts(const std::optional<GoValue>& mounts, const RootFs* machine) {
+std::optional<std::string> check_mounts(const std::optional<GoValue>& mounts, const HostPathJudge* host_paths) {
   if (!mounts) return std::nullopt;
   for (const GoValue m : mounts->items()) {
     const auto src = m.field("Source");
     const std::string_view source = src ? src->text() : "";
     if (!source.empty() && source[0] == '/') {
-      if (auto bad = check_host_source(machine, source, "a mount")) return bad;
+      if (auto bad = judge_host_source(host_paths, source, "a mount")) return bad;
     }
     const auto volume = m.field("VolumeOptions");
     const auto driver = volume ? volume->field("DriverConfig") : std::nullopt;
@@ -207,8 +212,8 @@ std::optional<std::string> check_host_config(const GoValue& hc, CheckContext& co
   if (auto bad = check_security_options(hc.field("SecurityOpt"))) return bad;
   if (auto bad = check_system_paths(hc.field("MaskedPaths"), hc.field("ReadonlyPaths"))) return bad;
   if (auto bad = check_namespaces(hc)) return bad;
-  if (auto bad = check_binds(hc.field("Binds"), context.machine)) return bad;
-  if (auto bad = check_mounts(hc.field("Mounts"), context.machine)) return bad;
+  if (auto bad = check_binds(hc.field("Binds"), context.host_paths)) return bad;
+  if (auto bad = check_mounts(hc.field("Mounts"), context.host_paths)) return bad;
   return check_volume(hc.field("VolumeDriver"), std::nullopt);
 }
 

@@ -7,7 +7,7 @@
 
 #include "admission/go_json.h"
 #include "admission/grants.h"
-#include "core/root_fs.h"
+#include "admission/host_paths.h"
 
 namespace rgpu::admission {
 
@@ -26,7 +26,7 @@ class LazyGrants {
 struct CheckContext {
   LazyGrants& grants;
   const std::string& repo;
-  const RootFs* machine;  ///< where host paths are resolved; null: their text alone
+  const HostPathJudge* host_paths;  ///< where host paths are resolved; null: their text alone
 };
 
 /// A refusal message, or nothing when the object attaches no hardware beyond granted CDI names

@@ -105,7 +105,7 @@ Decision decide(const GrantsSource& source, const std::string& repo, const Authz
   std::string why;
   auto body = read_body(request, why);
   LazyGrants grants(source);
-  CheckContext context{grants, repo, options.machine};
+  CheckContext context{grants, repo, options.host_paths};
   if (!body) return deny(why);
   switch (route->kind) {
     case RouteKind::container_create: return decide_create(body->root(), context);

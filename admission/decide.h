@@ -7,7 +7,7 @@
 
 #include "admission/authz_request.h"
 #include "admission/grants.h"
-#include "core/root_fs.h"
+#include "admission/host_paths.h"
 
 namespace rgpu::admission {
 
@@ -19,7 +19,7 @@ struct DecideOptions {
   bool allow_buildkit = false;
   /// The machine the daemon runs on, where bind and mount sources are resolved (links followed)
   /// before they are judged; null judges their text alone (benchmarks, the libFuzzer target).
-  const RootFs* machine = nullptr;
+  const HostPathJudge* host_paths = nullptr;
 };
 
 /// The grants (read from `grants` only if the request names CDI devices) and the request in,

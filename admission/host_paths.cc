@@ -1,5 +1,7 @@
 #include "admission/host_paths.h"
 
+#include <sys/stat.h>
+
 #include <array>
 #include <cctype>
 #include <vector>
@@ -27,15 +29,9 @@ bool under(std::string_view path, std::string_view dir) {
   return path.substr(0, dir.size()) == dir && (path.size() == dir.size() || path[dir.size()] == '/');
 }
 
-// A protected path as the machine resolves it (a spec directory may itself be a link).
-struct Resolved {
-  std::string path;
-  std::string_view name;
-};
-
 // The protected path that `path` equals, lies under, or contains (a bind of a parent carries its
 // children along); nothing when it touches none.
-std::optional<std::string> touched(std::string_view path, const std::vector<Resolved>& resolved) {
+std::optional<std::string> touched(std::string_view path, const std::vector<HostPathJudge::Moved>& resolved) {
   for (const auto p : kProtected) {
     if (under(path, p) || under(p, path)) return std::string(p);
   }
@@ -79,34 +75,51 @@ std::string clean_path(std::string_view path) {
   return out.empty() ? "/" : out;
 }
 
-std::optional<std::string> check_host_source(const RootFs* machine, std::string_view source, std::string_view what) {
+std::optional<std::string> check_host_source_text(std::string_view source, std::string_view what) {
   const std::string cleaned = clean_path(source);
   if (under(cleaned, "/proc"))
     return refusal(what, source, "reaches the host's /proc (its root and cwd links enter other namespaces)",
                    "bind a directory of your own data instead");
   if (auto hit = touched(cleaned, {}))
     return refusal(what, source, "reaches " + *hit + " on the host", cdi_hint(cleaned == "/" ? "/" : *hit));
-  if (!machine) return std::nullopt;
+  return std::nullopt;
+}
 
+HostPathJudge::HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh)
+    : machine_(machine), refresh_(refresh) {}
+
+std::vector<HostPathJudge::Moved> HostPathJudge::moved_protected() const {
+  std::lock_guard lock(mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  if (resolved_at_ == std::chrono::steady_clock::time_point{} || now - resolved_at_ >= refresh_) {
+    moved_.clear();
+    for (const auto p : kProtected) {
+      if (auto r = machine_.resolve(p); r && *r != p) moved_.push_back({std::move(*r), p});
+    }
+    resolved_at_ = now;
+  }
+  return moved_;
+}
+
+std::optional<std::string> HostPathJudge::check(std::string_view source, std::string_view what) const {
+  if (auto bad = check_host_source_text(source, what)) return bad;
+  const std::string cleaned = clean_path(source);
   std::vector<std::string> links;
-  const auto resolved = machine->resolve(cleaned, &links);
+  const auto resolved = machine_.resolve(cleaned, &links);
   if (!resolved) return refusal(what, source, "cannot be resolved (" + resolved.error().message + ")", "fix the path");
   for (const auto& link : links) {
     if (under(link, "/proc"))
       return refusal(what, source, "passes through " + link + ", which enters another namespace",
                      "bind a directory of your own data instead");
   }
-  std::vector<Resolved> protected_resolved;
-  for (const auto p : kProtected) {
-    if (auto r = machine->resolve(p); r && *r != p) protected_resolved.push_back({std::move(*r), p});
-  }
   const std::string via = *resolved == cleaned ? "" : " (it resolves to " + *resolved + ")";
   if (under(*resolved, "/proc"))
     return refusal(what, source, "reaches the host's /proc" + via, "bind a directory of your own data instead");
-  if (auto hit = touched(*resolved, protected_resolved))
-    return refusal(what, source, "reaches " + *hit + " on the host" + via, cdi_hint(hit->substr(0, hit->find(" "))));
-  const NodeKind kind = machine->kind(*resolved);
-  if (kind == NodeKind::char_device || kind == NodeKind::block_device)
+  if (auto hit = touched(*resolved, moved_protected()))
+    return refusal(what, source, "reaches " + *hit + " on the host" + via, cdi_hint(hit->substr(0, hit->find(' '))));
+  // Resolved: no link is left to follow, so one stat tells a device node.
+  struct stat st {};
+  if (::stat(machine_.host_path(*resolved).c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
     return refusal(what, source, "is a device node" + via, cdi_hint("/dev"));
   return std::nullopt;
 }

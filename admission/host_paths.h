@@ -5,10 +5,13 @@
 // under a path that gives a container the host's hardware, the gate's own inputs, or a container
 // engine. What resolution cannot see (a link swapped in after the check) is in docs/gate-limits.md.
 
+#include <chrono>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/root_fs.h"
 
@@ -22,10 +25,35 @@ std::span<const std::string_view> protected_host_paths();
 /// Go's path.Clean, for bind sources.
 std::string clean_path(std::string_view path);
 
-/// A refusal message when host path `source` (as written in the request; `what` says where,
-/// "a bind" or "a mount") reaches the host: any path under /proc or resolved through it (its
-/// root and cwd links enter other mount namespaces), a protected path, or a device node.
-/// `machine` is the machine the daemon runs on; without one only the text is judged.
-std::optional<std::string> check_host_source(const RootFs* machine, std::string_view source, std::string_view what);
+/// Judges host paths on the machine the daemon runs on. Where the protected paths themselves
+/// resolve (an /etc/cdi that is a link) is looked up at most once per `refresh`: only root can
+/// move those, and a decision must cost microseconds. Thread-safe.
+class HostPathJudge {
+ public:
+  explicit HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh = std::chrono::seconds(2));
+
+  /// A refusal message when host path `source` (as written in the request; `what` says where,
+  /// "a bind" or "a mount") reaches the host: any path under /proc or resolved through it (its
+  /// root and cwd links enter other mount namespaces), a protected path, or a device node.
+  std::optional<std::string> check(std::string_view source, std::string_view what) const;
+
+  /// A protected path as the machine resolves it, when that differs from its text.
+  struct Moved {
+    std::string path;
+    std::string_view name;
+  };
+
+ private:
+  std::vector<Moved> moved_protected() const;
+
+  const RootFs& machine_;
+  std::chrono::milliseconds refresh_;
+  mutable std::mutex mutex_;
+  mutable std::chrono::steady_clock::time_point resolved_at_{};
+  mutable std::vector<Moved> moved_;
+};
+
+/// The same judgement on the text alone (no machine at hand: benchmarks, the libFuzzer target).
+std::optional<std::string> check_host_source_text(std::string_view source, std::string_view what);
 
 }  // namespace rgpu::admission

@@ -42,7 +42,8 @@ int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
     return kExitUsage;
   }
   admission::GrantsCache cache(fs);
-  const admission::DecideOptions options{.allow_buildkit = f.allow_buildkit, .machine = &fs};
+  const admission::HostPathJudge host_paths(fs);
+  const admission::DecideOptions options{.allow_buildkit = f.allow_buildkit, .host_paths = &host_paths};
   if (f.jsonl) {
     JsonlStream stream(STDIN_FILENO, STDOUT_FILENO);
     while (auto line = stream.next()) {

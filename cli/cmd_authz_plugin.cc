@@ -34,9 +34,10 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
     return kExitUsage;
   }
   admission::GrantsCache cache(fs);
-  admission::AuthzServer server([&cache] { return cache.current(); },
-                                admission::PluginSettings{*repo, {.allow_buildkit = f.allow_buildkit, .machine = &fs}},
-                                log_line);
+  const admission::HostPathJudge host_paths(fs);
+  admission::AuthzServer server(
+      [&cache] { return cache.current(); },
+      admission::PluginSettings{*repo, {.allow_buildkit = f.allow_buildkit, .host_paths = &host_paths}}, log_line);
   const int activated = admission::socket_from_systemd();
   const std::string socket = f.socket.empty() ? admission::default_plugin_socket(*repo) : f.socket;
   auto ready = activated >= 0 ? server.adopt(activated) : server.listen(socket);

@@ -23,6 +23,7 @@ namespace {
 struct Machine {
   FixtureRoot root;
   RootFs fs{root.path()};
+  HostPathJudge judge{fs};
   Machine() {
     for (const char* d : {"/dev/dri", "/sys/bus/pci", "/run/udev", "/run/cdi", "/opt/cdi", "/etc/rediacc/gpu",
                           "/srv/data", "/srv/volumes/vol/_data", "/proc/1"}) {
@@ -40,13 +41,13 @@ struct Machine {
   }
 };
 
-Decision create_on(const RootFs* machine, const std::string& host_config) {
+Decision create_on(const HostPathJudge* machine, const std::string& host_config) {
   GrantSet grants;
   AuthzRequest r{"POST",
                  "/v1.41/containers/create",
                  {{"Content-Type", "application/json"}},
                  R"({"Image":"img","HostConfig":)" + host_config + "}"};
-  return decide(grants, "web", r, DecideOptions{.machine = machine});
+  return decide(grants, "web", r, DecideOptions{.host_paths = machine});
 }
 
 Decision create(const std::string& host_config) { return create_on(nullptr, host_config); }
@@ -189,7 +190,7 @@ TEST_CASE("gate: host namespaces are refused; another container's stays allowed"
 
 TEST_CASE("gate: bind sources are resolved on the machine before they are judged") {
   Machine m;
-  const RootFs* fs = &m.fs;
+  const HostPathJudge* fs = &m.judge;
   const auto bind = [&](const std::string& source) {
     return create_on(fs, std::string(R"({"Binds":[")") + source + R"(:/x"]})");
   };
@@ -216,6 +217,18 @@ TEST_CASE("gate: bind sources are resolved on the machine before they are judged
   refused(create_on(fs, R"({"Mounts":[{"Type":"bind","Source":"/srv/volumes/vol/_data/escape","Target":"/x"}]})"),
           "a mount of \"/srv/volumes/vol/_data/escape\"");
   refused(create_on(fs, R"({"Mounts":[{"Type":"bind","Source":"/var/run/cdi","Target":"/x"}]})"), "/run/cdi");
+}
+
+TEST_CASE("gate: a protected directory moved behind a link is followed once the judge refreshes") {
+  FixtureRoot root;
+  root.mkdir("/etc/cdi");
+  root.mkdir("/srv/specs");
+  const RootFs fs(root.path());
+  const HostPathJudge judge(fs, std::chrono::milliseconds(0));
+  allowed(create_on(&judge, R"({"Binds":["/srv/specs:/x"]})"));
+  std::filesystem::remove(root.host("/etc/cdi"));
+  root.link("/etc/cdi", "/srv/specs");
+  refused(create_on(&judge, R"({"Binds":["/srv/specs:/x"]})"), "reaches /etc/cdi (at /srv/specs)");
 }
 
 TEST_CASE("gate: Compose before 2.30 sends a CDI name as a raw device, and is told to upgrade") {
