@@ -15,16 +15,6 @@ namespace {
 constexpr const char* kCdiForm =
     "ask for devices by CDI name: docker run --device nvidia.com/gpu=all (Compose: devices: [nvidia.com/gpu=all])";
 
-// The CDI name that reaches a raw device path, for the message.
-std::string cdi_form_for(const std::string& path) {
-  if (path.rfind("/dev/dri/renderD", 0) == 0) return "--device rediacc.io/dri=" + path.substr(9);
-  if (path == "/dev/kfd") return "--device rediacc.io/amd=gpu0";
-  if (path.rfind("/dev/nvidia", 0) == 0 && path.size() > 11 && std::isdigit(static_cast<unsigned char>(path[11]))) {
-    return "--device nvidia.com/gpu=" + path.substr(11);
-  }
-  return "--device rediacc.io/dri=renderD128 or --device rediacc.io/amd=gpu0";
-}
-
 bool qualified_cdi_name(const std::string& name) {
   const auto eq = name.find('=');
   const auto slash = name.find('/');

@@ -41,9 +41,10 @@ std::optional<std::string> touched(std::string_view path, const std::vector<Host
   return std::nullopt;
 }
 
-std::string cdi_hint(std::string_view path) {
-  if (under(path, "/dev") || under(path, "/sys") || under(path, "/run/udev") || path == "/")
-    return "ask for devices by CDI name instead: --device rediacc.io/dri=renderD128 or --device nvidia.com/gpu=0";
+// What to do instead of binding `path` (as written, cleaned) that touched `hit`.
+std::string hint(std::string_view path, std::string_view hit) {
+  if (under(path, "/dev") || under(path, "/sys") || under(hit, "/dev") || under(hit, "/sys") || under(hit, "/run/udev"))
+    return "ask for it by CDI name: " + cdi_form_for(path);
   return "bind a directory of your own data instead (or use a named volume)";
 }
 
@@ -55,6 +56,14 @@ std::string refusal(std::string_view what, std::string_view source, std::string_
 }  // namespace
 
 std::span<const std::string_view> protected_host_paths() { return kProtected; }
+
+std::string cdi_form_for(std::string_view path) {
+  if (path.substr(0, 16) == "/dev/dri/renderD") return "--device rediacc.io/dri=" + std::string(path.substr(9));
+  if (path == "/dev/kfd") return "--device rediacc.io/amd=gpu0";
+  if (path.substr(0, 11) == "/dev/nvidia" && path.size() > 11 && std::isdigit(static_cast<unsigned char>(path[11])))
+    return "--device nvidia.com/gpu=" + std::string(path.substr(11));
+  return "--device rediacc.io/dri=renderD128 or --device rediacc.io/amd=gpu0";
+}
 
 std::string clean_path(std::string_view path) {
   std::vector<std::string_view> parts;
@@ -81,7 +90,7 @@ std::optional<std::string> check_host_source_text(std::string_view source, std::
     return refusal(what, source, "reaches the host's /proc (its root and cwd links enter other namespaces)",
                    "bind a directory of your own data instead");
   if (auto hit = touched(cleaned, {}))
-    return refusal(what, source, "reaches " + *hit + " on the host", cdi_hint(cleaned == "/" ? "/" : *hit));
+    return refusal(what, source, "reaches " + *hit + " on the host", hint(cleaned, *hit));
   return std::nullopt;
 }
 
@@ -116,11 +125,11 @@ std::optional<std::string> HostPathJudge::check(std::string_view source, std::st
   if (under(*resolved, "/proc"))
     return refusal(what, source, "reaches the host's /proc" + via, "bind a directory of your own data instead");
   if (auto hit = touched(*resolved, moved_protected()))
-    return refusal(what, source, "reaches " + *hit + " on the host" + via, cdi_hint(hit->substr(0, hit->find(' '))));
+    return refusal(what, source, "reaches " + *hit + " on the host" + via, hint(*resolved, *hit));
   // Resolved: no link is left to follow, so one stat tells a device node.
   struct stat st {};
   if (::stat(machine_.host_path(*resolved).c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
-    return refusal(what, source, "is a device node" + via, cdi_hint("/dev"));
+    return refusal(what, source, "is a device node" + via, hint("/dev", "/dev"));
   return std::nullopt;
 }
 

@@ -22,6 +22,10 @@ namespace rgpu::admission {
 /// systemd and D-Bus (a root client of any of them can start a process on the host).
 std::span<const std::string_view> protected_host_paths();
 
+/// The --device form that reaches a device path by CDI name ("--device rediacc.io/dri=renderD128"
+/// for /dev/dri/renderD128), for refusal messages.
+std::string cdi_form_for(std::string_view device_path);
+
 /// Go's path.Clean, for bind sources.
 std::string clean_path(std::string_view path);
 
