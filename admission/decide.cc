@@ -1,5 +1,6 @@
 #include "admission/decide.h"
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 
@@ -47,7 +48,20 @@ std::optional<GoDocument> read_body(const AuthzRequest& request, std::string& wh
   return std::move(*body);
 }
 
+// runc once left a descriptor of the host's mount namespace open as /proc/self/fd/N while it set
+// the working directory (CVE-2024-21626); no workload needs a working directory under /proc.
+std::optional<std::string> check_working_dir(const GoValue& body) {
+  const auto dir = body.field("WorkingDir");
+  if (!dir || dir->text().empty()) return std::nullopt;
+  const std::string cleaned = clean_path(dir->text());
+  if (cleaned == "/proc" || cleaned.rfind("/proc/", 0) == 0)
+    return "refused: a working directory under /proc (\"" + std::string(dir->text()) +
+           "\") can leak into the host's namespaces; use a directory of the image.";
+  return std::nullopt;
+}
+
 Decision decide_create(const GoValue& body, CheckContext& context) {
+  if (auto bad = check_working_dir(body)) return deny(*bad);
   if (const auto hc = body.field("HostConfig")) {
     if (auto bad = check_host_config(*hc, context)) return deny(*bad);
   }
@@ -56,7 +70,42 @@ Decision decide_create(const GoValue& body, CheckContext& context) {
   return allow();
 }
 
+// dockerd reads query parameters with Go's r.FormValue, which also parses a form-encoded body,
+// and hands a plugin only JSON bodies: such a body would carry parameters the gate never sees.
+bool form_body(const AuthzRequest& request) {
+  std::string media = header(request, "Content-Type");
+  media = media.substr(0, media.find(';'));
+  for (auto& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return media.find("application/x-www-form-urlencoded") != std::string::npos ||
+         media.find("multipart/form-data") != std::string::npos;
+}
+
+bool any_non_empty(const std::vector<std::string>& values) {
+  return std::any_of(values.begin(), values.end(), [](const std::string& v) { return !v.empty(); });
+}
+
+Decision decide_start(const AuthzRequest& request, const Route& route) {
+  if (!request.body.empty() || form_body(request))
+    return deny("refused: a body on containers/start (old API versions apply a HostConfig there).");
+  if (any_non_empty(query_values(route.query, "checkpoint")) ||
+      any_non_empty(query_values(route.query, "checkpoint-dir")))
+    return deny("refused: restoring a checkpoint runs CRIU as root on the host; start the container without it.");
+  return allow();
+}
+
+// The classic builder runs each RUN step in a container of the query's network and cgroup parent.
+Decision decide_build(const AuthzRequest& request, const Route& route) {
+  if (form_body(request)) return deny("refused: a form-encoded body on /build hides its parameters from the gate.");
+  for (const auto& mode : query_values(route.query, "networkmode")) {
+    if (mode == "host") return deny("refused: docker build --network host: RUN steps would share the host's network.");
+  }
+  if (any_non_empty(query_values(route.query, "cgroupparent")))
+    return deny("refused: docker build --cgroup-parent places build steps outside the repository's cgroup.");
+  return allow();
+}
+
 Decision decide_exec(const GoValue& body) {
+  if (auto bad = check_working_dir(body)) return deny(*bad);
   if (const auto p = body.field("Privileged"); p && !p->is_empty()) {
     return deny("refused: a privileged exec; run the command without --privileged.");
   }
@@ -96,10 +145,10 @@ Decision decide(const GrantsSource& source, const std::string& repo, const Authz
       return deny(
           "refused: BuildKit sessions can attach CDI devices to builds out of the gate's sight; build with "
           "DOCKER_BUILDKIT=0 docker build, or ask an operator to turn off the builder's device entitlement.");
-    case RouteKind::container_start:
-      if (!request.body.empty())
-        return deny("refused: a body on containers/start (old API versions apply a HostConfig there).");
-      return allow();
+    case RouteKind::container_start: return decide_start(request, *route);
+    case RouteKind::build: return decide_build(request, *route);
+    case RouteKind::checkpoint_create:
+      return deny("refused: checkpoints are restored by CRIU as root on the host; run the container anew instead.");
     default: break;
   }
   std::string why;

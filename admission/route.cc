@@ -1,6 +1,7 @@
 #include "admission/route.h"
 
 #include <cctype>
+#include <optional>
 #include <vector>
 
 namespace rgpu::admission {
@@ -25,6 +26,32 @@ Result<std::string> percent_decode(std::string_view s) {
     }
     out += static_cast<char>(hex_digit(s[i + 1]) * 16 + hex_digit(s[i + 2]));
     i += 2;
+  }
+  return out;
+}
+
+// The query of a raw request URI: after the first '?', up to a '#'.
+std::string_view query_of(std::string_view uri) {
+  const auto q = uri.find('?');
+  if (q == std::string_view::npos) return {};
+  const auto rest = uri.substr(q + 1);
+  return rest.substr(0, rest.find('#'));
+}
+
+// url.QueryUnescape: '+' is a space; an error for a malformed escape.
+std::optional<std::string> query_unescape(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out += ' ';
+    } else if (s[i] != '%') {
+      out += s[i];
+    } else if (i + 2 < s.size() && hex_digit(s[i + 1]) >= 0 && hex_digit(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex_digit(s[i + 1]) * 16 + hex_digit(s[i + 2]));
+      i += 2;
+    } else {
+      return std::nullopt;
+    }
   }
   return out;
 }
@@ -78,6 +105,8 @@ RouteKind classify_post(const std::vector<std::string>& s) {
     }
   }
   if (n == 1 && (s[0] == "session" || s[0] == "grpc")) return RouteKind::buildkit;
+  if (n == 1 && s[0] == "build") return RouteKind::build;
+  if (n == 3 && s[0] == "containers" && s[2] == "checkpoints") return RouteKind::checkpoint_create;
   return RouteKind::other;
 }
 
@@ -92,12 +121,27 @@ std::string strip_version(const std::string& path) {
 
 }  // namespace
 
+std::vector<std::string> query_values(std::string_view query, std::string_view key) {
+  std::vector<std::string> out;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    if (pair.empty() || pair.find(';') != std::string_view::npos) continue;
+    const auto eq = pair.find('=');
+    const auto k = query_unescape(pair.substr(0, eq));
+    const auto v = query_unescape(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));
+    if (k && v && *k == key) out.push_back(*v);
+  }
+  return out;
+}
+
 Result<Route> route_of(std::string_view method, std::string_view request_uri) {
   auto decoded = percent_decode(strip_origin(request_uri));
   if (!decoded) return tl::unexpected(decoded.error());
   if (!clean(*decoded)) return fail("the request path \"" + *decoded + "\" is not clean (//, . or .. segments)");
   std::string path = strip_version(*decoded);
-  Route route{RouteKind::other, path};
+  Route route{RouteKind::other, path, std::string(query_of(request_uri))};
   const auto segs = segments(path);
   if (method == "POST") route.kind = classify_post(segs);
   if (method == "GET" && segs.size() == 1 && (segs[0] == "session" || segs[0] == "grpc"))

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 
@@ -17,16 +18,23 @@ enum class RouteKind {
   container_start,
   exec_create,
   volume_create,
-  swarm,     ///< services create/update, swarm init/join
-  plugin,    ///< plugins pull/create/upgrade/set/enable
-  buildkit,  ///< /session, /grpc
+  swarm,              ///< services create/update, swarm init/join
+  plugin,             ///< plugins pull/create/upgrade/set/enable
+  buildkit,           ///< /session, /grpc
+  build,              ///< the classic builder, POST /build: its query picks the RUN steps' network
+  checkpoint_create,  ///< POST /containers/{id}/checkpoints (CRIU, experimental daemons)
   other,
 };
 
 struct Route {
   RouteKind kind = RouteKind::other;
-  std::string path;  ///< decoded, without the version prefix
+  std::string path;   ///< decoded, without the version prefix
+  std::string query;  ///< raw, after '?' and before '#'
 };
+
+/// Every value of `key` in a raw query, as Go's url.ParseQuery reads it ('&' separates, '+' is a
+/// space, %XX decoded; a pair with ';' or a bad escape is dropped, as Go drops it).
+std::vector<std::string> query_values(std::string_view query, std::string_view key);
 
 /// The route of `method` and `request_uri`; an error for a path that is not clean or not decodable.
 Result<Route> route_of(std::string_view method, std::string_view request_uri);

@@ -246,3 +246,39 @@ TEST_CASE("gate: every protected host path is refused as a bind source, and none
     }
   }
 }
+
+TEST_CASE("gate: build, start and checkpoint parameters that reach the host are refused, in every query spelling") {
+  const auto call = [](const std::string& uri, const std::string& content_type = "application/x-tar") {
+    return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, {{"Content-Type", content_type}}, ""});
+  };
+  refused(call("/v1.41/build?t=x&networkmode=host"), "--network host");
+  refused(call("/v1.41/build?networkmode=bridge&networkmode=host"), "--network host");  // any value counts
+  refused(call("/v1.41/build?network%6dode=%68ost"), "--network host");
+  refused(call("/v1.41/bu%69ld?networkmode=host"), "--network host");
+  refused(call("/v1.41/build?cgroupparent=other.slice"), "--cgroup-parent");
+  refused(call("/v1.41/build?remote=x", "application/x-www-form-urlencoded"), "form-encoded");
+  allowed(call("/v1.41/build?t=x&networkmode=default&dockerfile=Dockerfile"));
+  allowed(call("/v1.41/build?networkmode=host;x=1"));  // Go drops a pair with ';'
+  allowed(call("/v1.41/build?networkmode=HOST"));      // dockerd compares with "host" exactly
+
+  refused(call("/v1.41/containers/abc/start?checkpoint=c1", ""), "CRIU");
+  refused(call("/v1.41/containers/abc/start?checkpoint-dir=/srv/x", ""), "CRIU");
+  refused(call("/v1.41/containers/abc/start", "application/x-www-form-urlencoded"), "a body on containers/start");
+  allowed(call("/v1.41/containers/abc/start?detachKeys=ctrl-x", ""));
+  refused(decide(GrantSet{}, "web",
+                 AuthzRequest{"POST",
+                              "/v1.41/containers/abc/checkpoints",
+                              {{"Content-Type", "application/json"}},
+                              R"({"CheckpointID":"c1"})"}),
+          "CRIU");
+}
+
+TEST_CASE("gate: a working directory under /proc is refused on create and exec") {
+  const auto call = [](const std::string& uri, const std::string& body) {
+    return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, {{"Content-Type", "application/json"}}, body});
+  };
+  refused(call("/v1.41/containers/create", R"({"Image":"img","WorkingDir":"/proc/self/fd/7"})"), "/proc");
+  refused(call("/v1.41/containers/create", R"({"Image":"img","workingdir":"//proc/../proc/self/cwd"})"), "/proc");
+  refused(call("/v1.41/containers/abc/exec", R"({"Cmd":["sh"],"WorkingDir":"/proc/self/fd/8"})"), "/proc");
+  allowed(call("/v1.41/containers/create", R"({"Image":"img","WorkingDir":"/srv/proc"})"));
+}

@@ -172,6 +172,14 @@ TEST_CASE("e2e: a link a tenant made in its own volume, bound by its host path, 
   refused_by_plugin(daemon.docker({"run", "--rm", "--security-opt", "seccomp=" + files.host("/profile.json").string(),
                                    "img", "true"}),
                     plugin.name(), "inline profile");
+  // The classic builder: a build runs, one whose RUN steps would share the host's network does not.
+  files.write("/context/Dockerfile", "FROM img\nRUN true\n");
+  const std::string context = files.host("/context").string();
+  const auto built = daemon.docker({"build", "-q", "-t", "built", context}, "", {{"DOCKER_BUILDKIT", "0"}});
+  INFO(built.err << plugin.log());
+  CHECK(built.exit_code == 0);
+  refused_by_plugin(daemon.docker({"build", "--network", "host", context}, "", {{"DOCKER_BUILDKIT", "0"}}),
+                    plugin.name(), "--network host");
   // What ordinary GPU workloads ask for still runs.
   const auto ok = daemon.docker({"run", "--rm", "--cap-add", "IPC_LOCK", "--cap-add", "sys_nice", "--security-opt",
                                  "no-new-privileges", "--group-add", "video", "img", "true"});

@@ -85,6 +85,15 @@ type facts struct {
 	VolumeDrivers     []string   `json:"volume_drivers"`
 	VolumeOptions     []string   `json:"volume_options"`
 	Resolved          [][]string `json:"resolved"`
+	WorkingDir        string     `json:"working_dir"`
+}
+
+// runc's CVE-2024-21626: a working directory of /proc/self/fd/N reached the host's namespace.
+func judgeWorkingDir(dir string) []string {
+	if dir != "" && within(path.Clean("/"+dir), "/proc") {
+		return []string{"working directory under /proc"}
+	}
+	return nil
 }
 
 type answer struct {
@@ -273,6 +282,16 @@ func resolve(p string) (string, []string, error) {
 	return "/" + strings.Join(done, "/"), links, nil
 }
 
+func dedupe(sorted []string) []string {
+	var out []string
+	for i, s := range sorted {
+		if i == 0 || s != sorted[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 func within(p, dir string) bool {
 	return dir == "/" || p == dir || strings.HasPrefix(p, dir+"/")
 }
@@ -440,16 +459,20 @@ func decide(route string, body []byte, grants map[string]bool) answer {
 			si.CPURealtime = true
 			return si
 		}}
-		_, hc, _, err := decoder.DecodeConfig(bytes.NewReader(body))
+		cfg, hc, _, err := decoder.DecodeConfig(bytes.NewReader(body))
 		if err != nil {
 			return fail(err)
 		}
 		a.Facts = &facts{}
+		if cfg != nil {
+			a.Facts.WorkingDir = cfg.WorkingDir
+			a.Forbidden = append(a.Forbidden, judgeWorkingDir(cfg.WorkingDir)...)
+		}
 		if hc == nil {
-			return a
+			break
 		}
 		forbidden, err := judgeHostConfig(hc, a.Facts, grants)
-		a.Forbidden = forbidden
+		a.Forbidden = append(a.Forbidden, forbidden...)
 		if err != nil {
 			return fail(err)
 		}
@@ -458,14 +481,16 @@ func decide(route string, body []byte, grants map[string]bool) answer {
 		if err := json.NewDecoder(bytes.NewReader(body)).Decode(&ec); err != nil {
 			return fail(err)
 		}
-		a.Facts = &facts{Privileged: ec.Privileged}
+		a.Facts = &facts{Privileged: ec.Privileged, WorkingDir: ec.WorkingDir}
 		if ec.Privileged {
 			a.Forbidden = []string{"privileged exec"}
 		}
+		a.Forbidden = append(a.Forbidden, judgeWorkingDir(ec.WorkingDir)...)
 	default:
 		return fail(fmt.Errorf("unknown route %q", route))
 	}
 	sort.Strings(a.Forbidden)
+	a.Forbidden = dedupe(a.Forbidden)
 	return a
 }
 

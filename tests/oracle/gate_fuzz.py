@@ -340,6 +340,10 @@ def mutate_create(rng, doc):
                 del doc.members[hc_index]
             hc_index = -1
             doc.members.append(entry)
+        elif op == 8 and rng.random() < 0.25:  # Config.WorkingDir (CVE-2024-21626's door)
+            doc.members.append((respell_key(rng, "WorkingDir"),
+                                to_tree_value(rng, rng.choice(["/proc/self/fd/7", "/proc", "/work", "proc/1/cwd",
+                                                                "//proc/../proc/self", "/srv/proc"]))))
         elif op == 8 and hc_index >= 0:  # a second HostConfig, merged by Go's decoder
             doc.members.append((respell_key(rng, "HostConfig"), Obj([entry])))
         else:  # respell an existing key
@@ -350,6 +354,8 @@ def mutate_create(rng, doc):
 
 def mutate_exec(rng):
     fields = [("Cmd", ["true"]), ("AttachStdout", True)]
+    if rng.random() < 0.3:
+        fields.append((respell_key(rng, "WorkingDir"), rng.choice(["/proc/self/fd/8", "/tmp", "/proc"])))
     if rng.random() < 0.6:
         fields.append((respell_key(rng, "Privileged"), rng.choice([True, False, None])))
     if rng.random() < 0.2:

@@ -82,8 +82,11 @@ DockerDaemon::DockerDaemon(const std::vector<std::string>& extra_args) {
 
 DockerDaemon::~DockerDaemon() { stop(child_); }
 
-RunResult DockerDaemon::docker(const std::vector<std::string>& args, const std::string& input) const {
-  return run_program(docker_cli(), args, input, {{"DOCKER_HOST", host()}});
+RunResult DockerDaemon::docker(const std::vector<std::string>& args, const std::string& input,
+                               const std::map<std::string, std::string>& env) const {
+  auto all = env;
+  all["DOCKER_HOST"] = host();
+  return run_program(docker_cli(), args, input, all);
 }
 
 void DockerDaemon::import_busybox(const std::string& name) const {

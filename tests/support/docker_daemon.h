@@ -5,6 +5,7 @@
 // else docker.io's) talks to that daemon only.
 
 #include <boost/process.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,9 @@ class DockerDaemon {
   /// Starts dockerd with `extra_args` and waits until it answers (fails the test after 60 s).
   explicit DockerDaemon(const std::vector<std::string>& extra_args = {});
   ~DockerDaemon();
-  /// Runs the docker CLI against this daemon.
-  RunResult docker(const std::vector<std::string>& args, const std::string& input = "") const;
+  /// Runs the docker CLI against this daemon, with `env` added to its environment.
+  RunResult docker(const std::vector<std::string>& args, const std::string& input = "",
+                   const std::map<std::string, std::string>& env = {}) const;
   /// Imports a busybox-static root filesystem as image `name` (with /etc/group naming video).
   void import_busybox(const std::string& name) const;
   std::string log() const;
