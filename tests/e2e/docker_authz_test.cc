@@ -20,6 +20,18 @@ void refused_by_plugin(const RunResult& r, const std::string& plugin, const std:
   CHECK_THAT(r.err, Catch::Contains(words));
 }
 
+// `docker run --rm FLAGS img true` for each entry, refused by the plugin with its words.
+void refused_runs(const DockerDaemon& daemon, const PluginProcess& plugin,
+                  const std::vector<std::pair<std::vector<std::string>, std::string>>& cases) {
+  for (const auto& [flags, words] : cases) {
+    std::vector<std::string> args = {"run", "--rm"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"img", "true"});
+    INFO(flags.back());
+    refused_by_plugin(daemon.docker(args), plugin.name(), words);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("e2e: behind the plugin, a real dockerd runs what attaches no hardware and refuses every other way") {
@@ -45,13 +57,7 @@ TEST_CASE("e2e: behind the plugin, a real dockerd runs what attaches no hardware
       {{"--device-cgroup-rule", "c 226:* rmw"}, "device cgroup rules"},
       {{"--runtime", "nvidia"}, "runtime \"nvidia\""},
   };
-  for (const auto& [flags, words] : refused) {
-    std::vector<std::string> args = {"run", "--rm"};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.insert(args.end(), {"img", "true"});
-    INFO(flags.front());
-    refused_by_plugin(daemon.docker(args), plugin.name(), words);
-  }
+  refused_runs(daemon, plugin, refused);
   // One journal line per refusal, naming the repository and the route.
   const auto log = plugin.log();
   size_t lines = 0;
@@ -159,13 +165,7 @@ TEST_CASE("e2e: a link a tenant made in its own volume, bound by its host path, 
       {{"--security-opt", "label=type:spc_t"}, "security option \"label=type:spc_t\""},
       {{"--security-opt", "no-new-privileges=false"}, "no-new-privileges=false"},
   };
-  for (const auto& [flags, words] : other_ways) {
-    std::vector<std::string> args = {"run", "--rm"};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.insert(args.end(), {"img", "true"});
-    INFO(flags.back());
-    refused_by_plugin(daemon.docker(args), plugin.name(), words);
-  }
+  refused_runs(daemon, plugin, other_ways);
   // The CLI reads a seccomp profile file and sends its JSON inline.
   FixtureRoot files;
   files.write("/profile.json", R"({"defaultAction":"SCMP_ACT_ALLOW"})");
