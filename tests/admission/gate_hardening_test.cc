@@ -172,7 +172,7 @@ TEST_CASE("gate: masked and read-only paths replaced at all are refused (--secur
   allowed(create(R"({"MaskedPaths":null,"ReadonlyPaths":null})"));
 }
 
-TEST_CASE("gate: host namespaces are refused; another container's stays allowed") {
+TEST_CASE("gate: host namespaces are refused, another container's stays allowed") {
   refused(create(R"({"PidMode":"host"})"), "--pid host");
   refused(create(R"({"IpcMode":"host"})"), "--shm-size");
   refused(create(R"({"NetworkMode":"host"})"), "--network host");
