@@ -29,6 +29,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
@@ -103,7 +104,8 @@ type answer struct {
 }
 
 var (
-	root    = flag.String("root", "/", "the machine's root, where host paths are resolved")
+	upperASCII = flag.Bool("upper-ascii", false, "print every non-ASCII rune that Go's strings.ToUpper maps into ASCII, and exit")
+	root       = flag.String("root", "/", "the machine's root, where host paths are resolved")
 	granted = flag.String("granted", "", "comma-separated CDI names the repository holds")
 )
 
@@ -496,6 +498,14 @@ func decide(route string, body []byte, grants map[string]bool) answer {
 
 func main() {
 	flag.Parse()
+	if *upperASCII {
+		for r := rune(0x80); r <= unicode.MaxRune; r++ {
+			if u := []rune(strings.ToUpper(string(r))); len(u) == 1 && u[0] < 0x80 {
+				fmt.Printf("%d %d\n", r, u[0])
+			}
+		}
+		return
+	}
 	grants := map[string]bool{}
 	for _, g := range strings.Split(*granted, ",") {
 		if g != "" {

@@ -398,6 +398,19 @@ def main():
                 shape = shape or (None if text[-1].isspace() else "data after the body's JSON value")
             mutants.append(("create", text.encode(), shape))
 
+        # Every rune Go upper-cases into ASCII, asked of Go itself, in place of its letter in each
+        # capability name, so the gate's normalisation is checked for all of them, not a sample.
+        runes = subprocess.run([args.oracle, "-upper-ascii"], capture_output=True, check=True, text=True).stdout
+        for line in runes.split("\n"):
+            if not line:
+                continue
+            rune, upper = (chr(int(x)) for x in line.split())
+            for cap in CAPS:
+                if upper in cap:
+                    spelled = cap.replace(upper, rune, 1)
+                    body = json.dumps({"Image": "img", "HostConfig": {"CapAdd": [spelled]}}, ensure_ascii=False)
+                    mutants.append(("create", body.encode(), None))
+
         uris = {"create": "/v1.41/containers/create", "exec": "/v1.41/containers/abc/exec"}
         gate_in = "".join(json.dumps({"RequestMethod": "POST", "RequestUri": uris[r],
                                       "RequestHeaders": {"Content-Type": "application/json"},
