@@ -78,10 +78,14 @@ std::optional<std::string> check_namespaces(const GoValue& hc) {
     const char* why;
   };
   static constexpr Mode kModes[] = {
-      {"PidMode", "--pid host", "its /proc/1/root is the host's root and every host process is in reach"},
-      {"IpcMode", "--ipc host", "it shares the host's and other tenants' shared memory; use --shm-size instead"},
-      {"NetworkMode", "--network host", "it sniffs and binds the host's interfaces and loopback services"},
-      {"UsernsMode", "--userns host", "it turns off the daemon's user-namespace remapping"},
+      {"PidMode", "--pid host",
+       "its /proc/1/root is the host's root and every host process is in reach; --pid container:NAME shares one of "
+       "your own containers'"},
+      {"IpcMode", "--ipc host",
+       "it shares the host's and other tenants' shared memory; use --shm-size for a larger /dev/shm"},
+      {"NetworkMode", "--network host",
+       "it sniffs and binds the host's interfaces and loopback services; publish ports with -p instead"},
+      {"UsernsMode", "--userns host", "it turns off the daemon's user-namespace remapping; leave it unset"},
   };
   for (const auto& m : kModes) {
     const auto value = hc.field(m.field);

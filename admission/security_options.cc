@@ -7,8 +7,8 @@ namespace rgpu::admission {
 namespace {
 
 constexpr const char* kSeeDefaults =
-    "the daemon's defaults (seccomp, AppArmor docker-default, SELinux labels) are what keep devices and "
-    "other tenants out";
+    "drop it: the daemon's defaults (seccomp, AppArmor docker-default, SELinux labels) keep devices and other "
+    "tenants out";
 
 // strconv.ParseBool's true spellings.
 bool go_true(std::string_view v) {
