@@ -60,8 +60,13 @@ int with_checks(const GlobalOptions& global, Use use) {
   std::optional<std::string> inventory_error;
   if (recorded && *recorded) inventory = (*recorded)->inventory;
   if (!recorded) inventory_error = recorded.error().message;
-  const doctor::Facts facts{
-      fs, report->inventory, inventory, inventory_error, cdi::read_spec_index(fs), admission::load_grants(fs)};
+  const doctor::Facts facts{fs,
+                            report->inventory,
+                            inventory,
+                            inventory_error,
+                            cdi::read_spec_index(fs),
+                            admission::load_grants(fs),
+                            doctor::running_docker_daemons(fs)};
   return use(facts, doctor::run_doctor(facts));
 }
 

@@ -11,6 +11,7 @@
 #include "admission/grants.h"
 #include "cdi-gen/spec_index.h"
 #include "core/root_fs.h"
+#include "doctor/daemons.h"
 #include "probe/inventory.h"
 
 namespace rgpu::doctor {
@@ -34,6 +35,7 @@ struct Facts {
   std::optional<std::string> recorded_error;  ///< why inventory.json does not parse
   cdi::SpecIndex specs;                       ///< /etc/cdi as CDI consumers read it
   Result<admission::GrantSet> grants;         ///< grants.json (an error when it does not parse)
+  std::vector<RunningDaemon> daemons;         ///< dockerd processes found in /proc
 };
 
 const char* status_name(Status status);

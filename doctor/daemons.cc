@@ -8,18 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "core/structured_text.h"
+#include "doctor/daemons.h"
 #include "doctor/doctor.h"
 
 namespace rgpu::doctor {
 namespace {
 
 constexpr int kLayer = 5;
-
-struct Daemon {
-  std::string pid;
-  std::vector<std::string> args;
-  bool root_user = true;  ///< real uid 0: not rootless
-};
 
 std::vector<std::string> split_nul(const std::string& text) {
   std::vector<std::string> out;
@@ -33,8 +28,41 @@ std::vector<std::string> split_nul(const std::string& text) {
   return out;
 }
 
-std::vector<Daemon> docker_daemons(const RootFs& fs) {
-  std::vector<Daemon> out;
+// "rootless", "userns-remap=VALUE", or nothing when container root is host root.
+std::optional<std::string> remapping(const RootFs& fs, const RunningDaemon& d) {
+  if (!d.root_user || std::find(d.args.begin(), d.args.end(), "--rootless") != d.args.end()) return "rootless";
+  if (auto v = d.flag("--userns-remap"); v && !v->empty()) return "userns-remap=" + *v;
+  const std::string config = d.config_path();
+  const auto text = fs.read_optional(config);
+  if (!text || !*text) return std::nullopt;
+  const auto json = parse_json(**text, config);
+  if (json && json->is_object() && json->contains("userns-remap") && (*json)["userns-remap"].is_string() &&
+      !(*json)["userns-remap"].get<std::string>().empty()) {
+    return "userns-remap=" + (*json)["userns-remap"].get<std::string>();
+  }
+  return std::nullopt;
+}
+
+std::string describe(const RunningDaemon& d) {
+  const auto plugin = d.flag("--authorization-plugin");
+  return "dockerd " + d.pid + (plugin ? " (plugin " + *plugin + ")" : " (no authorization plugin)");
+}
+
+}  // namespace
+
+std::optional<std::string> RunningDaemon::flag(const std::string& name) const {
+  std::optional<std::string> value;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == name && i + 1 < args.size()) value = args[i + 1];
+    if (args[i].rfind(name + "=", 0) == 0) value = args[i].substr(name.size() + 1);
+  }
+  return value;
+}
+
+std::string RunningDaemon::config_path() const { return flag("--config-file").value_or("/etc/docker/daemon.json"); }
+
+std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs) {
+  std::vector<RunningDaemon> out;
   const auto pids = fs.list_dir("/proc");
   if (!pids) return out;
   for (const auto& pid : *pids) {
@@ -43,7 +71,7 @@ std::vector<Daemon> docker_daemons(const RootFs& fs) {
     if (!cmdline || cmdline->empty()) continue;
     auto args = split_nul(*cmdline);
     if (args.empty() || base_name(args.front()) != "dockerd") continue;
-    Daemon d{pid, std::move(args)};
+    RunningDaemon d{pid, std::move(args)};
     // "Uid:\t<real>\t<effective>...": a rootless dockerd runs as its user's real uid.
     if (const auto status = fs.read_file("/proc/" + pid + "/status")) {
       if (const auto at = status->find("\nUid:"); at != std::string::npos) {
@@ -57,40 +85,8 @@ std::vector<Daemon> docker_daemons(const RootFs& fs) {
   return out;
 }
 
-// The value of `--name=V` or `--name V` on a command line; the last one wins, as for dockerd.
-std::optional<std::string> flag_value(const std::vector<std::string>& args, const std::string& name) {
-  std::optional<std::string> value;
-  for (size_t i = 1; i < args.size(); ++i) {
-    if (args[i] == name && i + 1 < args.size()) value = args[i + 1];
-    if (args[i].rfind(name + "=", 0) == 0) value = args[i].substr(name.size() + 1);
-  }
-  return value;
-}
-
-// "rootless", "userns-remap=VALUE", or nothing when container root is host root.
-std::optional<std::string> remapping(const RootFs& fs, const Daemon& d) {
-  if (!d.root_user || std::find(d.args.begin(), d.args.end(), "--rootless") != d.args.end()) return "rootless";
-  if (auto v = flag_value(d.args, "--userns-remap"); v && !v->empty()) return "userns-remap=" + *v;
-  const std::string config = flag_value(d.args, "--config-file").value_or("/etc/docker/daemon.json");
-  const auto text = fs.read_optional(config);
-  if (!text || !*text) return std::nullopt;
-  const auto json = parse_json(**text, config);
-  if (json && json->is_object() && json->contains("userns-remap") && (*json)["userns-remap"].is_string() &&
-      !(*json)["userns-remap"].get<std::string>().empty()) {
-    return "userns-remap=" + (*json)["userns-remap"].get<std::string>();
-  }
-  return std::nullopt;
-}
-
-std::string describe(const Daemon& d) {
-  const auto plugin = flag_value(d.args, "--authorization-plugin");
-  return "dockerd " + d.pid + (plugin ? " (plugin " + *plugin + ")" : " (no authorization plugin)");
-}
-
-}  // namespace
-
 Check user_namespaces(const Facts& f) {
-  const auto daemons = docker_daemons(f.fs);
+  const auto& daemons = f.daemons;
   if (daemons.empty()) return {"userns", kLayer, Status::skip, "no running dockerd found in /proc", "", ""};
   std::string remapped;
   std::string host_root;

@@ -4,6 +4,7 @@
 #include <regex>
 #include <set>
 
+#include "cdi-gen/spec_index.h"
 #include "core/structured_text.h"
 #include "doctor/doctor.h"
 #include "installers/nvidia_toolkit.h"
@@ -166,19 +167,86 @@ Check docker_daemon(const Facts& f) {
             "dockerd cannot attach CDI devices: every granted request fails",
             "set \"features\": {\"cdi\": true} (Docker 25.0 to 28.1 need it; 28.2 and later have it on)"};
   }
-  if (c.contains("cdi-spec-dirs") && c["cdi-spec-dirs"].is_array()) {
-    bool etc_cdi = false;
-    for (const auto& dir : c["cdi-spec-dirs"]) etc_cdi = etc_cdi || (dir.is_string() && dir == "/etc/cdi");
-    if (!etc_cdi) {
-      return {"docker-daemon",
-              kLayer,
-              Status::fail,
-              "/etc/docker/daemon.json sets cdi-spec-dirs without /etc/cdi",
-              "dockerd does not read the specs grants are checked against: granted names fail at create",
-              "add \"/etc/cdi\" to cdi-spec-dirs (or remove the setting: /etc/cdi is the default)"};
+  return {"docker-daemon", kLayer, Status::ok, "/etc/docker/daemon.json configures no other runtime", "", ""};
+}
+
+// Names that a spec in a directory Docker also reads (and prefers) defines a second time.
+std::vector<std::string> shadowing_specs(const Facts& f) {
+  std::set<std::string> ours;
+  for (const auto& d : f.specs.devices) ours.insert(d.qualified_name);
+  if (f.grants) {
+    for (const auto& g : f.grants->grants) ours.insert(g.device);
+  }
+  std::vector<std::string> found;
+  std::set<std::string> seen_dirs;
+  for (const char* dir : {"/var/run/cdi", "/run/cdi"}) {
+    const auto real = f.fs.resolve(dir);
+    if (!real || !seen_dirs.insert(*real).second) continue;
+    const auto names = f.fs.list_dir(dir);
+    if (!names) continue;
+    for (const auto& name : *names) {
+      const auto ext = name.substr(name.find_last_of('.') + 1);
+      if (name.find('.') == std::string::npos || (ext != "json" && ext != "yaml")) continue;
+      const std::string path = join_path(dir, name);
+      const auto text = f.fs.read_file(path);
+      const auto devices = text ? cdi::parse_spec(*text, path) : tl::unexpected(text.error());
+      if (!devices) continue;
+      std::string clash;
+      for (const auto& d : *devices) {
+        if (ours.count(d.qualified_name)) clash += (clash.empty() ? "" : ", ") + d.qualified_name;
+      }
+      if (!clash.empty()) found.push_back(path + " (" + clash + ")");
     }
   }
-  return {"docker-daemon", kLayer, Status::ok, "/etc/docker/daemon.json configures no other runtime", "", ""};
+  return found;
+}
+
+// Docker 25+ reads /etc/cdi and /var/run/cdi unless cdi-spec-dirs says otherwise, and a spec in
+// /var/run/cdi wins: whoever writes there redefines what a granted name reaches.
+Check spec_dirs(const Facts& f, const std::optional<std::pair<int, int>>& release) {
+  if (!release || *release < std::make_pair(25, 0))
+    return {"cdi-spec-dirs", kLayer, Status::skip, "no Docker that reads CDI specs (25 or later) is installed", "", ""};
+  std::set<std::string> configs;
+  for (const auto& d : f.daemons) configs.insert(d.config_path());
+  if (configs.empty()) configs.insert("/etc/docker/daemon.json");
+  std::vector<std::string> problems;
+  for (const auto& path : configs) {
+    const auto text = f.fs.read_optional(path);
+    const auto config = text && *text ? parse_json(**text, path) : Result<nlohmann::json>(nlohmann::json());
+    if (!config) continue;  // docker-daemon reports a file that does not parse
+    const auto dirs =
+        config->is_object() && config->contains("cdi-spec-dirs") ? (*config)["cdi-spec-dirs"] : nlohmann::json();
+    if (!dirs.is_array()) {
+      problems.push_back(path + " sets no cdi-spec-dirs, so dockerd also reads /var/run/cdi");
+      continue;
+    }
+    std::string others;
+    bool etc_cdi = false;
+    for (const auto& d : dirs) {
+      const std::string dir = d.is_string() ? d.get<std::string>() : d.dump();
+      if (dir == cdi::kSpecDir) {
+        etc_cdi = true;
+      } else {
+        others += (others.empty() ? "" : ", ") + dir;
+      }
+    }
+    if (!others.empty()) problems.push_back(path + " lets dockerd read " + others);
+    if (!etc_cdi) problems.push_back(path + " keeps dockerd from /etc/cdi, the specs grants are checked against");
+  }
+  const auto shadows = shadowing_specs(f);
+  for (const auto& s : shadows) problems.push_back(s + " defines names /etc/cdi or a grant uses");
+  if (problems.empty())
+    return {"cdi-spec-dirs", kLayer, Status::ok, "dockerd reads CDI specs from /etc/cdi alone", "", ""};
+  std::string seen;
+  for (const auto& p : problems) seen += (seen.empty() ? "" : "; ") + p;
+  return {"cdi-spec-dirs",
+          kLayer,
+          Status::fail,
+          seen,
+          "a spec in another directory dockerd reads (/var/run/cdi wins over /etc/cdi) redefines what a granted name "
+          "reaches, and the gate never sees it",
+          "set \"cdi-spec-dirs\": [\"/etc/cdi\"] in each repository daemon's daemon.json and restart it" +
+              std::string(shadows.empty() ? "" : "; remove the specs named")};
 }
 
 }  // namespace
@@ -191,20 +259,27 @@ std::optional<std::pair<int, int>> docker_release(const std::string& version) {
   return std::make_pair(std::stoi(m[1]), std::stoi(m[2]));
 }
 
+struct InstalledDocker {
+  std::string package;  ///< empty when none is
+  std::string version;
+  std::optional<std::pair<int, int>> release;
+};
+
+// Which Docker package dpkg records as installed.
+InstalledDocker installed_docker(const Facts& f) {
+  for (const char* candidate : {"docker-ce", "docker.io", "moby-engine"}) {
+    if (auto version = dpkg_version(f, candidate)) return {candidate, *version, docker_release(*version)};
+  }
+  return {};
+}
+
 // Which Docker the machine has, from dpkg, and whether it attaches CDI devices: from 25.0 with
 // "features": {"cdi": true}, on by default from 28.2.
 Check docker_cdi(const Facts& f) {
-  std::optional<std::string> version;
-  std::string package;
-  for (const char* candidate : {"docker-ce", "docker.io", "moby-engine"}) {
-    if ((version = dpkg_version(f, candidate))) {
-      package = candidate;
-      break;
-    }
-  }
-  const auto release = version ? docker_release(*version) : std::nullopt;
+  const auto docker = installed_docker(f);
+  const auto& release = docker.release;
   if (!release) return {"docker-cdi", kLayer, Status::skip, "no Docker package recorded by dpkg", "", ""};
-  const std::string seen = package + " " + *version;
+  const std::string seen = docker.package + " " + docker.version;
   if (*release < std::make_pair(25, 0)) {
     return {"docker-cdi",
             kLayer,
@@ -232,7 +307,13 @@ Check docker_cdi(const Facts& f) {
 }
 
 std::vector<Check> runtime_checks(const Facts& f) {
-  return {toolkit(f), nvidia_spec(f), shadowing_spec(f), refresh_wired(f), docker_daemon(f), docker_cdi(f)};
+  return {toolkit(f),
+          nvidia_spec(f),
+          shadowing_spec(f),
+          refresh_wired(f),
+          docker_daemon(f),
+          docker_cdi(f),
+          spec_dirs(f, installed_docker(f).release)};
 }
 
 }  // namespace rgpu::doctor

@@ -144,8 +144,44 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
   SECTION("layer 3: dockerd reads CDI specs elsewhere than /etc/cdi") {
     FixtureRoot root;
     healthy_nvidia(root);
+    CHECK(doctor(root).check("cdi-spec-dirs")["status"] == "skip");  // no Docker that reads CDI
+    root.write("/var/lib/dpkg/status", "Package: docker.io\nStatus: install ok installed\nVersion: 26.1.5+dfsg1-9\n\n");
+    // Docker's default also reads /var/run/cdi, where a spec wins over /etc/cdi.
+    root.write("/etc/docker/daemon.json", R"({"features":{"cdi":true}})");
+    auto d = doctor(root);
+    expect(d, "cdi-spec-dirs", 3, "fail", "\"cdi-spec-dirs\": [\"/etc/cdi\"]");
+    CHECK_THAT(d.check("cdi-spec-dirs")["observed"].get<std::string>(),
+               Catch::Contains("/etc/docker/daemon.json sets no cdi-spec-dirs"));
+    root.write("/etc/docker/daemon.json", R"({"features":{"cdi":true},"cdi-spec-dirs":["/etc/cdi","/opt/cdi"]})");
+    CHECK_THAT(doctor(root).check("cdi-spec-dirs")["observed"].get<std::string>(),
+               Catch::Contains("lets dockerd read /opt/cdi"));
     root.write("/etc/docker/daemon.json", R"({"features":{"cdi":true},"cdi-spec-dirs":["/opt/cdi"]})");
-    expect(doctor(root), "docker-daemon", 3, "fail", "add \"/etc/cdi\" to cdi-spec-dirs");
+    CHECK_THAT(doctor(root).check("cdi-spec-dirs")["observed"].get<std::string>(),
+               Catch::Contains("keeps dockerd from /etc/cdi"));
+    root.write("/etc/docker/daemon.json", R"({"features":{"cdi":true},"cdi-spec-dirs":["/etc/cdi"]})");
+    CHECK(doctor(root).check("cdi-spec-dirs")["status"] == "ok");
+
+    // A repository daemon reads the daemon.json its command line names.
+    using namespace std::string_literals;
+    root.write("/proc/77/cmdline", "dockerd\0--config-file=/etc/rediacc-docker/web.json\0"s);
+    root.write("/etc/rediacc-docker/web.json", R"({"features":{"cdi":true}})");
+    CHECK_THAT(doctor(root).check("cdi-spec-dirs")["observed"].get<std::string>(),
+               Catch::Equals("/etc/rediacc-docker/web.json sets no cdi-spec-dirs, so dockerd also reads /var/run/cdi"));
+    root.write("/etc/rediacc-docker/web.json", R"({"features":{"cdi":true},"cdi-spec-dirs":["/etc/cdi"]})");
+    CHECK(doctor(root).check("cdi-spec-dirs")["status"] == "ok");
+
+    // A spec in /run/cdi (/var/run/cdi) that defines a name of /etc/cdi or a grant is named.
+    root.link("/var/run", "../run");
+    root.write(
+        "/run/cdi/evil.json",
+        R"({"cdiVersion":"0.5.0","kind":"nvidia.com/gpu","devices":[{"name":"all","containerEdits":{"deviceNodes":[{"path":"/dev/sda"}]}}]})");
+    root.write(
+        "/run/cdi/other.json",
+        R"({"cdiVersion":"0.5.0","kind":"example.com/x","devices":[{"name":"y","containerEdits":{"deviceNodes":[{"path":"/dev/null"}]}}]})");
+    d = doctor(root);
+    expect(d, "cdi-spec-dirs", 3, "fail", "remove the specs named");
+    CHECK_THAT(d.check("cdi-spec-dirs")["observed"].get<std::string>(),
+               Catch::Equals("/var/run/cdi/evil.json (nvidia.com/gpu=all) defines names /etc/cdi or a grant uses"));
   }
   SECTION("layer 3: a Docker that predates CDI, or has it off") {
     FixtureRoot root;
@@ -276,7 +312,7 @@ TEST_CASE("doctor: the container check tells a device seen inside from a silent 
   const rgpu::RootFs fs(root.path());
   rgpu::admission::GrantSet grants;
   grants.grants = {{"web", "nvidia.com/gpu=all", false, ""}, {"web", "rediacc.io/dri=renderD128", false, ""}};
-  const rgpu::doctor::Facts facts{fs, {}, std::nullopt, std::nullopt, {}, grants};
+  const rgpu::doctor::Facts facts{fs, {}, std::nullopt, std::nullopt, {}, grants, {}};
   const rgpu::doctor::ContainerRequest req{"web", "cuda:12", "unix:///run/web/docker.sock"};
 
   ScriptedRunner seen;
