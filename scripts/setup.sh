@@ -20,13 +20,14 @@ BUILD_DEPS=(
 # behind the authorization plugin; prometheus brings promtool, which checks our metrics;
 # shellcheck, lintian, cloud-init, ansible-core and ansible-lint check what contrib/ and the
 # package ship (python3-apt lets Ansible's apt module install the .deb); golang-go and dockerd's own
-# Go source build the oracle the gate is fuzzed against.
+# Go source build the oracle the gate is fuzzed against; debootstrap makes the Debian 13 root whose
+# Docker 26 injects CDI devices (scripts/docker26-root.sh).
 TEST_DEPS=(
   catch2 clang-format pciutils libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
   podman runc busybox-static systemd docker.io prometheus shellcheck lintian
   cloud-init python3-yaml ansible-core ansible-lint python3-apt
-  golang-go golang-github-docker-docker-dev
+  golang-go golang-github-docker-docker-dev debootstrap
 )
 
 install_packages() {
@@ -56,9 +57,11 @@ case "${1:-}" in
   test)
     install_packages "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}"
     check_format
-    build build
+    # Debian 13's Docker 26 (CDI), Compose and buildx in a cached debootstrap root.
+    docker26_root=$(bash scripts/docker26-root.sh)
+    build build -DRGPU_DOCKER26_ROOT="$docker26_root"
     (cd build && ctest --output-on-failure --timeout 300)
-    build build-asan -DRGPU_SANITIZE=ON
+    build build-asan -DRGPU_SANITIZE=ON -DRGPU_DOCKER26_ROOT="$docker26_root"
     (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure --timeout 300)
     ;;
   *)

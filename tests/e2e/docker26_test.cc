@@ -1,0 +1,108 @@
+// The whole chain through a Docker that injects CDI devices: Debian 13's dockerd 26 in a chroot,
+// our authorization plugin on the host, the specs `rediacc-gpu cdi generate` writes on a fixture
+// machine. Grant, run, see the device inside; revoke, refused again; every other way refused.
+
+#include <catch2/catch.hpp>
+
+#include "tests/support/docker26.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu::test;
+
+namespace {
+
+void refused_by_gate(const Docker26& docker, const RunResult& r, const std::string& words) {
+  INFO(r.out << r.err << docker.plugin_log());
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, Catch::Contains("authorization denied by plugin " + docker.plugin_name() + ": refused: "));
+  CHECK_THAT(r.err, Catch::Contains(words));
+}
+
+void ran(const Docker26& docker, const RunResult& r) {
+  INFO(r.out << r.err << docker.plugin_log());
+  CHECK(r.exit_code == 0);
+}
+
+void grant(const FixtureRoot& machine, const std::string& name) {
+  const auto r = run_tool({"grant", "web", "--device", name, "--root", machine.str()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+}
+
+RunResult run_with(const Docker26& docker, const std::vector<std::string>& flags, const std::string& command) {
+  std::vector<std::string> args = {"run", "--rm"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.insert(args.end(), {"img", "sh", "-c", command});
+  return docker.docker(args);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "docker26: a granted CDI name runs and the container sees the node, and ungranted, revoked or other names are "
+    "refused") {
+  FixtureRoot machine;
+  two_amd_instinct(machine);
+  REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
+  Docker26 docker(machine, "web");
+  docker.import_busybox("img");
+  const std::vector<std::string> dri = {"--device", "rediacc.io/dri=renderD128"};
+  const std::string show = "stat -c '%F %t:%T' /dev/dri/renderD128";
+
+  refused_by_gate(docker, run_with(docker, dri, show),
+                  "has no grant for rediacc.io/dri=renderD128; an operator can grant it with: rediacc-gpu grant web "
+                  "--device rediacc.io/dri=renderD128");
+
+  grant(machine, "rediacc.io/dri=renderD128");  // no restart of the plugin or the daemon
+  const auto seen = run_with(docker, dri, show);
+  ran(docker, seen);
+  CHECK(seen.out == "character special file e2:80\n");  // 226, 128
+
+  refused_by_gate(docker, run_with(docker, {"--device", "rediacc.io/dri=renderD129"}, "true"),
+                  "has no grant for rediacc.io/dri=renderD129");
+
+  REQUIRE(run_tool({"revoke", "web", "--device", "rediacc.io/dri=renderD128", "--root", machine.str()}).exit_code == 0);
+  refused_by_gate(docker, run_with(docker, dri, show), "has no grant for rediacc.io/dri=renderD128");
+
+  // An AMD card: /dev/kfd and the card's render node.
+  grant(machine, "rediacc.io/amd=gpu0");
+  const auto amd = run_with(docker, {"--device", "rediacc.io/amd=gpu0"},
+                            "stat -c '%n %F' /dev/kfd /dev/dri/renderD128; test ! -e /dev/dri/renderD129");
+  ran(docker, amd);
+  CHECK_THAT(amd.out, Catch::Contains("/dev/kfd character special file") &&
+                          Catch::Contains("/dev/dri/renderD128 character special file"));
+
+  // Every other way to a device is refused; the video group grants nothing and runs.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+      {{"--gpus", "all"}, "a device request with driver"},
+      {{"--device", "/dev/dri/renderD128"}, "raw device \"/dev/dri/renderD128\""},
+      {{"--privileged"}, "--privileged"},
+      {{"-v", "/dev:/x"}, "a bind of \"/dev\""},
+      {{"--device-cgroup-rule", "c 226:* rmw"}, "device cgroup rules"},
+      {{"--runtime", "nvidia"}, "runtime \"nvidia\""},
+  };
+  for (const auto& [flags, words] : refused) {
+    INFO(flags.front());
+    refused_by_gate(docker, run_with(docker, flags, "true"), words);
+  }
+  ran(docker, run_with(docker, {"--group-add", "video"}, "true"));
+}
+
+TEST_CASE(
+    "docker26: nvidia.com/gpu=all passes the gate only when granted, and then dockerd (not the gate) fails on the "
+    "missing host files") {
+  FixtureRoot machine;
+  two_nvidia_datacenter(machine, true);  // a real-shaped nvidia.yaml, no NVIDIA driver here
+  Docker26 docker(machine, "web");
+  docker.import_busybox("img");
+  const std::vector<std::string> all = {"--device", "nvidia.com/gpu=all"};
+  refused_by_gate(docker, run_with(docker, all, "true"), "has no grant for nvidia.com/gpu=all");
+  grant(machine, "nvidia.com/gpu=all");
+  const auto r = run_with(docker, all, "true");
+  INFO(r.err << docker.plugin_log());
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, !Catch::Contains("authorization denied"));
+  CHECK_THAT(r.err, Catch::Contains("CDI device injection failed"));
+}

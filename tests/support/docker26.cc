@@ -1,0 +1,190 @@
+#include "tests/support/docker26.h"
+
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace bp = boost::process;
+namespace fs = std::filesystem;
+
+namespace rgpu::test {
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void must_mount(const std::string& source, const std::string& target, const char* type, unsigned long flags,
+                const char* data = nullptr) {
+  fs::create_directories(target);
+  INFO("mount " << source << " on " << target << ": " << std::strerror(errno));
+  REQUIRE(::mount(source.c_str(), target.c_str(), type, flags, data) == 0);
+}
+
+void node(const fs::path& path, mode_t type, dev_t number) {
+  fs::create_directories(path.parent_path());
+  ::mknod(path.c_str(), type | 0666, number);
+}
+
+// SIGTERM, then up to 30 s, then SIGKILL; the child is reaped either way.
+void stop(bp::child& child) {
+  if (!child.valid() || !child.running()) return;
+  ::kill(child.id(), SIGTERM);
+  for (int i = 0; i < 300 && child.running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::error_code ec;
+  if (child.running(ec)) child.terminate(ec);
+  child.wait(ec);
+}
+
+// Mount points at or under `dir`, deepest first, from this process's mountinfo.
+std::vector<std::string> mounts_under(const std::string& dir) {
+  std::vector<std::string> out;
+  std::ifstream in("/proc/self/mountinfo");
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string id, parent, numbers, root, point;
+    fields >> id >> parent >> numbers >> root >> point;
+    if (point == dir || point.rfind(dir + "/", 0) == 0) out.push_back(point);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+  return out;
+}
+
+}  // namespace
+
+std::string docker26_root() {
+  const std::string root = RGPU_DOCKER26_ROOT;
+  INFO("the Debian 13 root with Docker 26 is missing (RGPU_DOCKER26_ROOT=\"" << root
+                                                                             << "\"): run bash scripts/setup.sh test");
+  REQUIRE((!root.empty() && fs::exists(fs::path(root) / "usr/sbin/dockerd")));
+  return root;
+}
+
+Docker26::Docker26(const FixtureRoot& machine, const std::string& repo)
+    : root_(docker26_root()), plugin_name_(unique_name("rgpu-docker26")) {
+  // One daemon at a time uses the root's mount points.
+  REQUIRE(mounts_under(root_).empty());
+  mounts_.root = root_;
+  mount_all(machine);
+  const auto plugins = scratch_.path() / "plugins";
+  const std::string socket = (plugins / (plugin_name_ + ".sock")).string();
+  plugin_ = bp::child(tool_path(), "authz-plugin", "--repo", repo, "--socket", socket, "--root", machine.str(),
+                      bp::std_out > bp::null, bp::std_err > (scratch_.path() / "plugin.log").string());
+  for (int i = 0; i < 100 && !fs::exists(socket); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  INFO(plugin_log());
+  REQUIRE(fs::exists(socket));
+
+  std::ofstream(root_ + "/run/rgpu/daemon.json")
+      << R"({"features": {"cdi": true}, "cdi-spec-dirs": ["/etc/cdi"], "authorization-plugins": [")" << plugin_name_
+      << R"("]})";
+  daemon_ = bp::child("/usr/sbin/chroot", root_, "/usr/sbin/dockerd", "--config-file", "/run/rgpu/daemon.json",
+                      "--host", "unix:///run/docker.sock", "--pidfile", "/run/docker.pid", "--iptables=false",
+                      "--bridge=none", "--storage-driver=vfs", bp::std_out > bp::null,
+                      bp::std_err > (scratch_.path() / "dockerd.log").string());
+  for (int i = 0; i < 300; ++i) {
+    if (!daemon_.running()) break;
+    if (fs::exists(root_ + "/run/docker.sock") && docker({"version"}).exit_code == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  INFO(daemon_log());
+  FAIL("dockerd 26 did not answer within 60 s");
+}
+
+Docker26::~Docker26() {
+  stop(daemon_);
+  stop(plugin_);
+}
+
+Docker26::Mounts::~Mounts() {
+  if (root.empty()) return;
+  for (const auto& point : mounts_under(root)) {
+    if (::umount2(point.c_str(), 0) != 0) ::umount2(point.c_str(), MNT_DETACH);
+  }
+}
+
+void Docker26::mount_all(const FixtureRoot& machine) {
+  // The chroot's root must be a mount point, or dockerd cannot remount it for image layers.
+  must_mount(root_, root_, nullptr, MS_BIND);
+  must_mount("proc", root_ + "/proc", "proc", 0);
+  must_mount("/sys", root_ + "/sys", nullptr, MS_BIND | MS_REC);
+  REQUIRE(::mount(nullptr, (root_ + "/sys").c_str(), nullptr, MS_SLAVE | MS_REC, nullptr) == 0);
+  must_mount("tmpfs", root_ + "/run", "tmpfs", 0, "mode=755");
+  fs::create_directories(root_ + "/run/rgpu");
+  // Its own /dev: the basic nodes, and copies of the fixture machine's device nodes, so nothing is
+  // ever made in the host's /dev.
+  const std::string dev = root_ + "/dev";
+  must_mount("tmpfs", dev, "tmpfs", 0, "mode=755");
+  for (const auto& [name, major, minor] : std::vector<std::tuple<const char*, unsigned, unsigned>>{
+           {"null", 1, 3}, {"zero", 1, 5}, {"full", 1, 7}, {"random", 1, 8}, {"urandom", 1, 9}, {"tty", 5, 0}}) {
+    node(dev + "/" + name, S_IFCHR, ::makedev(major, minor));
+  }
+  must_mount("devpts", dev + "/pts", "devpts", 0, "newinstance,ptmxmode=0666");
+  fs::create_symlink("pts/ptmx", dev + "/ptmx");
+  must_mount("tmpfs", dev + "/shm", "tmpfs", 0, "mode=1777");
+  if (fs::exists(machine.host("/dev"))) {
+    for (const auto& entry : fs::recursive_directory_iterator(machine.host("/dev"))) {
+      struct stat st {};
+      if (::lstat(entry.path().c_str(), &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) continue;
+      node(fs::path(dev) / fs::relative(entry.path(), machine.host("/dev")), st.st_mode & S_IFMT, st.st_rdev);
+    }
+  }
+  // The plugin's sockets, the daemon's data and the CLI's home live in the test's scratch
+  // directory, the specs in the fixture machine's /etc/cdi; the cached root stays as it was made.
+  for (const char* dir : {"plugins", "data", "home", "work"}) fs::create_directories(scratch_.path() / dir);
+  machine.mkdir("/etc/cdi");
+  must_mount((scratch_.path() / "plugins").string(), root_ + "/run/docker/plugins", nullptr, MS_BIND);
+  must_mount((scratch_.path() / "data").string(), root_ + "/var/lib/docker", nullptr, MS_BIND);
+  must_mount((scratch_.path() / "home").string(), root_ + "/root", nullptr, MS_BIND);
+  must_mount(machine.host("/etc/cdi").string(), root_ + "/etc/cdi", nullptr, MS_BIND);
+}
+
+RunResult Docker26::docker(const std::vector<std::string>& args, const std::string& dir,
+                           const std::map<std::string, std::string>& env) const {
+  std::vector<std::string> argv = {root_, "/usr/bin/env"};
+  if (!dir.empty()) {
+    const std::string work = root_ + "/work";
+    if (mounts_under(work).empty()) must_mount(dir, work, nullptr, MS_BIND);
+    argv.insert(argv.end(), {"-C", "/work"});
+  }
+  argv.push_back("HOME=/root");
+  for (const auto& [k, v] : env) argv.push_back(k + "=" + v);
+  argv.push_back("docker");
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = run_program("/usr/sbin/chroot", argv);
+  if (!dir.empty()) ::umount2((root_ + "/work").c_str(), MNT_DETACH);
+  return r;
+}
+
+void Docker26::import_busybox(const std::string& name) const {
+  FixtureRoot rootfs;
+  rootfs.mkdir("/bin");
+  fs::copy_file("/bin/busybox", rootfs.host("/bin/busybox"));
+  for (const char* applet : {"sh", "true", "ls", "cat", "stat", "test"})
+    fs::create_symlink("busybox", rootfs.host("/bin/" + std::string(applet)));
+  rootfs.write("/etc/group", "root:x:0:\nvideo:x:44:\nrender:x:105:\n");
+  const auto tar = run_program("/usr/bin/tar", {"-C", rootfs.str(), "-c", "."});
+  REQUIRE(tar.exit_code == 0);
+  const auto imported = run_program("/usr/sbin/chroot", {root_, "docker", "import", "-", name}, tar.out);
+  INFO(imported.err << daemon_log());
+  REQUIRE(imported.exit_code == 0);
+}
+
+std::string Docker26::plugin_log() const { return slurp(scratch_.path() / "plugin.log"); }
+
+std::string Docker26::daemon_log() const { return slurp(scratch_.path() / "dockerd.log"); }
+
+}  // namespace rgpu::test

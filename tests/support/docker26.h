@@ -1,0 +1,65 @@
+#pragma once
+// A Docker that injects CDI devices, for end-to-end tests: Debian 13's dockerd 26 running in the
+// chroot scripts/docker26-root.sh makes, with features.cdi, vfs, no iptables or bridge, and
+// --authorization-plugin naming our plugin, which runs on the host. Both sides read the /etc/cdi of
+// the test's fixture machine (bound over the chroot's), so a grant made with `rediacc-gpu grant
+// --root FIXTURE` is what the plugin reads and what dockerd injects. The chroot gets its own /run,
+// /dev (a tmpfs holding the basic nodes and copies of the fixture's GPU nodes) and /var/lib/docker;
+// everything mounted is unmounted and dockerd is stopped by its pid when the object goes.
+
+#include <boost/process.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/support/docker_daemon.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/run_binary.h"
+
+namespace rgpu::test {
+
+class Docker26 {
+ public:
+  /// Starts the plugin for `repo` (reading `machine`'s grants and specs) and dockerd 26 behind it;
+  /// fails the test when the root is missing or the daemon does not answer within 60 s.
+  Docker26(const FixtureRoot& machine, const std::string& repo);
+  ~Docker26();
+  Docker26(const Docker26&) = delete;
+  Docker26& operator=(const Docker26&) = delete;
+
+  /// Runs Docker 26's CLI (inside the chroot) against this daemon; `dir`, when given, is a host
+  /// directory made visible in the chroot at /work, and the command runs there.
+  RunResult docker(const std::vector<std::string>& args, const std::string& dir = "",
+                   const std::map<std::string, std::string>& env = {}) const;
+  /// Imports a busybox-static image as `name` (/etc/group names video and render).
+  void import_busybox(const std::string& name) const;
+  /// The plugin's name, as dockerd's refusals quote it.
+  const std::string& plugin_name() const { return plugin_name_; }
+  std::string plugin_log() const;
+  std::string daemon_log() const;
+  /// The chroot's root, where /run/docker.sock is the daemon's socket.
+  const std::string& root() const { return root_; }
+
+ private:
+  void mount_all(const FixtureRoot& machine);
+
+  /// Unmounts everything under the root when it goes, also when the constructor fails half-way;
+  /// declared before the processes, so they are stopped first.
+  struct Mounts {
+    std::string root;
+    ~Mounts();
+  };
+
+  std::string root_;
+  std::string plugin_name_;
+  FixtureRoot scratch_;
+  Mounts mounts_;
+  boost::process::child plugin_;
+  boost::process::child daemon_;
+};
+
+/// The chroot made by scripts/docker26-root.sh, from the build's RGPU_DOCKER26_ROOT; fails the test
+/// with the README's test command when it is not there.
+std::string docker26_root();
+
+}  // namespace rgpu::test
