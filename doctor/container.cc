@@ -43,6 +43,14 @@ Check run_one(CommandRunner& runner, const ContainerRequest& req, const std::str
             "the gate refused the request",
             "grant the name: rediacc-gpu grant " + req.repo + " --device " + device};
   }
+  if (out.find(device + " is not an absolute path") != std::string::npos) {
+    return {"container",
+            kLayer,
+            Status::fail,
+            what + ": " + out,
+            "the docker CLI predates CDI (before 25.0): it sends the name as a device path and never asks the daemon",
+            "run the check with a docker CLI 25 or later on PATH (Debian 13's docker-cli, or Docker's own packages)"};
+  }
   if (out.find("could not select device driver \"cdi\"") != std::string::npos || out.find("CDI") != std::string::npos) {
     return {"container",
             kLayer,

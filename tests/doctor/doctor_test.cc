@@ -329,4 +329,13 @@ TEST_CASE("doctor: the container check tells a device seen inside from a silent 
   auto cpu = rgpu::doctor::container_checks(facts, fallback, req);
   CHECK(cpu[0].status == rgpu::doctor::Status::fail);
   CHECK_THAT(cpu[0].meaning, Catch::Contains("silent CPU fallback"));
+
+  // Debian 12's docker CLI (20.10) sends the name as a device path, and says so itself.
+  ScriptedRunner old_cli;
+  old_cli.code = 125;
+  old_cli.output = "docker: nvidia.com/gpu=all is not an absolute path.\nSee 'docker run --help'.\n";
+  auto cli = rgpu::doctor::container_checks(facts, old_cli, req);
+  CHECK(cli[0].status == rgpu::doctor::Status::fail);
+  CHECK_THAT(cli[0].meaning, Catch::Contains("the docker CLI predates CDI"));
+  CHECK_THAT(cli[0].decision, Catch::Contains("docker CLI 25 or later"));
 }

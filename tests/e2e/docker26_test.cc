@@ -3,6 +3,9 @@
 // machine. Grant, run, see the device inside; revoke, refused again; every other way refused.
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "tests/support/docker26.h"
 #include "tests/support/fixture_root.h"
@@ -105,4 +108,50 @@ TEST_CASE(
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.err, !Catch::Contains("authorization denied"));
   CHECK_THAT(r.err, Catch::Contains("CDI device injection failed"));
+}
+
+TEST_CASE("docker26: doctor's container check sees a granted device inside, and tells the gate's refusal apart") {
+  FixtureRoot machine;
+  intel_discrete(machine);
+  REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
+  // doctor runs `docker` from PATH: here Docker 26's own CLI, inside its root.
+  FixtureRoot bin;
+  bin.write("/docker",
+            "#!/bin/sh\nexec /usr/sbin/chroot " + docker26_root() + " /usr/bin/env HOME=/root docker \"$@\"\n");
+  std::filesystem::permissions(bin.host("/docker"), std::filesystem::perms::owner_all);
+  const Env path = {{"PATH", bin.str() + ":" + std::getenv("PATH")}};
+  const auto container_check = [&] {
+    const auto r = run_tool({"doctor", "-o", "json", "--root", machine.str(), "--repo", "web", "--image", "img",
+                             "--docker-host", "unix:///run/docker.sock"},
+                            "", path);
+    INFO(r.out << r.err);
+    nlohmann::json found;
+    for (const auto& c : nlohmann::json::parse(r.out)) {
+      if (c["id"] == "container") found = c;
+    }
+    REQUIRE_FALSE(found.is_null());
+    CHECK(found["layer"] == 6);
+    return found;
+  };
+  {
+    Docker26 docker(machine, "web");
+    docker.import_busybox("img");
+    const auto none = container_check();
+    CHECK(none["status"] == "fail");
+    CHECK_THAT(none["decision"].get<std::string>(), Catch::Contains("rediacc-gpu grant web --device"));
+
+    grant(machine, "rediacc.io/dri=renderD128");
+    const auto seen = container_check();
+    INFO(seen.dump() << docker.plugin_log());
+    CHECK(seen["status"] == "ok");
+    CHECK_THAT(seen["observed"].get<std::string>(), Catch::Contains("the device is there inside"));
+  }
+  // The daemon behind a plugin serving another repository: the refusal is the gate's, not a device fault.
+  Docker26 other(machine, "ci");
+  other.import_busybox("img");
+  const auto refused = container_check();
+  INFO(refused.dump());
+  CHECK(refused["status"] == "fail");
+  CHECK(refused["meaning"] == "the gate refused the request");
+  CHECK_THAT(refused["observed"].get<std::string>(), Catch::Contains("repository \"ci\" has no grant"));
 }

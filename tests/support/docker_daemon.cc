@@ -23,7 +23,9 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-std::string docker_cli() { return fs::exists("/usr/local/bin/docker") ? "/usr/local/bin/docker" : "/usr/bin/docker"; }
+// Debian 12's own CLI (docker.io 20.10), which the README's test command installs: never one a
+// build machine happens to carry elsewhere.
+std::string docker_cli() { return "/usr/bin/docker"; }
 
 // SIGTERM, then up to 30 s for a clean exit (dockerd stops its containerd), then SIGKILL.
 // Polls running(): Boost 1.74's wait_for misses fast exits.
