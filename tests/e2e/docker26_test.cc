@@ -2,9 +2,11 @@
 // our authorization plugin on the host, the specs `rediacc-gpu cdi generate` writes on a fixture
 // machine. Grant, run, see the device inside; revoke, refused again; every other way refused.
 
+#include <yaml-cpp/yaml.h>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/docker26.h"
@@ -28,8 +30,8 @@ void ran(const Docker26& docker, const RunResult& r) {
   CHECK(r.exit_code == 0);
 }
 
-void grant(const FixtureRoot& machine, const std::string& name) {
-  const auto r = run_tool({"grant", "web", "--device", name, "--root", machine.str()});
+void grant(const FixtureRoot& machine, const std::string& name, const std::string& repo = "web") {
+  const auto r = run_tool({"grant", repo, "--device", name, "--root", machine.str()});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
 }
@@ -154,4 +156,57 @@ TEST_CASE("docker26: doctor's container check sees a granted device inside, and 
   CHECK(refused["status"] == "fail");
   CHECK(refused["meaning"] == "the gate refused the request");
   CHECK_THAT(refused["observed"].get<std::string>(), Catch::Contains("repository \"ci\" has no grant"));
+}
+
+TEST_CASE("docker26: Compose 2.30+ runs contrib/compose's CDI services when granted, and shows the gate's refusals") {
+  FixtureRoot machine;
+  two_nvidia_datacenter(machine, true);  // nvidia.yaml, and render nodes renderD128 and renderD129
+  REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
+  Docker26 docker(machine, "team-a");
+  docker.import_busybox("img");
+  const std::filesystem::path compose = std::string(RGPU_SOURCE_DIR) + "/contrib/compose";
+  // Each file's service, run as `docker compose run` would from the file's directory, on the
+  // busybox image tagged with the name the file uses (there is no registry here).
+  const auto compose_run = [&](const std::filesystem::path& file) {
+    const YAML::Node doc = YAML::LoadFile(file.string());
+    const auto service = doc["services"].begin();
+    REQUIRE(docker.docker({"tag", "img", service->second["image"].as<std::string>()}).exit_code == 0);
+    return docker.docker(
+        {"compose", "-p", "rgpu", "-f", file.filename().string(), "run", "--rm", service->first.as<std::string>()},
+        file.parent_path().string());
+  };
+  const auto gate_says = [](const std::filesystem::path& file, const char* key) {
+    return YAML::LoadFile(file.string())["x-rediacc-gate"][key].as<std::string>();
+  };
+
+  int refused_files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(compose / "refused")) {
+    std::ifstream text(entry.path());
+    const std::string body((std::istreambuf_iterator<char>(text)), std::istreambuf_iterator<char>());
+    INFO(entry.path().filename());
+    CHECK_THAT(body, Catch::Contains("\n# Use instead: "));  // every refused form names the CDI form
+    const auto r = compose_run(entry.path());
+    INFO(r.out << r.err << docker.plugin_log());
+    CHECK(r.exit_code != 0);
+    CHECK_THAT(r.err, Catch::Contains("authorization denied by plugin " + docker.plugin_name() + ": " +
+                                      gate_says(entry.path(), "refused")));
+    ++refused_files;
+  }
+  CHECK(refused_files >= 7);
+
+  const auto dri = compose_run(compose / "dri-cdi.yaml");
+  CHECK_THAT(dri.err, Catch::Contains(gate_says(compose / "dri-cdi.yaml", "without-grant")));
+  grant(machine, "rediacc.io/dri=renderD128", "team-a");
+  const auto dri_granted = compose_run(compose / "dri-cdi.yaml");
+  INFO(dri_granted.out << dri_granted.err << docker.plugin_log());
+  CHECK(dri_granted.exit_code == 0);
+  CHECK_THAT(dri_granted.out, Catch::Contains("renderD128"));
+
+  const auto nvidia = compose_run(compose / "nvidia-cdi.yaml");
+  CHECK_THAT(nvidia.err, Catch::Contains(gate_says(compose / "nvidia-cdi.yaml", "without-grant")));
+  grant(machine, "nvidia.com/gpu=all", "team-a");
+  const auto nvidia_granted = compose_run(compose / "nvidia-cdi.yaml");
+  INFO(nvidia_granted.err);
+  CHECK_THAT(nvidia_granted.err, !Catch::Contains("authorization denied"));
+  CHECK_THAT(nvidia_granted.err, Catch::Contains("CDI device injection failed"));  // no NVIDIA driver here
 }
