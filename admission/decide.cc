@@ -11,7 +11,23 @@
 namespace rgpu::admission {
 namespace {
 
+constexpr const char* kBuildkitWhy =
+    "BuildKit sessions can attach CDI devices to builds out of the gate's sight; build with "
+    "DOCKER_BUILDKIT=0 docker build, or ask an operator to turn off the builder's device entitlement.";
+
 Decision allow() { return {true, ""}; }
+
+// fromImage names moby/buildkit, with or without a registry, tag or digest.
+bool pulls_buildkit(const Route& route) {
+  for (std::string image : query_values(route.query, "fromImage")) {
+    image = image.substr(0, image.find('@'));
+    if (const auto colon = image.rfind(':'); colon != std::string::npos && image.find('/', colon) == std::string::npos)
+      image.resize(colon);
+    if (image == "moby/buildkit" || (image.size() > 14 && image.compare(image.size() - 14, 14, "/moby/buildkit") == 0))
+      return true;
+  }
+  return false;
+}
 Decision deny(std::string msg) { return {false, std::move(msg)}; }
 
 bool json_media_type(const std::string& content_type) {
@@ -142,9 +158,16 @@ Decision decide(const GrantsSource& source, const std::string& repo, const Authz
       return deny("refused: installing or configuring Docker plugins can grant devices; ask an operator.");
     case RouteKind::buildkit:
       if (options.allow_buildkit) return allow();
-      return deny(
-          "refused: BuildKit sessions can attach CDI devices to builds out of the gate's sight; build with "
-          "DOCKER_BUILDKIT=0 docker build, or ask an operator to turn off the builder's device entitlement.");
+      return deny(std::string("refused: ") + kBuildkitWhy);
+    case RouteKind::image_pull:
+      // Refused /grpc, buildx silently falls back to a docker-container builder and pulls
+      // moby/buildkit: refusing that pull is how the user gets to read why, instead of a
+      // registry error (and the daemon does not reach for the network).
+      if (!options.allow_buildkit && pulls_buildkit(*route))
+        return deny(std::string("refused: buildx fell back to a moby/buildkit container after the gate refused "
+                                "BuildKit. ") +
+                    kBuildkitWhy);
+      return allow();
     case RouteKind::container_start: return decide_start(request, *route);
     case RouteKind::build: return decide_build(request, *route);
     case RouteKind::checkpoint_create:

@@ -107,6 +107,7 @@ RouteKind classify_post(const std::vector<std::string>& s) {
   if (n == 1 && (s[0] == "session" || s[0] == "grpc")) return RouteKind::buildkit;
   if (n == 1 && s[0] == "build") return RouteKind::build;
   if (n == 3 && s[0] == "containers" && s[2] == "checkpoints") return RouteKind::checkpoint_create;
+  if (n == 2 && s[0] == "images" && s[1] == "create") return RouteKind::image_pull;
   return RouteKind::other;
 }
 

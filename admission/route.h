@@ -23,6 +23,7 @@ enum class RouteKind {
   buildkit,           ///< /session, /grpc
   build,              ///< the classic builder, POST /build: its query picks the RUN steps' network
   checkpoint_create,  ///< POST /containers/{id}/checkpoints (CRIU, experimental daemons)
+  image_pull,         ///< POST /images/create
   other,
 };
 

@@ -282,3 +282,16 @@ TEST_CASE("gate: a working directory under /proc is refused on create and exec")
   refused(call("/v1.41/containers/abc/exec", R"({"Cmd":["sh"],"WorkingDir":"/proc/self/fd/8"})"), "/proc");
   allowed(call("/v1.41/containers/create", R"({"Image":"img","WorkingDir":"/srv/proc"})"));
 }
+
+TEST_CASE("gate: buildx's fallback pull of moby/buildkit is refused with what to do, other pulls pass") {
+  const auto pull = [](const std::string& query, const DecideOptions& options = {}) {
+    return decide(GrantSet{}, "web", AuthzRequest{"POST", "/v1.45/images/create?" + query, {}, ""}, options);
+  };
+  for (const char* q : {"fromImage=moby%2Fbuildkit&tag=buildx-stable-1", "fromImage=moby/buildkit:v0.13.1",
+                        "fromImage=docker.io%2Fmoby%2Fbuildkit", "fromImage=moby/buildkit@sha256:0123"}) {
+    refused(pull(q), "DOCKER_BUILDKIT=0 docker build");
+  }
+  allowed(pull("fromImage=debian&tag=12"));
+  allowed(pull("fromImage=example.com:5000/moby/buildkitx"));
+  allowed(pull("fromImage=moby%2Fbuildkit", DecideOptions{.allow_buildkit = true}));
+}

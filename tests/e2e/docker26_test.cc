@@ -210,3 +210,22 @@ TEST_CASE("docker26: Compose 2.30+ runs contrib/compose's CDI services when gran
   CHECK_THAT(nvidia_granted.err, !Catch::Contains("authorization denied"));
   CHECK_THAT(nvidia_granted.err, Catch::Contains("CDI device injection failed"));  // no NVIDIA driver here
 }
+
+TEST_CASE(
+    "docker26: docker build works with the classic builder, and BuildKit's refusal reaches the user with what to do") {
+  FixtureRoot machine;
+  intel_discrete(machine);
+  Docker26 docker(machine, "web");
+  docker.import_busybox("img");
+  FixtureRoot context;
+  context.write("/Dockerfile", "FROM img\nRUN true\n");
+
+  const auto classic = docker.docker({"build", "-q", "-t", "built", "."}, context.str(), {{"DOCKER_BUILDKIT", "0"}});
+  INFO(classic.out << classic.err << docker.plugin_log());
+  CHECK(classic.exit_code == 0);
+
+  const auto buildkit = docker.docker({"build", "-t", "built", "."}, context.str());
+  INFO(buildkit.out << buildkit.err << docker.plugin_log());
+  CHECK(buildkit.exit_code != 0);
+  CHECK_THAT(buildkit.err, Catch::Contains("DOCKER_BUILDKIT=0 docker build"));
+}
