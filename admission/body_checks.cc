@@ -1,9 +1,5 @@
 #include "admission/body_checks.h"
 
-#include <algorithm>
-#include <cctype>
-#include <vector>
-
 #include "admission/capabilities.h"
 #include "admission/host_paths.h"
 #include "admission/security_options.h"
