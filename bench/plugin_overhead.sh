@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # `docker create` through a real dockerd with our authorization plugin against one without it,
-# alternated in one run (ROUNDS each, default 200), with the real docker CLI.
+# alternated in one run (ROUNDS each, default 200), with Debian's docker CLI.
 # Prints each median and the ratio with/without. Target: ratio <= 1.10.
 # Usage: bench/plugin_overhead.sh [BUILD_DIR] [ROUNDS]   (build first: scripts/setup.sh test)
 source "$(dirname "$0")/common.sh"
 rounds=${2:-200}
-docker=/usr/local/bin/docker
-[ -x "$docker" ] || docker=/usr/bin/docker
+docker=/usr/bin/docker  # docker.io's, from the README's test command
 command -v dockerd >/dev/null || { echo "bench: dockerd not found; apt-get install docker.io" >&2; exit 1; }
 plugin=rgpu-bench-$$
 pids=()
