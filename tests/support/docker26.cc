@@ -21,13 +21,6 @@ namespace fs = std::filesystem;
 namespace rgpu::test {
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 void must_mount(const std::string& source, const std::string& target, const char* type, unsigned long flags,
                 const char* data = nullptr) {
   fs::create_directories(target);
@@ -38,16 +31,6 @@ void must_mount(const std::string& source, const std::string& target, const char
 void node(const fs::path& path, mode_t type, dev_t number) {
   fs::create_directories(path.parent_path());
   ::mknod(path.c_str(), type | 0666, number);
-}
-
-// SIGTERM, then up to 30 s, then SIGKILL; the child is reaped either way.
-void stop(bp::child& child) {
-  if (!child.valid() || !child.running()) return;
-  ::kill(child.id(), SIGTERM);
-  for (int i = 0; i < 300 && child.running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  std::error_code ec;
-  if (child.running(ec)) child.terminate(ec);
-  child.wait(ec);
 }
 
 // Mount points at or under `dir`, deepest first, from this process's mountinfo.

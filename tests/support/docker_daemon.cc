@@ -16,6 +16,12 @@ namespace fs = std::filesystem;
 namespace rgpu::test {
 namespace {
 
+// Debian 12's own CLI (docker.io 20.10), which the README's test command installs: never one a
+// build machine happens to carry elsewhere.
+std::string docker_cli() { return "/usr/bin/docker"; }
+
+}  // namespace
+
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
@@ -23,11 +29,6 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-// Debian 12's own CLI (docker.io 20.10), which the README's test command installs: never one a
-// build machine happens to carry elsewhere.
-std::string docker_cli() { return "/usr/bin/docker"; }
-
-// SIGTERM, then up to 30 s for a clean exit (dockerd stops its containerd), then SIGKILL.
 // Polls running(): Boost 1.74's wait_for misses fast exits.
 void stop(bp::child& child) {
   if (!child.valid() || !child.running()) return;
@@ -37,8 +38,6 @@ void stop(bp::child& child) {
   if (child.running(ec)) child.terminate(ec);
   child.wait(ec);
 }
-
-}  // namespace
 
 std::string unique_name(const std::string& prefix) { return prefix + "-" + std::to_string(::getpid()); }
 

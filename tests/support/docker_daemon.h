@@ -5,6 +5,7 @@
 // that daemon only; the CDI chain runs through Docker 26 (tests/support/docker26.h).
 
 #include <boost/process.hpp>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -48,6 +49,13 @@ class DockerDaemon {
   FixtureRoot dir_;
   boost::process::child child_;
 };
+
+/// A file's whole contents ("" when it cannot be read).
+std::string slurp(const std::filesystem::path& path);
+
+/// SIGTERM, then up to 30 s for a clean exit (dockerd stops its containerd), then SIGKILL; the
+/// child is reaped either way.
+void stop(boost::process::child& child);
 
 /// A name no other test process uses at the same time: prefix-PID.
 std::string unique_name(const std::string& prefix);
