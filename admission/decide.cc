@@ -16,6 +16,7 @@ constexpr const char* kBuildkitWhy =
     "DOCKER_BUILDKIT=0 docker build, or ask an operator to turn off the builder's device entitlement.";
 
 Decision allow() { return {true, ""}; }
+Decision deny(std::string msg) { return {false, std::move(msg)}; }
 
 // fromImage names moby/buildkit, with or without a registry, tag or digest.
 bool pulls_buildkit(const Route& route) {
@@ -28,13 +29,14 @@ bool pulls_buildkit(const Route& route) {
   }
   return false;
 }
-Decision deny(std::string msg) { return {false, std::move(msg)}; }
 
-bool json_media_type(const std::string& content_type) {
+// The request's media type, lower-cased, without parameters ("application/json").
+std::string media_type(const AuthzRequest& request) {
+  const std::string content_type = header(request, "Content-Type");
   std::string media = content_type.substr(0, content_type.find(';'));
   while (!media.empty() && std::isspace(static_cast<unsigned char>(media.back()))) media.pop_back();
   for (auto& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return media == "application/json";
+  return media;
 }
 
 // Fail closed: a route that can attach hardware is decided on its body, so the body must be
@@ -48,7 +50,7 @@ std::optional<GoDocument> read_body(const AuthzRequest& request, std::string& wh
     why = "refused: the request body is over 1 MiB.";
     return std::nullopt;
   }
-  if (!json_media_type(header(request, "Content-Type"))) {
+  if (media_type(request) != "application/json") {
     why = "refused: the request body is not application/json.";
     return std::nullopt;
   }
@@ -89,9 +91,7 @@ Decision decide_create(const GoValue& body, CheckContext& context) {
 // dockerd reads query parameters with Go's r.FormValue, which also parses a form-encoded body,
 // and hands a plugin only JSON bodies: such a body would carry parameters the gate never sees.
 bool form_body(const AuthzRequest& request) {
-  std::string media = header(request, "Content-Type");
-  media = media.substr(0, media.find(';'));
-  for (auto& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string media = media_type(request);
   return media.find("application/x-www-form-urlencoded") != std::string::npos ||
          media.find("multipart/form-data") != std::string::npos;
 }
