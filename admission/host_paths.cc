@@ -84,14 +84,19 @@ std::string clean_path(std::string_view path) {
   return out.empty() ? "/" : out;
 }
 
-std::optional<std::string> check_host_source_text(std::string_view source, std::string_view what) {
-  const std::string cleaned = clean_path(source);
+// The text's judgement, on a source already cleaned.
+static std::optional<std::string> judge_cleaned(std::string_view cleaned, std::string_view source,
+                                                std::string_view what) {
   if (under(cleaned, "/proc"))
     return refusal(what, source, "reaches the host's /proc (its root and cwd links enter other namespaces)",
                    "bind a directory of your own data instead");
   if (auto hit = touched(cleaned, {}))
     return refusal(what, source, "reaches " + *hit + " on the host", hint(cleaned, *hit));
   return std::nullopt;
+}
+
+std::optional<std::string> check_host_source_text(std::string_view source, std::string_view what) {
+  return judge_cleaned(clean_path(source), source, what);
 }
 
 HostPathJudge::HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh)
@@ -111,8 +116,8 @@ std::vector<HostPathJudge::Moved> HostPathJudge::moved_protected() const {
 }
 
 std::optional<std::string> HostPathJudge::check(std::string_view source, std::string_view what) const {
-  if (auto bad = check_host_source_text(source, what)) return bad;
   const std::string cleaned = clean_path(source);
+  if (auto bad = judge_cleaned(cleaned, source, what)) return bad;
   std::vector<std::string> links;
   const auto resolved = machine_.resolve(cleaned, &links);
   if (!resolved) return refusal(what, source, "cannot be resolved (" + resolved.error().message + ")", "fix the path");
