@@ -1,5 +1,7 @@
 #include "admission/authz_server.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -107,6 +109,7 @@ struct AuthzServer::Impl {
   asio::signal_set signals{io, SIGINT, SIGTERM};
   Shared shared;
   std::string made_path;  // removed on the way out; empty for an adopted socket
+  ino_t made_inode = 0;   // so that a path someone else has since taken is left alone
 
   void accept() {
     acceptor.async_accept([this](beast::error_code ec, Local::socket socket) {
@@ -125,25 +128,45 @@ AuthzServer::AuthzServer(GrantsSource grants, PluginSettings settings, RefusalLo
 AuthzServer::~AuthzServer() = default;
 
 Result<void> AuthzServer::listen(const std::string& path) {
-  if (path.size() >= sizeof(sockaddr_un::sun_path))
+  if (path.size() + 16 >= sizeof(sockaddr_un::sun_path))
     return fail("the socket path " + path + " is too long; choose a shorter one");
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   std::error_code fs_ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), fs_ec);
+  std::filesystem::create_directories(dir, fs_ec);
+  // Plugins starting together take turns on the directory: the check for a live server and the
+  // replacement of a stale socket must be one step, or two plugins both decide the path is free.
+  const int dir_fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd < 0) return fail("cannot open " + dir.string() + ": " + std::strerror(errno) + "; create it first");
+  ::flock(dir_fd, LOCK_EX);
+  auto result = listen_locked(path);
+  ::close(dir_fd);  // releases the lock
+  return result;
+}
+
+Result<void> AuthzServer::listen_locked(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode))
       return fail(path + " exists and is not a socket; move it away or choose another --socket");
     if (socket_is_live(path))
       return fail("another process already serves " + path + "; stop it or choose another --socket");
-    ::unlink(path.c_str());
   }
+  // Bound and listening under a temporary name, then renamed into place: whoever finds the path
+  // finds a socket that answers, never one that exists but refuses connections.
+  const std::string temp = path + ".new" + std::to_string(::getpid());
+  ::unlink(temp.c_str());
   beast::error_code ec;
   impl_->acceptor.open(Local(), ec);
   const mode_t old_mask = ::umask(0177);  // the socket is born 0600: only root's dockerd may call
-  if (!ec) impl_->acceptor.bind(Local::endpoint(path), ec);
+  if (!ec) impl_->acceptor.bind(Local::endpoint(temp), ec);
   ::umask(old_mask);
   if (!ec) impl_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return fail("cannot listen on " + path + ": " + ec.message());
+  if (!ec && ::rename(temp.c_str(), path.c_str()) != 0) ec.assign(errno, beast::system_category());
+  if (ec) {
+    ::unlink(temp.c_str());
+    return fail("cannot listen on " + path + ": " + ec.message());
+  }
+  if (::lstat(path.c_str(), &st) == 0) impl_->made_inode = st.st_ino;
   impl_->made_path = path;
   return {};
 }
@@ -161,7 +184,9 @@ void AuthzServer::run() {
   });
   impl_->accept();
   impl_->io.run();
-  if (!impl_->made_path.empty()) ::unlink(impl_->made_path.c_str());
+  struct stat st {};
+  if (!impl_->made_path.empty() && ::lstat(impl_->made_path.c_str(), &st) == 0 && st.st_ino == impl_->made_inode)
+    ::unlink(impl_->made_path.c_str());
 }
 
 void AuthzServer::stop() {

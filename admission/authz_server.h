@@ -29,6 +29,7 @@ class AuthzServer {
   void stop();
 
  private:
+  Result<void> listen_locked(const std::string& path);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -88,7 +88,7 @@ struct ServedPlugin {
     ::kill(child.id(), SIGTERM);
     for (int i = 0; i < 100 && child.running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::error_code ec;
-    if (child.running(ec)) child.terminate(ec);
+    if (child.running(ec)) ::kill(child.id(), SIGKILL);  // not terminate(): it does not wait
     child.wait(ec);
   }
   std::string err() const {
@@ -170,7 +170,9 @@ TEST_CASE("authz plugin: a live socket is never taken over, a stale one is repla
   CHECK(std::string((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>()) == "keep me");
 
   // A socket left by a killed plugin: nobody answers on it, so the next plugin takes its place.
-  first.child.terminate();
+  // Boost's terminate() only polls for the exit, so the socket could still answer afterwards;
+  // SIGKILL and a blocking wait leave a socket nobody answers on.
+  ::kill(first.child.id(), SIGKILL);
   first.child.wait();
   REQUIRE(fs::exists(first.socket));
   bp::child again(tool_path(), "authz-plugin", "--repo", "web", "--root", first.root.str(), "--socket", first.socket,
@@ -188,6 +190,42 @@ TEST_CASE("authz plugin: a live socket is never taken over, a stale one is repla
   CHECK(http_call(s, http::verb::post, "/Plugin.Activate", "").body() == R"({"Implements":["authz"]})");
   ::kill(again.id(), SIGTERM);
   again.wait();
+}
+
+// A socket path that exists but does not yet answer (bound, not listening) once let a second
+// plugin take the path over, leaving the first serving a socket nobody could reach.
+TEST_CASE("authz plugin: of several plugins started at once on one socket, exactly one serves it") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  FixtureRoot run_dir;
+  const std::string socket = (run_dir.path() / "p.sock").string();
+  for (int round = 0; round < 5; ++round) {
+    std::vector<bp::child> plugins;
+    for (int i = 0; i < 4; ++i) {
+      plugins.emplace_back(tool_path(), "authz-plugin", "--repo", "web", "--root", root.str(), "--socket", socket,
+                           bp::std_err > bp::null);
+    }
+    // The losers give up on their own; the winner serves until told to stop.
+    for (int i = 0; i < 200; ++i) {
+      int running = 0;
+      for (auto& p : plugins) running += p.running() ? 1 : 0;
+      if (running <= 1) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    std::vector<bp::child*> serving;
+    for (auto& p : plugins) {
+      if (p.running()) serving.push_back(&p);
+    }
+    REQUIRE(serving.size() == 1);
+    asio::io_context io;
+    Local::socket s(io);
+    s.connect(Local::endpoint(socket));
+    CHECK(http_call(s, http::verb::post, "/Plugin.Activate", "").body() == R"({"Implements":["authz"]})");
+    ::kill(serving.front()->id(), SIGTERM);
+    serving.front()->wait();
+    for (auto& p : plugins) p.wait();
+    CHECK_FALSE(fs::exists(socket));
+  }
 }
 
 TEST_CASE("authz plugin: serves the socket systemd passes (socket activation)") {
