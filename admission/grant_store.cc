@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "core/state_paths.h"
+
 #include "core/file_lock.h"
 
 namespace rgpu::admission {
@@ -91,7 +93,7 @@ Result<GrantSet> load_grants(const RootFs& fs) {
 Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index, const std::string& repo,
                                const std::string& device, bool exclusive, SystemTime now) {
   if (auto ok = check_defined(index, device); !ok) return tl::unexpected(ok.error());
-  auto lock = FileLock::acquire(fs, kGrantsLock);
+  auto lock = FileLock::acquire(fs, state::kGrantsLock);
   if (!lock) return tl::unexpected(lock.error());
   auto set = load_grants(fs);
   if (!set) return tl::unexpected(set.error());
@@ -113,7 +115,7 @@ Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::Spec
 }
 
 Result<Change> remove_grant(const RootFs& fs, FileSink& sink, const std::string& repo, const std::string& device) {
-  auto lock = FileLock::acquire(fs, kGrantsLock);
+  auto lock = FileLock::acquire(fs, state::kGrantsLock);
   if (!lock) return tl::unexpected(lock.error());
   auto set = load_grants(fs);
   if (!set) return tl::unexpected(set.error());

@@ -13,7 +13,6 @@
 namespace rgpu::admission {
 
 inline constexpr const char* kGrantsPath = "/etc/rediacc/gpu/grants.json";
-inline constexpr const char* kGrantsLock = "/etc/rediacc/gpu/grants.lock";
 inline constexpr int kGrantsSchema = 1;
 
 struct Grant {

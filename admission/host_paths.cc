@@ -11,12 +11,12 @@
 namespace rgpu::admission {
 namespace {
 
-constexpr std::array<std::string_view, 27> kProtected = {
+constexpr std::array<std::string_view, 28> kProtected = {
     "/dev", "/sys", "/proc", "/run/udev",
     // Docker 25+ reads /etc/cdi and /var/run/cdi unless told otherwise; podman reads /run/cdi too.
     cdi::kSpecDir, "/var/run/cdi", "/run/cdi",
-    // Grants, inventory, the NVIDIA spec's stamp.
-    "/etc/rediacc",
+    // Grants and inventory; setup's locks and its record of the NVIDIA spec it owns.
+    "/etc/rediacc", "/var/lib/rediacc",
     // Container engines: sockets, state, configuration (daemon.json names the authorization plugin).
     "/run/docker.sock", "/var/run/docker.sock", "/run/docker", "/var/run/docker", "/etc/docker", "/var/lib/docker",
     "/run/containerd", "/var/run/containerd", "/var/lib/containerd", "/run/containers", "/var/lib/containers",

@@ -10,24 +10,30 @@
 #include "cli/command.h"
 #include "cli/setup_steps.h"
 #include "core/file_lock.h"
+#include "core/state_paths.h"
 #include "installers/nvidia_toolkit.h"
 
 namespace rgpu::cli {
 namespace {
 
-constexpr const char* kSetupLock = "/etc/rediacc/gpu/setup.lock";
-
 struct SetupFlags {
   std::string mode = "auto";
   std::string version = installers::kDefaultToolkitVersion;
   std::string repo_daemon_unit = "rediacc-docker@.service";
+  std::string tool_path;
   bool dry_run = false;
 };
 
-std::string this_binary() {
+constexpr const char* kPackagedToolPath = "/usr/bin/rediacc-gpu";
+
+// The path the units run the tool at. Under --root this binary is not that machine's: the
+// package's path, unless the operator names another.
+std::string unit_tool_path(const RootFs& fs, const std::string& given) {
+  if (!given.empty()) return given;
+  if (!fs.is_host_root()) return kPackagedToolPath;
   std::error_code ec;
   auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "/usr/bin/rediacc-gpu" : self.string();
+  return ec ? kPackagedToolPath : self.string();
 }
 
 std::string seconds(std::chrono::steady_clock::duration d) {
@@ -52,7 +58,7 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
   RootFs fs(global.root);
   std::optional<FileLock> lock;  // a second setup waits here, then finds nothing to do
   if (!flags.dry_run) {
-    auto locked = FileLock::acquire(fs, kSetupLock);
+    auto locked = FileLock::acquire(fs, state::kSetupLock);
     if (!locked) return report_failure(locked.error());
     lock.emplace(std::move(*locked));
   }
@@ -63,7 +69,7 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
   SetupOptions options{flags.mode == "true"    ? ToolkitMode::always
                        : flags.mode == "false" ? ToolkitMode::never
                                                : ToolkitMode::automatic,
-                       flags.version, flags.repo_daemon_unit, this_binary(), flags.dry_run};
+                       flags.version, flags.repo_daemon_unit, unit_tool_path(fs, flags.tool_path), flags.dry_run};
   SetupContext ctx{fs, flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink, processes,
                    flags.dry_run ? static_cast<CommandRunner&>(dry_runner) : processes, options};
   const auto& steps = setup_steps();
@@ -99,6 +105,9 @@ Runner attach_setup(CLI::App& sub, GlobalOptions& global) {
   sub.add_option("--repo-daemon-unit", flags->repo_daemon_unit,
                  "systemd unit (template) of the repositories' Docker daemons, given the persistenced socket")
       ->capture_default_str();
+  sub.add_option("--tool-path", flags->tool_path,
+                 "Absolute path the units run rediacc-gpu at (default: this binary; under --root, /usr/bin/rediacc-gpu)")
+      ->check([](const std::string& p) { return p.starts_with("/") ? std::string() : "must be an absolute path"; });
   sub.add_flag("--dry-run", flags->dry_run, "Print the plan and change nothing");
   return [&global, flags] { return run_setup(global, *flags); };
 }

@@ -5,6 +5,7 @@
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
 #include "cli/probe_machine.h"
+#include "core/state_paths.h"
 #include "installers/nvidia_toolkit.h"
 #include "probe/inventory_file.h"
 #include "probe/nfd_features.h"
@@ -15,8 +16,6 @@ namespace rgpu::cli {
 namespace {
 
 constexpr const char* kShadowingSpec = "/var/run/cdi/nvidia.yaml";
-constexpr const char* kGeneratedSpec = "/etc/rediacc/gpu/nvidia.yaml.generated";
-constexpr const char* kSpecStamp = "/etc/rediacc/gpu/nvidia-spec.stamp";
 constexpr std::chrono::seconds kGenerateTimeout{300};
 
 bool has_nvidia_gpu(const probe::Inventory& inv) {
@@ -26,12 +25,11 @@ bool has_nvidia_gpu(const probe::Inventory& inv) {
   return false;
 }
 
-// Identifies the spec setup installed, so a later `false` removes only a file of ours.
-std::string content_stamp(const std::string& text) {
-  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
-  return std::to_string(h) + " " + std::to_string(text.size()) + "\n";
-}
+// Ownership is a record, not the spec's content: nvidia-cdi-refresh and our boot unit regenerate
+// the spec (new driver, persistenced restarted), and it stays ours through every regeneration.
+constexpr const char* kOwnedText =
+    "# rediacc-gpu setup installed /etc/cdi/nvidia.yaml and keeps it regenerated; while this file\n"
+    "# exists, setup --install-nvidia-toolkit=false removes that spec whatever its content.\n";
 
 Result<void> keep(SetupContext& ctx, Result<Change> change) {
   if (!change) return tl::unexpected(change.error());
@@ -74,13 +72,26 @@ Result<void> write_unless_packaged(SetupContext& ctx, const std::vector<units::U
   return {};
 }
 
+// Where the machine's systemd would find `name`: on a live machine, where this shell finds it;
+// under --root, in the root's own bin directories (the host's PATH says nothing about that
+// machine), else where NVIDIA's package puts it.
+std::string program_on_machine(const RootFs& fs, const std::string& name) {
+  if (fs.is_host_root()) {
+    auto found = boost::process::search_path(name);
+    return found.empty() ? "/usr/bin/" + name : found.string();
+  }
+  for (const char* dir : {"/usr/local/sbin/", "/usr/local/bin/", "/usr/sbin/", "/usr/bin/", "/sbin/", "/bin/"}) {
+    if (fs.kind(dir + name) == NodeKind::file) return dir + name;
+  }
+  return "/usr/bin/" + name;
+}
+
 units::UnitOptions unit_options(const SetupContext& ctx) {
   units::UnitOptions o;
   o.tool_path = ctx.options.tool_path;
   o.wsl = ctx.report.inventory.platform == probe::Platform::wsl;
   o.repo_daemon_unit = ctx.options.repo_daemon_unit;
-  auto found = boost::process::search_path("nvidia-ctk");
-  if (!found.empty()) o.nvidia_ctk_path = found.string();
+  o.nvidia_ctk_path = program_on_machine(ctx.fs, "nvidia-ctk");
   return o;
 }
 
@@ -119,15 +130,17 @@ Result<std::string> step_toolkit(SetupContext& ctx) {
 }
 
 Result<std::string> remove_our_spec(SetupContext& ctx) {
-  auto spec = ctx.fs.read_file(units::kNvidiaSpecPath);
-  if (!spec) return std::string("skipped");
-  auto stamp = ctx.fs.read_file(kSpecStamp);
-  if (!stamp || content_stamp(*spec) != *stamp) {
-    return std::string("skipped; ") + units::kNvidiaSpecPath + " was not written by setup and is left alone";
+  const bool owned = ctx.fs.kind(state::kNvidiaSpecOwned) != NodeKind::missing;
+  const bool present = ctx.fs.kind(units::kNvidiaSpecPath) != NodeKind::missing;
+  if (owned) {
+    if (present) {
+      if (auto ok = keep(ctx, ctx.sink.remove(units::kNvidiaSpecPath)); !ok) return tl::unexpected(ok.error());
+    }
+    if (auto ok = keep(ctx, ctx.sink.remove(state::kNvidiaSpecOwned)); !ok) return tl::unexpected(ok.error());
+    if (present) return std::string("removed the spec an earlier setup installed");
   }
-  if (auto ok = keep(ctx, ctx.sink.remove(units::kNvidiaSpecPath)); !ok) return tl::unexpected(ok.error());
-  if (auto ok = keep(ctx, ctx.sink.remove(kSpecStamp)); !ok) return tl::unexpected(ok.error());
-  return std::string("removed the stale spec written by an earlier setup");
+  if (!present) return std::string("skipped");
+  return std::string("skipped; ") + units::kNvidiaSpecPath + " was not installed by setup and is left alone";
 }
 
 Result<std::string> step_nvidia_spec(SetupContext& ctx) {
@@ -136,13 +149,13 @@ Result<std::string> step_nvidia_spec(SetupContext& ctx) {
   if (!has_nvidia_gpu(ctx.report.inventory)) return std::string("skipped: no NVIDIA GPU for a spec to describe");
   // Generated beside our state, never in /etc/cdi (a consumer would read a half-made spec), then
   // installed only if it differs: a re-run on an unchanged machine changes no file.
-  const auto generated = ctx.fs.host_path(kGeneratedSpec).string();
+  const auto generated = ctx.fs.host_path(state::kGeneratedNvidiaSpec).string();
   Argv argv = {"nvidia-ctk", "cdi", "generate", "--output=" + generated};
   if (ctx.report.inventory.platform == probe::Platform::wsl) argv.push_back("--mode=wsl");
   auto ran = installers::run_step(ctx.act, argv, kGenerateTimeout);
   if (!ran) return tl::unexpected(ran.error());
   ctx.changes.push_back(*ran);
-  auto spec = ctx.fs.read_file(kGeneratedSpec);
+  auto spec = ctx.fs.read_file(state::kGeneratedNvidiaSpec);
   if (!spec && ctx.options.dry_run) {  // nvidia-ctk did not run
     ctx.changes.push_back({Change::Kind::write, units::kNvidiaSpecPath, "as nvidia-ctk generates it"});
     return std::string("planned");
@@ -151,9 +164,9 @@ Result<std::string> step_nvidia_spec(SetupContext& ctx) {
   auto installed = ctx.sink.write(units::kNvidiaSpecPath, *spec, 0644);
   if (!installed) return tl::unexpected(installed.error());
   ctx.changes.push_back(*installed);
-  if (auto ok = keep(ctx, ctx.sink.write(kSpecStamp, content_stamp(*spec), 0644)); !ok)
+  if (auto ok = keep(ctx, ctx.sink.write(state::kNvidiaSpecOwned, kOwnedText, 0644)); !ok)
     return tl::unexpected(ok.error());
-  ctx.sink.remove(kGeneratedSpec);  // our own scratch file: not a change to the machine
+  ctx.sink.remove(state::kGeneratedNvidiaSpec);  // our own scratch file: not a change to the machine
   return std::string(installed->kind == Change::Kind::unchanged ? "unchanged" : "written");
 }
 

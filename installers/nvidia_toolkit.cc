@@ -3,6 +3,8 @@
 #include <array>
 #include <cstdio>
 
+#include "core/state_paths.h"
+
 namespace rgpu::installers {
 namespace {
 
@@ -65,12 +67,23 @@ Result<ToolkitOutcome> ensure_toolkit(const RootFs& fs, const PackageManager& pm
   outcome.changes.push_back(*written);
   std::vector<Argv> commands;
   if (auto key = pm.key_path(); key && fs.kind(*key) != NodeKind::file) commands = pm.fetch_key_commands();
+  const bool fetches_key = !commands.empty();
   for (auto& c : pm.install_commands(kToolkitPackage, version)) commands.push_back(std::move(c));
+  Result<void> ok;
   for (const auto& argv : commands) {
     auto ran = run_step(act, argv, kInstallTimeout);
-    if (!ran) return tl::unexpected(ran.error());
+    if (!ran) {
+      ok = tl::unexpected(ran.error());
+      break;
+    }
     outcome.changes.push_back(*ran);
   }
+  // The armoured download is only a step towards the keyring: it goes whether or not the rest worked.
+  if (fetches_key && fs.kind(state::kDownloadedKey) != NodeKind::missing) {
+    auto removed = sink.remove(state::kDownloadedKey);
+    if (removed) outcome.changes.push_back(*removed);
+  }
+  if (!ok) return tl::unexpected(ok.error());
   outcome.installed_now = true;
   return outcome;
 }

@@ -1,10 +1,11 @@
 #include "installers/package_manager.h"
 
+#include "core/state_paths.h"
+
 namespace rgpu::installers {
 namespace {
 
 constexpr const char* kAptKeyring = "/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg";
-constexpr const char* kDownloadedKey = "/etc/rediacc/gpu/nvidia-container-toolkit.gpgkey";
 
 std::string under(const std::string& root, const std::string& machine_path) {
   return root == "/" ? machine_path : root + machine_path;
@@ -36,8 +37,8 @@ class Apt final : public PackageManager {
   std::optional<std::string> key_path() const override { return kAptKeyring; }
   std::vector<Argv> fetch_key_commands() const override {
     return {apt({"install", "-y", "--no-install-recommends", "ca-certificates", "curl", "gnupg"}),
-            {"curl", "-fsSL", "-o", under(root_, kDownloadedKey), std::string(kNvidiaRepoBase) + "/gpgkey"},
-            {"gpg", "--batch", "--yes", "--dearmor", "-o", under(root_, kAptKeyring), under(root_, kDownloadedKey)}};
+            {"curl", "-fsSL", "--create-dirs", "-o", under(root_, state::kDownloadedKey), std::string(kNvidiaRepoBase) + "/gpgkey"},
+            {"gpg", "--batch", "--yes", "--dearmor", "-o", under(root_, kAptKeyring), under(root_, state::kDownloadedKey)}};
   }
   std::vector<Argv> install_commands(const std::string& package, const std::string& version) const override {
     return {apt({"update"}), apt({"install", "-y", "--no-install-recommends", package + "=" + version + "-1"})};

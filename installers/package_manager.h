@@ -28,7 +28,8 @@ class PackageManager {
   virtual RepoFile repository() const = 0;
   /// Machine path of the signing key the repository needs on disk, when the family keeps one (apt).
   virtual std::optional<std::string> key_path() const { return std::nullopt; }
-  /// Commands that put that key in place; run only while it is missing.
+  /// Commands that put that key in place; run only while it is missing. They leave the key as
+  /// downloaded at state::kDownloadedKey, for the caller to remove.
   virtual std::vector<Argv> fetch_key_commands() const { return {}; }
   /// Commands that install exactly `package` at `version` (the package's "-1" release).
   virtual std::vector<Argv> install_commands(const std::string& package, const std::string& version) const = 0;

@@ -1,5 +1,6 @@
 // setup end to end: the built binary on fixture roots, with recording fakes first on PATH.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <future>
@@ -86,7 +87,7 @@ TEST_CASE("setup: every machine, mode and distribution family makes exactly the 
         const bool generates = install && machine.nvidia;
         CHECK(called(calls, "nvidia-ctk cdi generate") == generates);
         CHECK(called(calls, "nvidia-ctk cdi generate --output=" + root.str() +
-                                "/etc/rediacc/gpu/nvidia.yaml.generated" + (machine.wsl ? " --mode=wsl" : "")) ==
+                                "/var/lib/rediacc/gpu/nvidia.yaml.generated" + (machine.wsl ? " --mode=wsl" : "")) ==
               generates);
         const bool from_nvidia_ctk = root.read("/etc/cdi/nvidia.yaml").rfind("---\ncdiVersion: 0.5.0\nkind", 0) == 0;
         CHECK(from_nvidia_ctk == generates);
@@ -158,12 +159,82 @@ TEST_CASE("setup: false removes the NVIDIA spec and units an earlier setup wrote
   CHECK(called(fakes.calls(), "systemctl --root=" + root.str() + " disable rediacc-gpu-nvidia-spec.service"));
 
   FixtureRoot other;
-  two_nvidia_datacenter(other, true);  // its nvidia.yaml was not written by setup
+  two_nvidia_datacenter(other, true);  // its nvidia.yaml was not installed by setup
   other.write("/etc/os-release", kFamilies[0].os_release);
   auto kept = setup(other, fakes, "false");
   REQUIRE(kept.exit_code == 0);
   CHECK(fs::exists(other.host("/etc/cdi/nvidia.yaml")));
-  CHECK_THAT(kept.out, Catch::Contains("was not written by setup and is left alone"));
+  CHECK_THAT(kept.out, Catch::Contains("was not installed by setup and is left alone"));
+}
+
+TEST_CASE("setup: false removes the NVIDIA spec setup installed even after its units regenerated it") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  FakeTools fakes;
+  REQUIRE(setup(root, fakes, "auto").exit_code == 0);
+  // nvidia-cdi-refresh (a new driver) or our boot unit rewrote it since.
+  root.write("/etc/cdi/nvidia.yaml", "---\ncdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices: []\n# regenerated\n");
+  auto off = setup(root, fakes, "false");
+  REQUIRE(off.exit_code == 0);
+  CHECK_THAT(off.out, Catch::Contains("removed the spec an earlier setup installed"));
+  CHECK_FALSE(fs::exists(root.host("/etc/cdi/nvidia.yaml")));
+  CHECK_FALSE(fs::exists(root.host("/var/lib/rediacc/gpu/nvidia-spec.owned")));
+
+  // Written by hand afterwards: no longer setup's.
+  root.write("/etc/cdi/nvidia.yaml", "---\ncdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices: []\n");
+  auto again = setup(root, fakes, "false");
+  REQUIRE(again.exit_code == 0);
+  CHECK(fs::exists(root.host("/etc/cdi/nvidia.yaml")));
+}
+
+TEST_CASE("setup: what it keeps for itself is in /var/lib/rediacc/gpu, and the downloaded key is not kept") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  FakeTools fakes;
+  auto r = setup(root, fakes, "auto");
+  REQUIRE(r.exit_code == 0);
+  CHECK(called(fakes.calls(), "curl -fsSL --create-dirs -o " + root.str() +
+                                  "/var/lib/rediacc/gpu/nvidia-container-toolkit.gpgkey"));
+  CHECK(called(fakes.calls(), "gpg --batch --yes --dearmor"));
+  std::vector<std::string> kept;
+  for (const auto& e : fs::directory_iterator(root.host("/var/lib/rediacc/gpu"))) {
+    kept.push_back(e.path().filename().string());
+  }
+  std::sort(kept.begin(), kept.end());
+  CHECK(kept == std::vector<std::string>{"nvidia-spec.owned", "setup.lock"});
+  std::vector<std::string> config;
+  for (const auto& e : fs::directory_iterator(root.host("/etc/rediacc/gpu"))) {
+    config.push_back(e.path().filename().string());
+  }
+  std::sort(config.begin(), config.end());
+  CHECK(config == std::vector<std::string>{"inventory.json", "nvidia-cdi-refresh.env"});
+}
+
+TEST_CASE("setup: units written under --root run the programs of that machine, not of the host") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  FakeTools fakes;  // an nvidia-ctk on the host's PATH: not the one the machine's systemd will run
+  REQUIRE(setup(root, fakes, "auto").exit_code == 0);
+  const auto spec_unit = root.read("/etc/systemd/system/rediacc-gpu-nvidia-spec.service");
+  CHECK_THAT(spec_unit, Catch::Contains("ConditionPathExists=/usr/bin/nvidia-ctk\n"));
+  CHECK_THAT(spec_unit, Catch::Contains("ExecStart=/usr/bin/nvidia-ctk cdi generate"));
+  CHECK_THAT(root.read("/etc/systemd/system/rediacc-gpu-authz@.service"),
+             Catch::Contains("ExecStart=/usr/bin/rediacc-gpu authz-plugin"));
+  CHECK_THAT(root.read("/etc/systemd/system/rediacc-gpu-refresh.service"),
+             Catch::Contains("ExecStart=/usr/bin/rediacc-gpu cdi generate"));
+
+  // The machine's own nvidia-ctk, and the tool where the operator says it is.
+  root.write("/usr/local/bin/nvidia-ctk", "#!/bin/sh\n");
+  REQUIRE(run_tool({"setup", "--root", root.str(), "--tool-path", "/opt/rediacc/bin/rediacc-gpu"}, "", fakes.env())
+              .exit_code == 0);
+  CHECK_THAT(root.read("/etc/systemd/system/rediacc-gpu-nvidia-spec.service"),
+             Catch::Contains("ExecStart=/usr/local/bin/nvidia-ctk cdi generate"));
+  CHECK_THAT(root.read("/etc/systemd/system/rediacc-gpu-authz@.service"),
+             Catch::Contains("ExecStart=/opt/rediacc/bin/rediacc-gpu authz-plugin"));
+  CHECK(run_tool({"setup", "--root", root.str(), "--tool-path", "bin/rediacc-gpu"}).exit_code == 2);
 }
 
 TEST_CASE("setup: units the package ships unchanged get no copy in /etc, and setup's earlier copies go") {
@@ -176,8 +247,8 @@ TEST_CASE("setup: units the package ships unchanged get no copy in /etc, and set
       "/etc/systemd/system/rediacc-gpu-authz@.socket", "/etc/systemd/system/rediacc-gpu-authz@.service"};
   for (const auto& p : shipped) REQUIRE(fs::exists(root.host(p)));
 
-  // The package, as built for this binary's path: the same rendering, under the package's header.
-  for (const auto& f : rgpu::units::packaged_units(tool_path())) root.write("/usr" + f.path, f.content);
+  // The package: the same rendering, under the package's header.
+  for (const auto& f : rgpu::units::packaged_units()) root.write("/usr" + f.path, f.content);
   root.write("/etc/systemd/system/rediacc-gpu-authz@.service", "# an operator's override\n[Service]\n");
 
   auto again = setup(root, fakes, "false");
@@ -296,21 +367,44 @@ TEST_CASE("setup: every unit written passes systemd-analyze verify") {
   root.write("/etc/systemd/system/rediacc-docker@.service", "[Service]\nExecStart=/bin/true %i\n");
   FakeTools fakes;
   REQUIRE(setup(root, fakes, "auto").exit_code == 0);
-  auto r = run_program(
-      "/usr/bin/systemd-analyze",
-      {"verify", "rediacc-gpu-nvidia-spec.service", "rediacc-gpu-refresh.service", "nvidia-cdi-refresh.service",
-       "rediacc-docker@repo1.service", "rediacc-gpu-authz@repo1.socket", "rediacc-gpu-authz@repo1.service"},
-      "", {{"SYSTEMD_UNIT_PATH", root.host("/etc/systemd/system").string() + ":"}});
+  // Verified as that machine: its systemd's own units, and the programs the units name, in the root.
+  fs::create_directories(root.host("/lib/systemd"));
+  fs::copy("/lib/systemd/system", root.host("/lib/systemd/system"),
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  for (const char* program : {"/bin/true", "/usr/bin/nvidia-ctk", "/usr/bin/rediacc-gpu"}) {
+    root.write(program, "#!/bin/sh\n");
+    fs::permissions(root.host(program), fs::perms::owner_all);
+  }
+  auto r = run_program("/usr/bin/systemd-analyze",
+                       {"verify", "--root=" + root.str(), "rediacc-gpu-nvidia-spec.service",
+                        "rediacc-gpu-refresh.service", "nvidia-cdi-refresh.service", "rediacc-docker@repo1.service",
+                        "rediacc-gpu-authz@repo1.socket", "rediacc-gpu-authz@repo1.service"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());
 }
 
-TEST_CASE("setup: a real run on the machine running the tests, auto mode") {
-  auto r = run_tool({"setup", "--install-nvidia-toolkit", "auto"});
+// The machine's real /sys, /proc and /dev, its own root as setup would find it, and every write
+// thrown away with the private overlay the run happens in: the machine running the tests is left
+// exactly as it was.
+TEST_CASE("setup: a real run on this machine's own root, in a throwaway overlay of it") {
+  const std::vector<std::string> watched = {"/etc/rediacc", "/var/lib/rediacc", "/etc/cdi/rediacc.io-dri.json",
+                                            "/etc/systemd/system/rediacc-gpu-refresh.service",
+                                            "/etc/udev/rules.d/90-rediacc-gpu.rules"};
+  std::vector<bool> before;
+  for (const auto& p : watched) before.push_back(fs::exists(p));
+  const auto binary = fs::path(tool_path());
+  auto r = run_program(RGPU_SOURCE_DIR "/tests/support/throwaway_root.sh",
+                       {binary.parent_path().string(), "/opt/under-test/" + binary.filename().string(), "setup",
+                        "--install-nvidia-toolkit", "auto"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("[6/6] inventory"));
+  CHECK_THAT(r.out, Catch::Contains("[1/6] probe ... ") && Catch::Contains("[6/6] inventory"));
+  CHECK_THAT(r.out, Catch::Contains("\nwrote /var/lib/rediacc/gpu/"));  // the lock, at least: it ran as root's
+  for (std::size_t i = 0; i < watched.size(); ++i) {
+    INFO(watched[i]);
+    CHECK(fs::exists(watched[i]) == before[i]);
+  }
 }
 
 TEST_CASE("setup: two setups at once: the second waits for the first, then finds nothing to install") {

@@ -1,0 +1,24 @@
+#pragma once
+// Where rediacc-gpu keeps what it owns on a machine (machine paths; RootFs maps them under --root).
+// Configuration others read lives in /etc/rediacc/gpu; the tool's own bookkeeping (locks, the
+// record of which files setup owns, scratch files) lives in /var/lib/rediacc/gpu, one place an
+// operator can look at or wipe. docs/files.md lists them all.
+
+namespace rgpu::state {
+
+inline constexpr const char* kConfigDir = "/etc/rediacc/gpu";
+inline constexpr const char* kStateDir = "/var/lib/rediacc/gpu";
+
+/// Held by setup for its whole run: a second setup waits, then finds nothing to do.
+inline constexpr const char* kSetupLock = "/var/lib/rediacc/gpu/setup.lock";
+/// Held by grant and revoke while they read, change and write grants.json.
+inline constexpr const char* kGrantsLock = "/var/lib/rediacc/gpu/grants.lock";
+/// Present while setup is responsible for /etc/cdi/nvidia.yaml (it, nvidia-cdi-refresh and our
+/// boot unit regenerate it), so `--install-nvidia-toolkit=false` removes it whatever its content.
+inline constexpr const char* kNvidiaSpecOwned = "/var/lib/rediacc/gpu/nvidia-spec.owned";
+/// nvidia-ctk's output before setup installs it into /etc/cdi; removed once installed.
+inline constexpr const char* kGeneratedNvidiaSpec = "/var/lib/rediacc/gpu/nvidia.yaml.generated";
+/// NVIDIA's armoured repository key as downloaded; removed once dearmored into the keyring.
+inline constexpr const char* kDownloadedKey = "/var/lib/rediacc/gpu/nvidia-container-toolkit.gpgkey";
+
+}  // namespace rgpu::state
