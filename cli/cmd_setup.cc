@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/setup_steps.h"
@@ -21,6 +22,7 @@ struct SetupFlags {
   std::string version = installers::kDefaultToolkitVersion;
   std::string repo_daemon_unit = "rediacc-docker@.service";
   std::string tool_path;
+  std::string output = "text";
   bool dry_run = false;
 };
 
@@ -42,6 +44,13 @@ std::string seconds(std::chrono::steady_clock::duration d) {
   return buf;
 }
 
+bool changed(const Changes& changes) {
+  for (const auto& c : changes) {
+    if (c.kind != Change::Kind::unchanged) return true;
+  }
+  return false;
+}
+
 void print_changes(const Changes& changes, bool dry_run, const RootFs& fs) {
   for (const auto& c : changes) {
     if (c.kind == Change::Kind::unchanged) continue;
@@ -50,7 +59,19 @@ void print_changes(const Changes& changes, bool dry_run, const RootFs& fs) {
   }
 }
 
+// One step of `setup -o json`: paths are machine paths (the object names the root once).
+nlohmann::json step_json(const char* title, const std::string& outcome, double seconds, const Changes& changes) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& c : changes) {
+    if (c.kind == Change::Kind::unchanged) continue;
+    list.push_back(c.kind == Change::Kind::run ? nlohmann::json{{"action", "run"}, {"command", c.target}}
+                                               : nlohmann::json{{"action", to_string(c.kind)}, {"path", c.target}});
+  }
+  return {{"step", title}, {"outcome", outcome}, {"seconds", seconds}, {"changed", !list.empty()}, {"changes", list}};
+}
+
 int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
+  const bool json = flags.output == "json";
   if (auto ok = installers::check_toolkit_version(flags.version); !ok) {
     std::cerr << "rediacc-gpu: " << ok.error().message << "\n";
     return kExitUsage;
@@ -73,22 +94,39 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
   SetupContext ctx{fs, flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink, processes,
                    flags.dry_run ? static_cast<CommandRunner&>(dry_runner) : processes, options};
   const auto& steps = setup_steps();
+  nlohmann::json result = {{"root", fs.root().string()}, {"dry_run", flags.dry_run}, {"ok", true},
+                           {"changed", false},          {"steps", nlohmann::json::array()}};
+  int exit_code = kExitOk;
   for (size_t i = 0; i < steps.size(); ++i) {
-    std::cout << "[" << i + 1 << "/" << steps.size() << "] " << steps[i].title << " ... " << std::flush;
+    if (!json) std::cout << "[" << i + 1 << "/" << steps.size() << "] " << steps[i].title << " ... " << std::flush;
     ctx.changes.clear();
     const auto start = std::chrono::steady_clock::now();
     auto outcome = steps[i].run(ctx);
-    if (!outcome) {
-      std::cout << "failed\n";
-      std::cerr << "rediacc-gpu: setup step \"" << steps[i].title << "\" failed: " << outcome.error().message << "\n";
-      return kExitFailure;
+    const auto took = std::chrono::steady_clock::now() - start;
+    const std::string said = outcome ? *outcome : "failed";
+    result["steps"].push_back(step_json(steps[i].title, said, std::chrono::duration<double>(took).count(), ctx.changes));
+    if (changed(ctx.changes)) result["changed"] = true;
+    if (!json) {
+      std::cout << said << (outcome ? " " + seconds(took) : "") << "\n";
+      print_changes(ctx.changes, flags.dry_run, fs);
     }
-    std::cout << *outcome << " " << seconds(std::chrono::steady_clock::now() - start) << "\n";
-    print_changes(ctx.changes, flags.dry_run, fs);
+    if (!outcome) {
+      const std::string message = "setup step \"" + std::string(steps[i].title) + "\" failed: " + outcome.error().message;
+      std::cerr << "rediacc-gpu: " << message << "\n";
+      result["ok"] = false;
+      result["error"] = message;
+      exit_code = kExitFailure;
+      break;
+    }
   }
+  result["warnings"] = ctx.report.warnings;
   for (const auto& w : ctx.report.warnings) std::cerr << "warning: " << w << "\n";
-  if (flags.dry_run) std::cout << "dry run: nothing was changed\n";
-  return kExitOk;
+  if (json) {
+    std::cout << result.dump(2) << "\n";
+  } else if (flags.dry_run && exit_code == kExitOk) {
+    std::cout << "dry run: nothing was changed\n";
+  }
+  return exit_code;
 }
 
 }  // namespace
@@ -109,6 +147,9 @@ Runner attach_setup(CLI::App& sub, GlobalOptions& global) {
                  "Absolute path the units run rediacc-gpu at (default: this binary; under --root, /usr/bin/rediacc-gpu)")
       ->check([](const std::string& p) { return p.starts_with("/") ? std::string() : "must be an absolute path"; });
   sub.add_flag("--dry-run", flags->dry_run, "Print the plan and change nothing");
+  sub.add_option("-o,--output", flags->output,
+                 "text: each step as it runs; json: one object at the end (steps, changes, changed, warnings)")
+      ->check(CLI::IsMember({"text", "json"}));
   return [&global, flags] { return run_setup(global, *flags); };
 }
 

@@ -154,7 +154,8 @@ Result<std::string> step_nvidia_spec(SetupContext& ctx) {
   if (ctx.report.inventory.platform == probe::Platform::wsl) argv.push_back("--mode=wsl");
   auto ran = installers::run_step(ctx.act, argv, kGenerateTimeout);
   if (!ran) return tl::unexpected(ran.error());
-  ctx.changes.push_back(*ran);
+  // Generating into our scratch file changes nothing; installing a different spec does, below.
+  if (ctx.options.dry_run) ctx.changes.push_back(*ran);
   auto spec = ctx.fs.read_file(state::kGeneratedNvidiaSpec);
   if (!spec && ctx.options.dry_run) {  // nvidia-ctk did not run
     ctx.changes.push_back({Change::Kind::write, units::kNvidiaSpecPath, "as nvidia-ctk generates it"});

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <future>
+#include <nlohmann/json.hpp>
 
 #include "tests/support/fake_tools.h"
 #include "tests/support/fixture_root.h"
@@ -338,6 +339,52 @@ TEST_CASE("setup: progress shows each step with its outcome and duration") {
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Matches("(.|\n)*\\[1/6\\] probe \\.\\.\\. 1 GPU, platform native [0-9.]+s\n(.|\n)*"));
   CHECK_THAT(r.out, Catch::Contains("[6/6] inventory ... "));
+}
+
+TEST_CASE("setup: -o json is one object: each step's outcome, duration and changes, and whether anything changed") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  FakeTools fakes;
+  auto json_setup = [&] {
+    return run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", "auto", "-o", "json"}, "",
+                    fakes.env());
+  };
+  auto first = json_setup();
+  INFO(first.out << first.err);
+  REQUIRE(first.exit_code == 0);
+  const auto one = nlohmann::json::parse(first.out);
+  CHECK(one["ok"] == true);
+  CHECK(one["changed"] == true);
+  CHECK(one["root"] == root.str());
+  REQUIRE(one["steps"].size() == 6);
+  CHECK(one["steps"][0]["step"] == "probe");
+  CHECK(one["steps"][0]["seconds"].is_number());
+  CHECK(one["steps"][2]["outcome"] == "written");
+  CHECK(one["steps"][2]["changes"].dump().find(R"({"action":"write","path":"/etc/cdi/nvidia.yaml"})") !=
+        std::string::npos);
+  CHECK(one["steps"][1]["changes"].dump().find(R"("action":"run","command":"apt-get)") != std::string::npos);
+
+  // A re-run on the unchanged machine: nothing changed, not even a command that only regenerates.
+  auto second = json_setup();
+  REQUIRE(second.exit_code == 0);
+  const auto two = nlohmann::json::parse(second.out);
+  CHECK(two["changed"] == false);
+  for (const auto& step : two["steps"]) {
+    INFO(step.dump());
+    CHECK(step["changed"] == false);
+    CHECK(step["changes"].empty());
+  }
+
+  fakes.fail("nvidia-ctk");
+  root.write("/etc/cdi/nvidia.yaml", "stale\n");
+  auto failed = json_setup();
+  CHECK(failed.exit_code == 1);
+  const auto three = nlohmann::json::parse(failed.out);
+  CHECK(three["ok"] == false);
+  CHECK(three["steps"].back()["outcome"] == "failed");
+  CHECK_THAT(three["error"].get<std::string>(), Catch::StartsWith("setup step \"NVIDIA CDI spec\" failed: "));
+  CHECK_THAT(failed.err, Catch::Contains("rediacc-gpu: setup step \"NVIDIA CDI spec\" failed"));
 }
 
 TEST_CASE("setup: versions below 1.18.0 and unknown modes are usage errors") {

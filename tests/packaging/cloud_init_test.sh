@@ -26,7 +26,12 @@ printf 'ID=debian\nVERSION_ID="12"\n' >"$work/root/etc/os-release"
 export PATH="$work/fakes/bin:$PATH" RGPU_FAKE_DIR="$work/fakes"
 while IFS=$'\t' read -r -a argv; do
   [[ ${argv[0]} == rediacc-gpu ]] || continue
-  "$build/cli/rediacc-gpu" "${argv[@]:1}" --root "$work/root" >"$work/out" 2>&1 || { cat "$work/out" >&2; fail "runcmd '${argv[*]}' fails"; }
+  "$build/cli/rediacc-gpu" "${argv[@]:1}" --root "$work/root" >"$work/out" 2>"$work/err" ||
+    { cat "$work/out" "$work/err" >&2; fail "runcmd '${argv[*]}' fails"; }
+  if [[ ${argv[1]} == setup ]]; then
+    python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); assert r["ok"] and r["changed"], r' "$work/out" ||
+      fail "setup's output in the cloud-init log is not its JSON result"
+  fi
 done <"$work/commands"
 grep -q "install.*nvidia-container-toolkit-base" "$work/fakes/calls.log" || fail "setup in auto mode did not install the toolkit on an NVIDIA machine"
 echo "cloud-init: schema valid, $(wc -l <"$work/commands") runcmd commands accepted"
