@@ -64,12 +64,9 @@ Result<void> check_exclusivity(const GrantSet& set, const std::string& repo, con
 std::vector<std::string> alias_warnings(const GrantSet& set, const cdi::SpecIndex& index, const std::string& repo,
                                         const std::string& device) {
   std::vector<std::string> warnings;
-  for (const auto& alias : aliases_of(index, device)) {
-    for (const Grant* g : set.holders(alias)) {
-      if (g->repo == repo) continue;
-      warnings.push_back("repository \"" + g->repo + "\" holds " + alias + ", which reaches the same device as " +
-                         device + "; exclusivity applies to the exact name only.");
-    }
+  for (const auto& h : alias_holders(set, index, repo, device)) {
+    warnings.push_back("repository \"" + h.repo + "\" holds " + h.alias + ", which reaches the same GPU as " + device +
+                       "; exclusivity applies to the exact name only.");
   }
   return warnings;
 }
@@ -131,11 +128,20 @@ std::vector<std::string> aliases_of(const cdi::SpecIndex& index, const std::stri
   const auto* self = defined(index, device);
   if (!self) return out;
   for (const auto& other : index.devices) {
-    if (other.qualified_name == device) continue;
-    const bool shares = std::any_of(other.device_nodes.begin(), other.device_nodes.end(), [&](const std::string& n) {
-      return std::binary_search(self->device_nodes.begin(), self->device_nodes.end(), n);
-    });
-    if (shares) out.push_back(other.qualified_name);
+    if (other.qualified_name != device && cdi::reach_same_gpu(self->device_nodes, other.device_nodes)) {
+      out.push_back(other.qualified_name);
+    }
+  }
+  return out;
+}
+
+std::vector<AliasHolder> alias_holders(const GrantSet& set, const cdi::SpecIndex& index, const std::string& repo,
+                                       const std::string& device) {
+  std::vector<AliasHolder> out;
+  for (const auto& alias : aliases_of(index, device)) {
+    for (const Grant* g : set.holders(alias)) {
+      if (g->repo != repo) out.push_back({g->repo, alias});
+    }
   }
   return out;
 }

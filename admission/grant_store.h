@@ -31,9 +31,18 @@ Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::Spec
 /// Revokes it; `unchanged` when `repo` held no such grant.
 Result<Change> remove_grant(const RootFs& fs, FileSink& sink, const std::string& repo, const std::string& device);
 
-/// Other names whose specs map one of the device nodes `device` maps ("nvidia.com/gpu=0" for
-/// "nvidia.com/gpu=all"): they reach the same hardware.
+/// Other names that reach the same GPU as `device` ("nvidia.com/gpu=0" for "nvidia.com/gpu=all"),
+/// by cdi::reach_same_gpu: a shared GPU-own node, never a shared control node like /dev/kfd.
 std::vector<std::string> aliases_of(const cdi::SpecIndex& index, const std::string& device);
+
+struct AliasHolder {
+  std::string repo;
+  std::string alias;
+};
+
+/// Repositories other than `repo` that hold an alias of `device`: they reach the same GPU.
+std::vector<AliasHolder> alias_holders(const GrantSet& set, const cdi::SpecIndex& index, const std::string& repo,
+                                       const std::string& device);
 
 /// Up to `n` defined names closest to `device` by edit distance, closest first.
 std::vector<std::string> closest_names(const cdi::SpecIndex& index, const std::string& device, size_t n = 3);

@@ -5,11 +5,7 @@
 namespace rgpu::cdi {
 namespace {
 
-bool reaches(const IndexedDevice& dev, const probe::Gpu& gpu) {
-  return std::any_of(gpu.device_nodes.begin(), gpu.device_nodes.end(), [&](const std::string& node) {
-    return std::binary_search(dev.device_nodes.begin(), dev.device_nodes.end(), node);
-  });
-}
+bool reaches(const IndexedDevice& dev, const probe::Gpu& gpu) { return reach_same_gpu(gpu.device_nodes, dev.device_nodes); }
 
 }  // namespace
 

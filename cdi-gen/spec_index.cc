@@ -135,4 +135,27 @@ SpecIndex read_spec_index(const RootFs& fs) {
   return index;
 }
 
+namespace {
+
+bool digits_after(std::string_view node, std::string_view prefix) {
+  if (!node.starts_with(prefix) || node.size() == prefix.size()) return false;
+  return std::all_of(node.begin() + static_cast<std::ptrdiff_t>(prefix.size()), node.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+bool is_gpu_own_node(std::string_view node) {
+  return digits_after(node, "/dev/dri/renderD") || digits_after(node, "/dev/dri/card") ||
+         digits_after(node, "/dev/nvidia") || node == "/dev/dxg";
+}
+
+bool reach_same_gpu(const std::vector<std::string>& a_nodes, const std::vector<std::string>& b_nodes) {
+  for (const auto& a : a_nodes) {
+    if (!is_gpu_own_node(a)) continue;
+    if (std::find(b_nodes.begin(), b_nodes.end(), a) != b_nodes.end()) return true;
+  }
+  return false;
+}
+
 }  // namespace rgpu::cdi

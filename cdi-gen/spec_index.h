@@ -39,6 +39,15 @@ Result<std::vector<IndexedDevice>> parse_spec(std::string_view text, std::string
 /// out, with both files listed in `problems`.
 SpecIndex read_spec_index(const RootFs& fs);
 
+/// True for a node that belongs to one GPU: a DRM render or card node, /dev/nvidiaN, /dev/dxg.
+/// Not for the control nodes every GPU of a driver shares (/dev/kfd, /dev/nvidiactl,
+/// /dev/nvidia-uvm, /dev/nvidia-modeset): sharing those reaches the same driver, not the same GPU.
+bool is_gpu_own_node(std::string_view node);
+
+/// The one definition of two names being aliases: they map at least one same GPU-own node.
+/// Used by the inventory's per-GPU names, grant's warnings, `grants` and doctor.
+bool reach_same_gpu(const std::vector<std::string>& a_nodes, const std::vector<std::string>& b_nodes);
+
 /// CDI's rules for a kind's vendor ("nvidia.com") and class ("gpu"), and for a device name.
 bool valid_vendor(std::string_view vendor);
 bool valid_class(std::string_view klass);

@@ -50,13 +50,11 @@ int run_revoke(const GlobalOptions& global, const GrantFlags& f) {
   return kExitOk;
 }
 
-// For each grant: other repositories' grants of names that reach the same device.
+// For each grant: other repositories' grants of names that reach the same GPU.
 std::string overlaps(const admission::GrantSet& set, const cdi::SpecIndex& index, const admission::Grant& g) {
   std::string out;
-  for (const auto& alias : admission::aliases_of(index, g.device)) {
-    for (const auto* other : set.holders(alias)) {
-      if (other->repo != g.repo) out += (out.empty() ? "" : ", ") + other->repo + ": " + alias;
-    }
+  for (const auto& h : admission::alias_holders(set, index, g.repo, g.device)) {
+    out += (out.empty() ? "" : ", ") + h.repo + ": " + h.alias;
   }
   return out.empty() ? "-" : out;
 }

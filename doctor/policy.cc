@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "admission/grant_store.h"
 #include "core/structured_text.h"
 #include "doctor/doctor.h"
 
@@ -26,6 +27,15 @@ std::vector<Check> grants(const Facts& f) {
           {"grants", kLayer, Status::warn, g.repo + " holds " + g.device + ", which no spec defines now",
            "the repository's containers asking for it fail at create",
            "revoke it (rediacc-gpu revoke " + g.repo + " --device " + g.device + ") or bring the device back"});
+    }
+    if (!g.exclusive) continue;
+    for (const auto& h : admission::alias_holders(*f.grants, f.specs, g.repo, g.device)) {
+      out.push_back({"grants", kLayer, Status::warn,
+                     g.repo + " holds " + g.device + " exclusively, and " + h.repo + " holds " + h.alias +
+                         ", which reaches the same GPU",
+                     "exclusivity applies to the exact name: both repositories' containers can use that GPU",
+                     "revoke it (rediacc-gpu revoke " + h.repo + " --device " + h.alias +
+                         ") if the GPU is to be " + g.repo + "'s alone"});
     }
   }
   if (out.empty()) {

@@ -92,6 +92,32 @@ TEST_CASE("grants: an exclusive grant warns about aliases of the name that other
         std::vector<std::string>{"nvidia.com/gpu=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", "nvidia.com/gpu=all"});
 }
 
+// /dev/kfd (and /dev/nvidiactl, /dev/nvidia-uvm) is every GPU's control node: sharing it makes two
+// names reach the same driver, not the same GPU.
+TEST_CASE("grants: names reach the same GPU only through its own nodes, never through shared control nodes") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  RootFs fs{root.path()};
+  MachineFileSink sink{fs};
+  REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
+  const auto index = cdi::read_spec_index(fs);
+  REQUIRE(index.devices.size() > 3);
+  CHECK(aliases_of(index, "rediacc.io/amd=gpu0") ==
+        std::vector<std::string>{"rediacc.io/amd=all", "rediacc.io/dri=renderD128"});
+  REQUIRE(add_grant(fs, sink, index, "web", "rediacc.io/amd=gpu0", false, kNow));
+  auto other = add_grant(fs, sink, index, "ml", "rediacc.io/amd=gpu1", true, kNow);
+  REQUIRE(other);
+  CHECK(other->warnings.empty());
+  auto all = add_grant(fs, sink, index, "ml", "rediacc.io/dri=renderD128", true, kNow);
+  REQUIRE(all);
+  REQUIRE(all->warnings.size() == 1);
+  CHECK_THAT(all->warnings[0], Catch::Contains("\"web\" holds rediacc.io/amd=gpu0"));
+  const auto table = run_tool({"grants", "--root", root.str()});
+  CHECK_THAT(table.out, !Catch::Contains("ml: rediacc.io/amd=gpu1"));  // another card, not an alias
+  CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nml +rediacc.io/amd=gpu1 +yes +[0-9TZ:-]+ +-\n(.|\n)*"));
+  CHECK_THAT(table.out, Catch::Contains("ml: rediacc.io/dri=renderD128"));
+}
+
 TEST_CASE("grants: a fork is another repository and starts with no grant") {
   Machine m;
   REQUIRE(m.grant("web", "nvidia.com/gpu=0"));
