@@ -66,7 +66,8 @@ int with_checks(const GlobalOptions& global, Use use) {
                             inventory_error,
                             cdi::read_spec_index(fs),
                             admission::load_grants(fs),
-                            doctor::running_docker_daemons(fs)};
+                            doctor::running_docker_daemons(fs),
+                            report->warnings};
   return use(facts, doctor::run_doctor(facts));
 }
 

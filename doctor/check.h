@@ -36,6 +36,7 @@ struct Facts {
   cdi::SpecIndex specs;                       ///< /etc/cdi as CDI consumers read it
   Result<admission::GrantSet> grants;         ///< grants.json (an error when it does not parse)
   std::vector<RunningDaemon> daemons;         ///< dockerd processes found in /proc
+  std::vector<std::string> probe_warnings{};  ///< what the probe made now skipped or could not read
 };
 
 const char* status_name(Status status);

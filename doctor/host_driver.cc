@@ -100,10 +100,68 @@ Check kernel_log(const Facts& f) {
   return {"kernel-log", kLayer, Status::ok, "no GPU driver errors in the kernel log", "", ""};
 }
 
+// A GPU-vendor display or compute device the kernel bound no driver to is on the bus and
+// nowhere else: no node, no spec, no name to grant.
+std::vector<Check> gpu_drivers(const Facts& f) {
+  std::vector<Check> out;
+  for (const auto& g : f.fresh.gpus) {
+    if (!g.pci_address || g.driver) continue;
+    out.push_back({"gpu-driver", kLayer, Status::fail,
+                   g.name + " (" + *g.pci_address + ") has no driver bound",
+                   "the GPU is on the bus but no container can be given it",
+                   "check lspci -k -s " + *g.pci_address +
+                       " and the kernel log (a blacklisted module, a failed probe, a vfio-pci binding), "
+                       "then run rediacc-gpu setup"});
+  }
+  if (out.empty()) out.push_back({"gpu-driver", kLayer, Status::ok, "every GPU on the bus has a driver bound", "", ""});
+  return out;
+}
+
+// Under WSL2 the GPU is known only through NVML in /usr/lib/wsl/lib: when it does not load,
+// the GPU disappears from the inventory without anything else looking wrong.
+Check wsl_gpu(const Facts& f) {
+  const auto release = f.fs.read_optional("/proc/sys/kernel/osrelease");
+  const bool wsl = release && *release && probe::is_wsl_kernel_release(**release);
+  if (!wsl || f.fs.kind("/dev/dxg") == NodeKind::missing) {
+    return {"wsl-gpu", kLayer, Status::skip, "not WSL2 with /dev/dxg", "", ""};
+  }
+  if (!f.fresh.gpus.empty()) {
+    return {"wsl-gpu", kLayer, Status::ok,
+            std::to_string(f.fresh.gpus.size()) + " GPU(s) through /dev/dxg and the Windows driver's NVML", "", ""};
+  }
+  std::string why = "no GPU answered";
+  for (const auto& w : f.probe_warnings) {
+    if (w.find("wsl") != std::string::npos || w.find("WSL") != std::string::npos) why = w;
+  }
+  return {"wsl-gpu",
+          kLayer,
+          Status::fail,
+          "/dev/dxg is there but no GPU was recorded: " + why,
+          "the GPU exists for Windows but not for this distribution's containers: no spec, no name to grant",
+          "install or repair the NVIDIA driver on Windows (it provides /usr/lib/wsl/lib/libnvidia-ml.so.1), "
+          "run wsl --shutdown, then rediacc-gpu setup"};
+}
+
+// Everything the probe skipped or could not read is missing from the inventory and the specs.
+std::vector<Check> probe_findings(const Facts& f) {
+  std::vector<Check> out;
+  for (const auto& w : f.probe_warnings) {
+    out.push_back({"probe", kLayer, Status::warn, w,
+                   "what the probe skipped is missing from the inventory and from the names that can be granted",
+                   "fix what it names, then run rediacc-gpu setup"});
+  }
+  if (out.empty()) out.push_back({"probe", kLayer, Status::ok, "the probe read the machine without a warning", "", ""});
+  return out;
+}
+
 }  // namespace
 
 std::vector<Check> host_driver_checks(const Facts& f) {
-  return {nvidia_driver(f), nvml(f), nouveau(f), amdgpu(f), kernel_log(f)};
+  std::vector<Check> out = probe_findings(f);
+  auto bound = gpu_drivers(f);
+  out.insert(out.end(), bound.begin(), bound.end());
+  for (auto c : {nvidia_driver(f), nvml(f), nouveau(f), amdgpu(f), wsl_gpu(f), kernel_log(f)}) out.push_back(c);
+  return out;
 }
 
 }  // namespace rgpu::doctor

@@ -101,6 +101,44 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     expect(d, "kernel-log", 1, "fail", "reload the driver");
     CHECK_THAT(d.check("kernel-log")["observed"].get<std::string>(), Catch::Contains("RmInitAdapter failed"));
   }
+  SECTION("layer 1: under WSL2, /dev/dxg is there but NVML does not load: the GPU vanished") {
+    FixtureRoot root;
+    wsl2_nvidia(root);
+    root.write("/usr/lib/wsl/lib/fake-nvml.conf", "driver 581.57\ninit_error 9\n");
+    const auto d = doctor(root);
+    expect(d, "wsl-gpu", 1, "fail", "Windows");
+    CHECK_THAT(d.check("wsl-gpu")["observed"].get<std::string>(),
+               Catch::Contains("/usr/lib/wsl/lib/libnvidia-ml.so.1") && Catch::Contains("did not initialise"));
+    CHECK(d.exit_code == 1);
+  }
+  SECTION("layer 1: under WSL2 with no NVML library at all") {
+    FixtureRoot root;
+    wsl2_nvidia(root);
+    fs::remove(root.host("/usr/lib/wsl/lib/libnvidia-ml.so.1"));
+    expect(doctor(root), "wsl-gpu", 1, "fail", "Windows");
+  }
+  SECTION("layer 1: a GPU with no driver bound") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    fs::remove(root.host("/sys/bus/pci/devices/0001:c1:00.0/driver"));
+    const auto d = doctor(root);
+    expect(d, "gpu-driver", 1, "fail", "lspci -k");
+    CHECK_THAT(d.check("gpu-driver")["observed"].get<std::string>(), Catch::Contains("0001:c1:00.0"));
+  }
+  SECTION("layer 1: what the probe warned about is a finding, never silence") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    // NVML fails: the probe falls back to /proc/driver/nvidia and says so.
+    root.write("/usr/lib/x86_64-linux-gnu/fake-nvml.conf", "driver 550.54.15\ninit_error 9\n");
+    const auto d = doctor(root);
+    bool warned = false;
+    for (const auto& c : d.checks) {
+      warned = warned || (c["id"] == "probe" && c["layer"] == 1 && c["status"] == "warn" &&
+                          c["observed"].get<std::string>().find("did not initialise") != std::string::npos);
+    }
+    INFO(d.text);
+    CHECK(warned);
+  }
   SECTION("layer 2: a device node is missing") {
     FixtureRoot root;
     healthy_nvidia(root);
