@@ -5,12 +5,10 @@
 #include <map>
 #include <set>
 
-#include "core/structured_text.h"
 
 namespace rgpu::cdi {
 namespace {
 
-using nlohmann::json;
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -23,81 +21,12 @@ bool only(std::string_view s, std::string_view extra) {
   return std::all_of(s.begin(), s.end(), [&](char c) { return alnum(c) || extra.find(c) != std::string_view::npos; });
 }
 
-std::vector<std::string> device_nodes_of(const json& edits) {
-  std::vector<std::string> out;
-  if (!edits.is_object() || !edits.contains("deviceNodes")) return out;
-  for (const auto& node : edits.at("deviceNodes")) {
-    // hostPath, when set, is the node on the host; path is where it appears in the container.
-    std::string host = node.value("hostPath", "");
-    out.push_back(host.empty() ? node.at("path").get<std::string>() : host);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// The spec versions the reference library knows; a "v" prefix is accepted as it does since 1.0.
-bool known_version(std::string v) {
-  if (!v.empty() && v[0] == 'v') v.erase(0, 1);
-  static const std::set<std::string> kKnown = {"0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0",
-                                               "0.6.0", "0.7.0", "0.8.0", "1.0.0", "1.1.0"};
-  return kKnown.count(v) > 0;
-}
-
-Result<void> check_header(const json& spec, const std::string& where) {
-  if (!spec.is_object()) return fail(where + " holds no CDI spec (an empty file or not an object).");
-  if (!spec.contains("cdiVersion") || !spec.at("cdiVersion").is_string() ||
-      !known_version(spec.at("cdiVersion").get<std::string>())) {
-    return fail(where + " has no known \"cdiVersion\" (0.3.0 to 1.1.0).");
-  }
-  if (!spec.contains("kind") || !spec.at("kind").is_string()) {
-    return fail(where + " has no \"kind\"; every CDI spec names one such as vendor.com/class.");
-  }
-  const std::string kind = spec.at("kind").get<std::string>();
-  auto slash = kind.find('/');
-  if (slash == std::string::npos || !valid_vendor(kind.substr(0, slash)) || !valid_class(kind.substr(slash + 1))) {
-    return fail(where + " declares kind \"" + kind + "\", which is not of the form vendor.com/class.");
-  }
-  if (!spec.contains("devices") || !spec.at("devices").is_array() || spec.at("devices").empty()) {
-    return fail(where + " has no \"devices\".");
-  }
-  return {};
-}
-
-Result<std::vector<IndexedDevice>> devices_of(const json& spec, std::string_view path) {
-  const std::string where(path);
-  if (auto ok = check_header(spec, where); !ok) return tl::unexpected(ok.error());
-  const std::string kind = spec.at("kind").get<std::string>();
-  std::vector<IndexedDevice> out;
-  std::set<std::string> names;
-  for (const auto& dev : spec.at("devices")) {
-    const std::string name = dev.value("name", "");
-    if (!valid_device_name(name)) {
-      return fail(where + " defines device \"" + name + "\", which is not a valid CDI device name.");
-    }
-    if (!names.insert(name).second) return fail(where + " defines device \"" + name + "\" twice.");
-    const json edits = dev.value("containerEdits", json::object());
-    if (!edits.is_object() || edits.empty()) return fail(where + " gives device \"" + name + "\" no containerEdits.");
-    out.push_back({kind + "=" + name, where, device_nodes_of(edits)});
-  }
-  return out;
-}
-
 }  // namespace
 
 bool valid_vendor(std::string_view v) { return !v.empty() && alpha(v.front()) && alnum(v.back()) && only(v, "-_."); }
 bool valid_class(std::string_view c) { return !c.empty() && alpha(c.front()) && alnum(c.back()) && only(c, "-_."); }
 bool valid_device_name(std::string_view n) {
   return !n.empty() && alnum(n.front()) && alnum(n.back()) && only(n, "-_.:");
-}
-
-Result<std::vector<IndexedDevice>> parse_spec(std::string_view text, std::string_view spec_path) {
-  auto tree = ends_with(spec_path, ".json") ? parse_json(text, spec_path) : parse_yaml(text, spec_path);
-  if (!tree) return tl::unexpected(tree.error());
-  try {
-    return devices_of(*tree, spec_path);
-  } catch (const json::exception& e) {
-    return fail(std::string(spec_path) + " is not a valid CDI spec (" + e.what() + ").");
-  }
 }
 
 SpecIndex read_spec_index(const RootFs& fs) {

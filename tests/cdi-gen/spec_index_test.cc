@@ -49,7 +49,22 @@ TEST_CASE("cdi index: specs that break the CDI rules are refused with the reason
       {std::string(kMinimal) + device("one") + device("one"), "\"one\" twice"},
       {std::string(kMinimal) + "- name: bare\n", "no containerEdits"},
       {"cdiVersion: 9.9.9\nkind: x.com/gpu\ndevices:\n" + device("a"), "cdiVersion"},
-      {"cdiVersion: 0.3.0\nkind: x.com/gpu\ndevices: []\n", "no \"devices\""},
+      {std::string(kMinimal) + device("a") + "  unknown: 1\n", "unknown field \"unknown\""},
+      {std::string(kMinimal) + "- name: n\n  containerEdits:\n    deviceNodes: [{path: /dev/x, type: x}]\n",
+       "type \"x\""},
+      {std::string(kMinimal) + "- name: n\n  containerEdits:\n    hooks: [{hookName: onStart, path: /bin/x}]\n",
+       "no OCI hook point"},
+      {std::string(kMinimal) + "- name: n\n  containerEdits:\n    env: [NOEQUALS]\n", "NOEQUALS"},
+      {std::string(kMinimal) + "- name: n\n  containerEdits:\n    mounts: [{containerPath: /x}]\n", "no hostPath"},
+      {"cdiVersion: 0.3.0\nkind: x.com/gpu\nkind: y.com/gpu\ndevices:\n" + device("a"), "\"kind\" twice"},
+      {"cdiVersion: 0.5.0\nkind: x.com/gpu.x\ndevices:\n" + device("a"), "0.6.0 introduced"},
+      {"cdiVersion: 0.3.0\nkind: x.com/gpu\ndevices:\n- name: n\n  containerEdits:\n"
+       "    deviceNodes: [{path: /dev/x, hostPath: /dev/y}]\n",
+       "0.5.0 introduced"},
+      {"cdiVersion: 0.5.0\nkind: x/gpu\ndevices:\n" + device("a"), "crashes the CDI library"},
+      {"cdiVersion: 0.2.0\nkind: x.com/gpu\ndevices:\n" + device("a"), "0.3.0 introduced"},
+      {std::string(kMinimal) + "- name: n\n  containerEdits:\n    deviceNodes: [{path: /dev/x, major: \"1\"}]\n",
+       "not an integer"},
       {"", "no CDI spec"},
       {"kind: [unclosed\n", "not valid YAML"},
   };
@@ -59,6 +74,28 @@ TEST_CASE("cdi index: specs that break the CDI rules are refused with the reason
     REQUIRE_FALSE(r);
     CHECK_THAT(r.error().message, Catch::Contains("/etc/cdi/t.yaml") && Catch::Contains(c.reason));
   }
+}
+
+TEST_CASE("cdi index: what the CDI library loads loads here too") {
+  // YAML in a .json file, keys in another case, plain scalars read as YAML 1.1 reads them.
+  auto yaml_in_json = cdi::parse_spec("cdiVersion: 0.5.0\nKind: x.com/gpu\nDevices:\n- name: 0\n  containerEdits:\n"
+                                      "    env: [A=1]\n- name: on\n  containerEdits: {env: [B=2]}\n",
+                                      "/etc/cdi/t.json");
+  REQUIRE(yaml_in_json);
+  REQUIRE(yaml_in_json->size() == 2);
+  CHECK((*yaml_in_json)[0].qualified_name == "x.com/gpu=0");
+  CHECK((*yaml_in_json)[1].qualified_name == "x.com/gpu=true");
+  // Newer than Debian's 0.5.2, as Docker 26 reads: annotations and a dotted class at 0.6.0.
+  auto newer = cdi::parse_spec(
+      R"({"cdiVersion":"0.6.0","kind":"x.com/gpu.v2","annotations":{"a":"b"},"devices":[{"name":"a",)"
+      R"("annotations":{"c":"d"},"containerEdits":{"deviceNodes":[{"path":"/dev/a","hostPath":"/dev/b"}]}}]})",
+      "/etc/cdi/t.json");
+  REQUIRE(newer);
+  CHECK((*newer)[0].qualified_name == "x.com/gpu.v2=a");
+  CHECK((*newer)[0].device_nodes == std::vector<std::string>{"/dev/b"});
+  auto empty = cdi::parse_spec("cdiVersion: 0.3.0\nkind: x.com/gpu\ndevices: []\n", "/etc/cdi/t.yaml");
+  REQUIRE(empty);
+  CHECK(empty->empty());
 }
 
 TEST_CASE("cdi index: a name two files define is a conflict, left out, both files named") {
