@@ -109,13 +109,16 @@ std::vector<std::string> as_strings(const YAML::Node& n, const std::string& fiel
 }
 
 // A mapping decoded into a struct: each key must name one of `fields` (Go matches keys without
-// regard to ASCII case), and no key may appear twice (yaml.v2's strict mode).
+// regard to ASCII case), and no key may appear twice (yaml.v2's strict mode). Two spellings of
+// one field ("Kind" and "kind") both reach it; the library's YAML layer hands them to the JSON
+// decoder sorted, so the spelling that sorts last wins.
 std::map<std::string, YAML::Node> fields_of(const YAML::Node& n, const std::string& what,
                                             std::initializer_list<const char*> fields) {
   std::map<std::string, YAML::Node> out;
   if (is_null(n)) return out;
   if (!n.IsMap()) throw Bad{what + " is not a mapping"};
   std::set<std::string> seen;
+  std::map<std::string, std::string> spelled;
   for (const auto& kv : n) {
     if (!kv.first.IsScalar()) throw Bad{what + " has a key that is not a string"};
     const std::string key = kv.first.Scalar();
@@ -125,7 +128,9 @@ std::map<std::string, YAML::Node> fields_of(const YAML::Node& n, const std::stri
       if (lower(f) == lower(key)) match = f;
     }
     if (!match) throw Bad{what + " has the unknown field \"" + key + "\""};
-    if (out.count(match)) throw Bad{what + " sets \"" + std::string(match) + "\" twice (as \"" + key + "\")"};
+    auto& chosen = spelled[match];
+    if (!chosen.empty() && chosen > key) continue;
+    chosen = key;
     out[match] = kv.second;
   }
   return out;
