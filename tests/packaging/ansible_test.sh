@@ -31,6 +31,7 @@ cat >"$work/play.yml" <<YAML
         content: "{{ {'inventory': rediacc_gpu_inventory, 'setup': rediacc_gpu_setup_result} | to_nice_json }}"
         dest: $work/fact.json
         mode: "0644"
+      changed_when: false  # the test's own record, not the role's change
 YAML
 cat >"$work/vars.json" <<JSON
 {"rediacc_gpu_deb": "$deb", "rediacc_gpu_root": "$work/root",
