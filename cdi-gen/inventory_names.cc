@@ -5,7 +5,9 @@
 namespace rgpu::cdi {
 namespace {
 
-bool reaches(const IndexedDevice& dev, const probe::Gpu& gpu) { return reach_same_gpu(gpu.device_nodes, dev.device_nodes); }
+bool reaches(const IndexedDevice& dev, const probe::Gpu& gpu) {
+  return reach_same_gpu(gpu.device_nodes, dev.device_nodes);
+}
 
 }  // namespace
 

@@ -52,10 +52,14 @@ std::optional<std::int64_t> int_word(std::string s) {
   int base = 10;
   if (s.size() - i > 1 && s[i] == '0') {
     const char p = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i + 1])));
-    if (p == 'x') base = 16, i += 2;
-    else if (p == 'o') base = 8, i += 2;
-    else if (p == 'b') base = 2, i += 2;
-    else base = 8, i += 1;
+    if (p == 'x')
+      base = 16, i += 2;
+    else if (p == 'o')
+      base = 8, i += 2;
+    else if (p == 'b')
+      base = 2, i += 2;
+    else
+      base = 8, i += 1;
   }
   if (i >= s.size()) return std::nullopt;
   std::uint64_t v = 0;
@@ -148,8 +152,8 @@ constexpr std::int64_t kI64Max = std::numeric_limits<std::int64_t>::max();
 // Spec versions as numbers (0.5.0 is 50, 1.1.0 is 110); 0 for one no release knows. What a spec
 // uses raises the version it must declare (specs-go/version.go); 0.3.0 is the floor.
 int version_number(const std::string& v) {
-  static const std::map<std::string, int> kKnown = {{"0.1.0", 10},  {"0.2.0", 20},  {"0.3.0", 30}, {"0.4.0", 40},
-                                                    {"0.5.0", 50},  {"0.6.0", 60},  {"0.7.0", 70}, {"0.8.0", 80},
+  static const std::map<std::string, int> kKnown = {{"0.1.0", 10},  {"0.2.0", 20}, {"0.3.0", 30}, {"0.4.0", 40},
+                                                    {"0.5.0", 50},  {"0.6.0", 60}, {"0.7.0", 70}, {"0.8.0", 80},
                                                     {"1.0.0", 100}, {"1.1.0", 110}};
   auto it = kKnown.find(v.starts_with("v") ? v.substr(1) : v);
   return it == kKnown.end() ? 0 : it->second;
@@ -162,20 +166,23 @@ void need(int& at_least, int version) { at_least = std::max(at_least, version); 
 void check_env(const std::vector<std::string>& env, const std::string& what) {
   for (const auto& e : env) {
     const auto eq = e.find('=');
-    if (eq == std::string::npos || eq == 0) throw Bad{what + " has the environment entry \"" + e + "\" (not NAME=value)"};
+    if (eq == std::string::npos || eq == 0)
+      throw Bad{what + " has the environment entry \"" + e + "\" (not NAME=value)"};
   }
 }
 
 std::vector<std::string> decode_edits(const YAML::Node& n, const std::string& what, int& at_least) {
-  const auto f = fields_of(n, what, {"env", "deviceNodes", "hooks", "mounts", "intelRdt", "additionalGids", "netDevices"});
+  const auto f =
+      fields_of(n, what, {"env", "deviceNodes", "hooks", "mounts", "intelRdt", "additionalGids", "netDevices"});
   check_env(as_strings(get(f, "env"), "env"), what);
   std::vector<std::string> nodes;
   const auto device_nodes = get(f, "deviceNodes");
   if (!is_null(device_nodes)) {
     if (!device_nodes.IsSequence()) throw Bad{what + ": \"deviceNodes\" is not a list"};
     for (const auto& d : device_nodes) {
-      const auto dn = fields_of(d, what + ": a device node",
-                                {"path", "hostPath", "type", "major", "minor", "fileMode", "permissions", "uid", "gid"});
+      const auto dn =
+          fields_of(d, what + ": a device node",
+                    {"path", "hostPath", "type", "major", "minor", "fileMode", "permissions", "uid", "gid"});
       const std::string path = as_string(get(dn, "path"), "path");
       const std::string host = as_string(get(dn, "hostPath"), "hostPath");
       const std::string type = as_string(get(dn, "type"), "type");
@@ -226,8 +233,8 @@ std::vector<std::string> decode_edits(const YAML::Node& n, const std::string& wh
     const auto rf =
         fields_of(rdt, what + ": intelRdt", {"closID", "l3CacheSchema", "memBwSchema", "schemata", "enableMonitoring"});
     const std::string clos = as_string(get(rf, "closID"), "closID");
-    if (clos != "/" && (clos.size() >= 4096 || clos == "." || clos == ".." ||
-                        clos.find_first_of("/\n") != std::string::npos))
+    if (clos != "/" &&
+        (clos.size() >= 4096 || clos == "." || clos == ".." || clos.find_first_of("/\n") != std::string::npos))
       throw Bad{what + ": intelRdt has the closID \"" + clos + "\""};
     as_string(get(rf, "l3CacheSchema"), "l3CacheSchema");
     as_string(get(rf, "memBwSchema"), "memBwSchema");

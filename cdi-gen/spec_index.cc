@@ -5,10 +5,8 @@
 #include <map>
 #include <set>
 
-
 namespace rgpu::cdi {
 namespace {
-
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;

@@ -94,8 +94,11 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
   SetupContext ctx{fs, flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink, processes,
                    flags.dry_run ? static_cast<CommandRunner&>(dry_runner) : processes, options};
   const auto& steps = setup_steps();
-  nlohmann::json result = {{"root", fs.root().string()}, {"dry_run", flags.dry_run}, {"ok", true},
-                           {"changed", false},          {"steps", nlohmann::json::array()}};
+  nlohmann::json result = {{"root", fs.root().string()},
+                           {"dry_run", flags.dry_run},
+                           {"ok", true},
+                           {"changed", false},
+                           {"steps", nlohmann::json::array()}};
   int exit_code = kExitOk;
   for (size_t i = 0; i < steps.size(); ++i) {
     if (!json) std::cout << "[" << i + 1 << "/" << steps.size() << "] " << steps[i].title << " ... " << std::flush;
@@ -104,14 +107,16 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
     auto outcome = steps[i].run(ctx);
     const auto took = std::chrono::steady_clock::now() - start;
     const std::string said = outcome ? *outcome : "failed";
-    result["steps"].push_back(step_json(steps[i].title, said, std::chrono::duration<double>(took).count(), ctx.changes));
+    result["steps"].push_back(
+        step_json(steps[i].title, said, std::chrono::duration<double>(took).count(), ctx.changes));
     if (changed(ctx.changes)) result["changed"] = true;
     if (!json) {
       std::cout << said << (outcome ? " " + seconds(took) : "") << "\n";
       print_changes(ctx.changes, flags.dry_run, fs);
     }
     if (!outcome) {
-      const std::string message = "setup step \"" + std::string(steps[i].title) + "\" failed: " + outcome.error().message;
+      const std::string message =
+          "setup step \"" + std::string(steps[i].title) + "\" failed: " + outcome.error().message;
       std::cerr << "rediacc-gpu: " << message << "\n";
       result["ok"] = false;
       result["error"] = message;
@@ -143,8 +148,9 @@ Runner attach_setup(CLI::App& sub, GlobalOptions& global) {
   sub.add_option("--repo-daemon-unit", flags->repo_daemon_unit,
                  "systemd unit (template) of the repositories' Docker daemons, given the persistenced socket")
       ->capture_default_str();
-  sub.add_option("--tool-path", flags->tool_path,
-                 "Absolute path the units run rediacc-gpu at (default: this binary; under --root, /usr/bin/rediacc-gpu)")
+  sub.add_option(
+         "--tool-path", flags->tool_path,
+         "Absolute path the units run rediacc-gpu at (default: this binary; under --root, /usr/bin/rediacc-gpu)")
       ->check([](const std::string& p) { return p.starts_with("/") ? std::string() : "must be an absolute path"; });
   sub.add_flag("--dry-run", flags->dry_run, "Print the plan and change nothing");
   sub.add_option("-o,--output", flags->output,

@@ -106,8 +106,7 @@ std::vector<Check> gpu_drivers(const Facts& f) {
   std::vector<Check> out;
   for (const auto& g : f.fresh.gpus) {
     if (!g.pci_address || g.driver) continue;
-    out.push_back({"gpu-driver", kLayer, Status::fail,
-                   g.name + " (" + *g.pci_address + ") has no driver bound",
+    out.push_back({"gpu-driver", kLayer, Status::fail, g.name + " (" + *g.pci_address + ") has no driver bound",
                    "the GPU is on the bus but no container can be given it",
                    "check lspci -k -s " + *g.pci_address +
                        " and the kernel log (a blacklisted module, a failed probe, a vfio-pci binding), "
@@ -126,8 +125,9 @@ Check wsl_gpu(const Facts& f) {
     return {"wsl-gpu", kLayer, Status::skip, "not WSL2 with /dev/dxg", "", ""};
   }
   if (!f.fresh.gpus.empty()) {
-    return {"wsl-gpu", kLayer, Status::ok,
-            std::to_string(f.fresh.gpus.size()) + " GPU(s) through /dev/dxg and the Windows driver's NVML", "", ""};
+    return {"wsl-gpu",  kLayer,
+            Status::ok, std::to_string(f.fresh.gpus.size()) + " GPU(s) through /dev/dxg and the Windows driver's NVML",
+            "",         ""};
   }
   std::string why = "no GPU answered";
   for (const auto& w : f.probe_warnings) {

@@ -34,8 +34,8 @@ std::vector<Check> grants(const Facts& f) {
                      g.repo + " holds " + g.device + " exclusively, and " + h.repo + " holds " + h.alias +
                          ", which reaches the same GPU",
                      "exclusivity applies to the exact name: both repositories' containers can use that GPU",
-                     "revoke it (rediacc-gpu revoke " + h.repo + " --device " + h.alias +
-                         ") if the GPU is to be " + g.repo + "'s alone"});
+                     "revoke it (rediacc-gpu revoke " + h.repo + " --device " + h.alias + ") if the GPU is to be " +
+                         g.repo + "'s alone"});
     }
   }
   if (out.empty()) {

@@ -36,9 +36,11 @@ class Apt final : public PackageManager {
   }
   std::optional<std::string> key_path() const override { return kAptKeyring; }
   std::vector<Argv> fetch_key_commands() const override {
-    return {apt({"install", "-y", "--no-install-recommends", "ca-certificates", "curl", "gnupg"}),
-            {"curl", "-fsSL", "--create-dirs", "-o", under(root_, state::kDownloadedKey), std::string(kNvidiaRepoBase) + "/gpgkey"},
-            {"gpg", "--batch", "--yes", "--dearmor", "-o", under(root_, kAptKeyring), under(root_, state::kDownloadedKey)}};
+    return {
+        apt({"install", "-y", "--no-install-recommends", "ca-certificates", "curl", "gnupg"}),
+        {"curl", "-fsSL", "--create-dirs", "-o", under(root_, state::kDownloadedKey),
+         std::string(kNvidiaRepoBase) + "/gpgkey"},
+        {"gpg", "--batch", "--yes", "--dearmor", "-o", under(root_, kAptKeyring), under(root_, state::kDownloadedKey)}};
   }
   std::vector<Argv> install_commands(const std::string& package, const std::string& version) const override {
     return {apt({"update"}), apt({"install", "-y", "--no-install-recommends", package + "=" + version + "-1"})};

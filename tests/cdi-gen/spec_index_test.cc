@@ -78,9 +78,10 @@ TEST_CASE("cdi index: specs that break the CDI rules are refused with the reason
 
 TEST_CASE("cdi index: what the CDI library loads loads here too") {
   // YAML in a .json file, keys in another case, plain scalars read as YAML 1.1 reads them.
-  auto yaml_in_json = cdi::parse_spec("cdiVersion: 0.5.0\nKind: x.com/gpu\nDevices:\n- name: 0\n  containerEdits:\n"
-                                      "    env: [A=1]\n- name: on\n  containerEdits: {env: [B=2]}\n",
-                                      "/etc/cdi/t.json");
+  auto yaml_in_json = cdi::parse_spec(
+      "cdiVersion: 0.5.0\nKind: x.com/gpu\nDevices:\n- name: 0\n  containerEdits:\n"
+      "    env: [A=1]\n- name: on\n  containerEdits: {env: [B=2]}\n",
+      "/etc/cdi/t.json");
   REQUIRE(yaml_in_json);
   REQUIRE(yaml_in_json->size() == 2);
   CHECK((*yaml_in_json)[0].qualified_name == "x.com/gpu=0");

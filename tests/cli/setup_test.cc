@@ -196,8 +196,8 @@ TEST_CASE("setup: what it keeps for itself is in /var/lib/rediacc/gpu, and the d
   FakeTools fakes;
   auto r = setup(root, fakes, "auto");
   REQUIRE(r.exit_code == 0);
-  CHECK(called(fakes.calls(), "curl -fsSL --create-dirs -o " + root.str() +
-                                  "/var/lib/rediacc/gpu/nvidia-container-toolkit.gpgkey"));
+  CHECK(called(fakes.calls(),
+               "curl -fsSL --create-dirs -o " + root.str() + "/var/lib/rediacc/gpu/nvidia-container-toolkit.gpgkey"));
   CHECK(called(fakes.calls(), "gpg --batch --yes --dearmor"));
   std::vector<std::string> kept;
   for (const auto& e : fs::directory_iterator(root.host("/var/lib/rediacc/gpu"))) {
@@ -347,8 +347,7 @@ TEST_CASE("setup: -o json is one object: each step's outcome, duration and chang
   root.write("/etc/os-release", kFamilies[0].os_release);
   FakeTools fakes;
   auto json_setup = [&] {
-    return run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", "auto", "-o", "json"}, "",
-                    fakes.env());
+    return run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", "auto", "-o", "json"}, "", fakes.env());
   };
   auto first = json_setup();
   INFO(first.out << first.err);
