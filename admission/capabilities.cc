@@ -73,7 +73,11 @@ char go_upper_ascii(std::string_view s, size_t& i) {
   return 0;
 }
 
-std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string quoted(std::string_view s) {
+  std::string out = "\"";  // appended, not "\"" + std::string: GCC 12's -O3 -Wrestrict false positive
+  out.append(s);
+  return out + "\"";
+}
 
 const CapabilityRule* rule_of(std::string_view normalised) {
   if (normalised.substr(0, 4) != "CAP_") return nullptr;

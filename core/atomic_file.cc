@@ -78,7 +78,11 @@ Result<Change> write_file_atomic(const RootFs& fs, std::string_view machine_path
   if (same_content(target, content)) return Change{Change::Kind::unchanged, std::string(machine_path), ""};
   if (auto made = make_parents(target.parent_path()); !made) return tl::unexpected(made.error());
 
-  std::string tmp = (target.parent_path() / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  // Built by appending: GCC 12 at -O3 warns (-Wrestrict) on "." + std::string&&, wrongly.
+  std::string hidden = ".";
+  hidden += target.filename().string();
+  hidden += ".tmp.XXXXXX";
+  std::string tmp = (target.parent_path() / hidden).string();
   int fd = ::mkstemp(tmp.data());
   if (fd < 0) return tl::unexpected(io_error("create a temporary file beside", target, errno));
   auto written = write_all(fd, content, tmp);

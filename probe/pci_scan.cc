@@ -22,7 +22,9 @@ constexpr const char* kPciIds = "/usr/share/misc/pci.ids";
 thread_local std::jmp_buf* t_escape = nullptr;
 thread_local char t_message[512];
 
-[[noreturn]] void on_libpci_error(char* fmt, ...) {
+// GNU attributes, not [[noreturn]]: clang counts only them as part of the function's type, which
+// must match libpci's noreturn callback pointer; `format` tells both compilers fmt is printf's.
+__attribute__((noreturn, format(printf, 1, 2))) void on_libpci_error(char* fmt, ...) {
   va_list args;
   va_start(args, fmt);
   std::vsnprintf(t_message, sizeof t_message, fmt, args);

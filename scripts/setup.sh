@@ -3,14 +3,14 @@
 #   bash scripts/setup.sh main   installs the dependencies, builds, runs the main job here
 #                                (setup --install-nvidia-toolkit=auto, then list)
 #   bash scripts/setup.sh test   installs the dependencies, builds, runs every test
-#                                (plain build, then AddressSanitizer + UBSan, then clang-format)
+#                                (clang-format, GCC Release, clang Debug build, then AddressSanitizer + UBSan)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian 12 packages only: no vendored copies, no downloads.
 BUILD_DEPS=(
   build-essential cmake ninja-build pkg-config
-  libpci-dev pci.ids libdrm-dev libudev-dev
+  libpci-dev pci.ids libdrm-dev
   nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev libcli11-dev libexpected-dev
   libboost-dev libboost-filesystem-dev help2man
 )
@@ -23,7 +23,7 @@ BUILD_DEPS=(
 # Go source build the oracle the gate is fuzzed against; debootstrap makes the Debian 13 root whose
 # Docker 26 injects CDI devices (scripts/docker26-root.sh).
 TEST_DEPS=(
-  git catch2 clang-format pciutils libvalijson-dev
+  git catch2 clang clang-format pciutils libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
   podman runc busybox-static systemd docker.io prometheus shellcheck lintian
   cloud-init python3-yaml ansible-core ansible-lint python3-apt
@@ -36,9 +36,9 @@ install_packages() {
   apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-build() {  # build DIR [cmake args...]
-  local dir=$1; shift
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+build() {  # build DIR BUILD_TYPE [cmake args...]
+  local dir=$1 type=$2; shift 2
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" "$@" >/dev/null
   cmake --build "$dir" --parallel "$(nproc)"
 }
 
@@ -50,7 +50,7 @@ check_format() {
 case "${1:-}" in
   main)
     install_packages "${BUILD_DEPS[@]}"
-    build build -DRGPU_BUILD_TESTS=OFF
+    build build Release -DRGPU_BUILD_TESTS=OFF
     ./build/cli/rediacc-gpu setup --install-nvidia-toolkit=auto
     ./build/cli/rediacc-gpu list
     ;;
@@ -59,9 +59,12 @@ case "${1:-}" in
     check_format
     # Debian 13's Docker 26 (CDI), Compose and buildx in a cached debootstrap root.
     docker26_root=$(bash scripts/docker26-root.sh)
-    build build -DRGPU_DOCKER26_ROOT="$docker26_root"
+    # Warnings are errors here (RGPU_WERROR), never in a packager's build. GCC Release runs every
+    # test; GCC with AddressSanitizer + UBSan runs them again; clang Debug must build everything.
+    build build Release -DRGPU_WERROR=ON -DRGPU_DOCKER26_ROOT="$docker26_root"
     (cd build && ctest --output-on-failure --timeout 300)
-    build build-asan -DRGPU_SANITIZE=ON -DRGPU_DOCKER26_ROOT="$docker26_root"
+    CC=clang CXX=clang++ build build-clang Debug -DRGPU_WERROR=ON
+    build build-asan RelWithDebInfo -DRGPU_WERROR=ON -DRGPU_SANITIZE=ON -DRGPU_DOCKER26_ROOT="$docker26_root"
     (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure --timeout 300)
     ;;
   *)
