@@ -65,8 +65,8 @@ DeviceNumbers host_kfd() {
 class Podman {
  public:
   Podman() {
-    INFO("podman is not installed: run `bash scripts/setup.sh test`");
-    REQUIRE(fs::exists("/usr/bin/podman"));
+    require_program("/usr/bin/podman");
+    require_program("/usr/sbin/runc");
     fs::create_directories(dir_.host("/rootfs/bin"));
     fs::copy_file("/bin/busybox", dir_.host("/rootfs/bin/busybox"));
     for (const char* tool : {"sh", "stat", "ls"}) fs::create_symlink("busybox", dir_.host("/rootfs/bin") / tool);

@@ -56,7 +56,8 @@ PluginProcess::~PluginProcess() { stop(child_); }
 std::string PluginProcess::log() const { return slurp(dir_.path() / "plugin.log"); }
 
 DockerDaemon::DockerDaemon(const std::vector<std::string>& extra_args) {
-  REQUIRE(fs::exists("/usr/sbin/dockerd"));  // installed by the README's test command: never skipped
+  require_program("/usr/sbin/dockerd");  // installed by the README's test command: never skipped
+  require_program(docker_cli());
   const auto d = dir_.path();
   std::vector<std::string> args = {"--data-root",
                                    (d / "data").string(),

@@ -1,6 +1,7 @@
 #include "tests/support/run_binary.h"
 
 #include <boost/process.hpp>
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
 
@@ -20,8 +21,15 @@ std::string slurp(const std::filesystem::path& p) {
 
 }  // namespace
 
+void require_program(const std::string& path) {
+  if (!std::filesystem::exists(path)) {
+    FAIL(path + " is not installed: the tests need it; install every test dependency with `bash scripts/setup.sh test`");
+  }
+}
+
 RunResult run_program(const std::string& program, const std::vector<std::string>& args, const std::string& input,
                       const Env& env) {
+  if (program.starts_with("/")) require_program(program);
   FixtureRoot scratch;  // files, not pipes: no deadlock however much either stream says
   const auto in = scratch.path() / "stdin", out = scratch.path() / "stdout", err = scratch.path() / "stderr";
   std::ofstream(in, std::ios::binary) << input;

@@ -15,7 +15,11 @@ struct RunResult {
 
 using Env = std::map<std::string, std::string>;
 
-/// Runs `program` with `args`, stdin from `input`, `env` added to this process's environment.
+/// Fails the test with one line naming `path` and the README's test command when a program the
+/// tests need is not installed: a real program is never skipped.
+void require_program(const std::string& path);
+
+/// Runs `program` (an absolute path must exist: require_program) with `args`, stdin from `input`, `env` added to this process's environment.
 RunResult run_program(const std::string& program, const std::vector<std::string>& args, const std::string& input = "",
                       const Env& env = {});
 
