@@ -23,7 +23,8 @@ std::string slurp(const std::filesystem::path& p) {
 
 void require_program(const std::string& path) {
   if (!std::filesystem::exists(path)) {
-    FAIL(path + " is not installed: the tests need it; install every test dependency with `bash scripts/setup.sh test`");
+    FAIL(path +
+         " is not installed: the tests need it; install every test dependency with `bash scripts/setup.sh test`");
   }
 }
 
