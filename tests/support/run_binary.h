@@ -19,7 +19,8 @@ using Env = std::map<std::string, std::string>;
 /// tests need is not installed: a real program is never skipped.
 void require_program(const std::string& path);
 
-/// Runs `program` (an absolute path must exist: require_program) with `args`, stdin from `input`, `env` added to this process's environment.
+/// Runs `program` (an absolute path must exist: require_program) with `args`, stdin from
+/// `input`, `env` added to this process's environment.
 RunResult run_program(const std::string& program, const std::vector<std::string>& args, const std::string& input = "",
                       const Env& env = {});
 
