@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "core/edit_distance.h"
 #include "core/state_paths.h"
 
 #include "core/file_lock.h"
@@ -15,21 +16,6 @@ const cdi::IndexedDevice* defined(const cdi::SpecIndex& index, const std::string
     if (d.qualified_name == device) return &d;
   }
   return nullptr;
-}
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
 }
 
 std::string joined(const std::vector<std::string>& names) {

@@ -2,9 +2,12 @@
 
 #include <exception>
 #include <iostream>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "cli/command.h"
+#include "core/edit_distance.h"
 
 namespace rgpu::cli {
 namespace {
@@ -25,9 +28,45 @@ constexpr Command kCommands[] = {
     {"completion", "Print the bash completion script: source <(rediacc-gpu completion bash).", attach_completion},
 };
 
+// The first word that is not an option (or --root's value): the subcommand the user meant.
+std::optional<std::string> command_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--root") {
+      ++i;
+      continue;
+    }
+    if (a.starts_with("-")) continue;
+    return std::string(a);
+  }
+  return std::nullopt;
+}
+
+// "unknown command 'lst'; did you mean 'list'?" rather than CLI11's "A subcommand is required".
+std::optional<std::string> unknown_command(int argc, char** argv) {
+  const auto word = command_word(argc, argv);
+  if (!word) return std::nullopt;
+  std::string best;
+  std::size_t best_distance = 3;  // further than 2 edits is not a typo
+  std::string all;
+  for (const auto& cmd : kCommands) {
+    if (*word == cmd.name) return std::nullopt;
+    const auto d = edit_distance(*word, cmd.name);
+    if (d < best_distance) best_distance = d, best = cmd.name;
+    all += std::string(all.empty() ? "" : ", ") + cmd.name;
+  }
+  if (!best.empty()) return "unknown command '" + *word + "'; did you mean '" + best + "'?";
+  return "unknown command '" + *word + "'; the commands are " + all + " (rediacc-gpu --help)";
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"rediacc-gpu: provisions GPU hosts for containers and guards who may use which GPU."};
-  app.set_version_flag("--version", std::string(RGPU_VERSION));
+  app.name("rediacc-gpu");  // usage lines name the tool, not the path it was started from
+  app.set_version_flag("--version", std::string("rediacc-gpu ") + RGPU_VERSION);
+  // Usage errors read like every other error: one line, prefixed, then where help is.
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+    return "rediacc-gpu: " + std::string(e.what()) + "\nRun " + failed->get_name() + " --help for more information.\n";
+  });
   app.require_subcommand(1);
   GlobalOptions global;
   app.add_option("--root", global.root, "Directory that stands for / on the machine (for tests and images)")
@@ -36,6 +75,10 @@ int run(int argc, char** argv) {
   for (const auto& cmd : kCommands) {
     CLI::App* sub = app.add_subcommand(cmd.name, cmd.summary);
     runners.emplace_back(sub, cmd.attach(*sub, global));
+  }
+  if (auto unknown = unknown_command(argc, argv)) {
+    std::cerr << "rediacc-gpu: " << *unknown << "\n";
+    return kExitUsage;
   }
   try {
     app.parse(argc, argv);

@@ -39,6 +39,23 @@ TEST_CASE("cli: usage errors exit 2") {
   CHECK_THAT(r.err, Catch::Contains("/definitely/not/here"));
 }
 
+TEST_CASE("cli: a mistyped command gets a suggestion, and usage errors read like every other error") {
+  auto typo = run_tool({"lst"});
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.err == "rediacc-gpu: unknown command 'lst'; did you mean 'list'?\n");
+  CHECK_THAT(run_tool({"--root", "/", "grnat"}).err, Catch::Contains("did you mean 'grant'?"));
+  auto unknown = run_tool({"frobnicate"});
+  CHECK_THAT(unknown.err, Catch::StartsWith("rediacc-gpu: unknown command 'frobnicate'; the commands are setup,"));
+  auto option = run_tool({"list", "--bogus"});
+  CHECK(option.exit_code == 2);
+  CHECK_THAT(option.err, Catch::StartsWith("rediacc-gpu: The following argument was not expected: --bogus\n"));
+  auto version = run_tool({"--version"});
+  CHECK_THAT(version.out, Catch::Matches("rediacc-gpu 0\\.1\\.0( \\(commit [0-9a-f]{12}\\))?\n"));
+  // Usage lines name the tool, not the path it was started from.
+  CHECK_THAT(run_tool({"list", "--help"}).out,
+             Catch::Contains("Usage: rediacc-gpu list") && !Catch::Contains(tool_path()));
+}
+
 TEST_CASE("cli: probe writes the inventory and prints a line per GPU") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
