@@ -1,6 +1,7 @@
 // rediacc-gpu doctor: the GPU-in-container playbook run on this machine, layer by layer; and
 // rediacc-gpu metrics: the same findings as fleet signals.
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -23,13 +24,50 @@ struct DoctorFlags {
   doctor::ContainerRequest container;
 };
 
-void print_table(const std::vector<doctor::Check>& checks) {
-  for (const auto& c : checks) {
-    std::cout << "[" << c.layer << "] " << doctor::status_name(c.status) << "  " << c.id << ": " << c.observed << "\n";
-    if (c.status == doctor::Status::ok || c.status == doctor::Status::skip) continue;
-    if (!c.meaning.empty()) std::cout << "      means: " << c.meaning << "\n";
-    if (!c.decision.empty()) std::cout << "      do:    " << c.decision << "\n";
+const char* layer_name(int layer) {
+  switch (layer) {
+    case 1: return "host driver";
+    case 2: return "device nodes";
+    case 3: return "runtime integration";
+    case 4: return "specs and inventory";
+    case 5: return "grants and policy";
+    case 6: return "container";
   }
+  return "other";
+}
+
+// "2 failed, 1 warning; first failing layer: 3 runtime integration": what an operator reads first.
+std::string summary(const std::vector<doctor::Check>& checks) {
+  std::size_t failed = 0, warned = 0;
+  int first = 0;
+  for (const auto& c : checks) {
+    if (c.status == doctor::Status::warn) ++warned;
+    if (c.status != doctor::Status::fail) continue;
+    ++failed;
+    if (first == 0 || c.layer < first) first = c.layer;
+  }
+  if (failed == 0 && warned == 0) return "all " + std::to_string(checks.size()) + " checks passed";
+  std::string out =
+      std::to_string(failed) + " failed, " + std::to_string(warned) + (warned == 1 ? " warning" : " warnings");
+  if (first) out += "; first failing layer: " + std::to_string(first) + " " + layer_name(first);
+  return out;
+}
+
+void print_table(const std::vector<doctor::Check>& checks) {
+  std::size_t width = 0;
+  for (const auto& c : checks) width = std::max(width, c.id.size());
+  for (const auto& c : checks) {
+    std::string status = doctor::status_name(c.status);
+    status.resize(4, ' ');
+    std::string id = c.id;
+    id.resize(width, ' ');
+    std::cout << "[" << c.layer << "] " << status << "  " << id << "  " << c.observed << "\n";
+    if (c.status == doctor::Status::ok || c.status == doctor::Status::skip) continue;
+    const std::string indent(4 + 4 + 2 + width + 2, ' ');
+    if (!c.meaning.empty()) std::cout << indent << "means: " << c.meaning << "\n";
+    if (!c.decision.empty()) std::cout << indent << "do:    " << c.decision << "\n";
+  }
+  std::cout << summary(checks) << "\n";
 }
 
 void print_json(const std::vector<doctor::Check>& checks) {
@@ -72,6 +110,11 @@ int with_checks(const GlobalOptions& global, Use use) {
 }
 
 int run_doctor(const GlobalOptions& global, DoctorFlags f) {
+  if (f.container.repo.empty() != f.container.image.empty()) {
+    std::cerr << "rediacc-gpu: doctor's container check needs both --repo and --image (got only "
+              << (f.container.repo.empty() ? "--image" : "--repo") << "); give both, or neither for the host checks\n";
+    return kExitUsage;
+  }
   if (!f.container.repo.empty()) {
     auto repo = repo_of(RootFs(global.root), f.container.repo);
     if (!repo) {

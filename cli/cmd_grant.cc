@@ -43,7 +43,15 @@ int run_revoke(const GlobalOptions& global, const GrantFlags& f) {
   auto change = admission::remove_grant(fs, sink, *repo, f.device);
   if (!change) return report_failure(change.error());
   if (change->kind == Change::Kind::unchanged) {
-    std::cout << change->detail << "; nothing to revoke\n";
+    // Idempotent (exit 0), but a mistyped name should not look like success: say what it holds.
+    std::string held;
+    if (auto set = admission::load_grants(fs)) {
+      for (const auto& g : set->grants) {
+        if (g.repo == *repo) held += (held.empty() ? "" : ", ") + g.device;
+      }
+    }
+    std::cout << change->detail << "; nothing to revoke. "
+              << (held.empty() ? "It holds no grant." : "It holds: " + held + ".") << "\n";
   } else {
     std::cout << "revoked " << f.device << " from " << *repo << "\n";
   }
@@ -71,21 +79,28 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
   }
   std::vector<admission::Grant> shown = set->grants;
   std::erase_if(shown, [&](const admission::Grant& g) { return !only.empty() && g.repo != only; });
+  const auto index = cdi::read_spec_index(fs);
   if (f.output == "json") {
     auto list = nlohmann::ordered_json::array();
     for (const auto& g : shown) {
-      list.push_back(
-          {{"repo", g.repo}, {"device", g.device}, {"exclusive", g.exclusive}, {"granted_at", g.granted_at}});
+      auto aliases = nlohmann::ordered_json::array();
+      for (const auto& h : admission::alias_holders(*set, index, g.repo, g.device)) {
+        aliases.push_back({{"repo", h.repo}, {"device", h.alias}});
+      }
+      list.push_back({{"repo", g.repo},
+                      {"device", g.device},
+                      {"exclusive", g.exclusive},
+                      {"granted_at", g.granted_at},
+                      {"same_gpu_also_granted_to", aliases}});
     }
     std::cout << list.dump(2) << "\n";
     return kExitOk;
   }
-  const auto index = cdi::read_spec_index(fs);
   std::vector<std::vector<std::string>> rows;
   for (const auto& g : shown) {
     rows.push_back({g.repo, g.device, g.exclusive ? "yes" : "no", g.granted_at, overlaps(*set, index, g)});
   }
-  std::cout << render_table({"REPO", "DEVICE", "EXCLUSIVE", "GRANTED AT", "SAME DEVICE ALSO GRANTED TO"}, rows);
+  std::cout << render_table({"REPO", "DEVICE", "EXCLUSIVE", "GRANTED AT", "SAME GPU ALSO GRANTED TO"}, rows);
   return kExitOk;
 }
 

@@ -221,7 +221,13 @@ TEST_CASE("grants: the commands as an operator runs them") {
   CHECK((*parsed)[0]["repo"] == "ml");
   CHECK((*parsed)[0]["exclusive"] == true);
   CHECK((*parsed)[0].contains("granted_at"));
+  // Every column the table shows: the aliases too.
+  CHECK((*parsed)[0]["same_gpu_also_granted_to"] ==
+        nlohmann::json::parse(R"([{"repo":"web","device":"nvidia.com/gpu=all"}])"));
   auto revoke = run_tool({"revoke", "ml", "--device", "nvidia.com/gpu=1", "--root", root.str()});
   CHECK(revoke.exit_code == 0);
-  CHECK_THAT(revoke.out, Catch::Contains("nothing to revoke"));
+  CHECK(revoke.out ==
+        "repository \"ml\" holds no grant for nvidia.com/gpu=1; nothing to revoke. It holds: nvidia.com/gpu=0.\n");
+  auto none = run_tool({"revoke", "db", "--device", "nvidia.com/gpu=1", "--root", root.str()});
+  CHECK_THAT(none.out, Catch::EndsWith("It holds no grant.\n"));
 }

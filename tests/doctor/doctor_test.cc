@@ -63,6 +63,25 @@ void expect(const Doctor& d, const std::string& id, int layer, const std::string
 
 }  // namespace
 
+TEST_CASE("doctor: the table's last line sums up, naming the first failing layer") {
+  FixtureRoot root;
+  healthy_nvidia(root);
+  fs::remove(root.host("/dev/nvidia0"));
+  auto r = run_tool({"doctor", "--root", root.str()});
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Catch::Matches("(.|\n)*\n1 failed, 0 warnings; first failing layer: 2 device nodes\n"));
+}
+
+TEST_CASE("doctor: the container check needs both --repo and --image; one alone is a usage error") {
+  FixtureRoot root;
+  healthy_nvidia(root);
+  auto only_repo = run_tool({"doctor", "--root", root.str(), "--repo", "web"});
+  CHECK(only_repo.exit_code == 2);
+  CHECK_THAT(only_repo.err, Catch::Contains("needs both --repo and --image (got only --repo)"));
+  auto only_image = run_tool({"doctor", "--root", root.str(), "--image", "busybox"});
+  CHECK(only_image.exit_code == 2);
+}
+
 TEST_CASE("doctor: a healthy NVIDIA machine passes every check, each with what it saw") {
   FixtureRoot root;
   healthy_nvidia(root);
@@ -77,7 +96,9 @@ TEST_CASE("doctor: a healthy NVIDIA machine passes every check, each with what i
   }
   auto table = run_tool({"doctor", "--root", root.str()});
   CHECK(table.exit_code == 0);
-  CHECK_THAT(table.out, Catch::Contains("[1] ok  nvidia-driver: NVIDIA kernel module 550.54.15"));
+  CHECK_THAT(table.out,
+             Catch::Matches("(.|\n)*\n\\[1\\] ok    nvidia-driver +NVIDIA kernel module 550.54.15\n(.|\n)*"));
+  CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nall [0-9]+ checks passed\n"));
 }
 
 TEST_CASE("doctor: each broken link fails or warns at its layer, with the decision that fixes it") {
