@@ -25,6 +25,7 @@ struct Command {
   const char* name;
   const char* summary;
   Runner (*attach)(CLI::App& sub, GlobalOptions& global);
+  const char* examples;  ///< commands an operator can paste, one per line; the end of --help
 };
 
 /// Prints the error as the one line a user sees and returns kExitFailure.

@@ -13,20 +13,56 @@ namespace rgpu::cli {
 namespace {
 
 constexpr Command kCommands[] = {
-    {"setup", "Make this machine ready: probe, NVIDIA toolkit and spec, our specs, units, inventory.", attach_setup},
-    {"probe", "Find this machine's GPUs and write /etc/rediacc/gpu/inventory.json.", attach_probe},
-    {"list", "Show the GPUs of the recorded inventory and their grantable CDI names.", attach_list},
-    {"cdi", "Generate rediacc.io CDI specs, or list every CDI name of this machine.", attach_cdi},
-    {"grant", "Grant one exact CDI name to one repository.", attach_grant},
-    {"revoke", "Revoke a repository's grant of a CDI name.", attach_revoke},
-    {"grants", "List the grants in force, with names that reach the same device.", attach_grants},
-    {"admit", "Decide one Docker API request (AuthZPlugin.AuthZReq on stdin) for a repository.", attach_admit},
-    {"doctor", "Check the chain from driver to container, layer by layer, and say what to do.", attach_doctor},
-    {"metrics", "Write the doctor's findings and GPU counts for node_exporter's textfile collector.", attach_metrics},
+    {"setup", "Make this machine ready: probe, NVIDIA toolkit and spec, our specs, units, inventory.", attach_setup,
+     "rediacc-gpu setup\n"
+     "rediacc-gpu setup --install-nvidia-toolkit=false --dry-run\n"
+     "rediacc-gpu setup -o json | jq .changed"},
+    {"probe", "Find this machine's GPUs and write /etc/rediacc/gpu/inventory.json.", attach_probe,
+     "rediacc-gpu probe\n"
+     "rediacc-gpu probe --root /srv/images/gpu-node"},
+    {"list", "Show the GPUs of the recorded inventory and their grantable CDI names.", attach_list,
+     "rediacc-gpu list\n"
+     "rediacc-gpu list -o json | jq '.gpus[].name'"},
+    {"cdi", "Generate rediacc.io CDI specs, or list every CDI name of this machine.", attach_cdi,
+     "rediacc-gpu cdi list\n"
+     "rediacc-gpu cdi generate"},
+    {"grant", "Grant one exact CDI name to one repository.", attach_grant,
+     "rediacc-gpu grant team-a --device nvidia.com/gpu=0\n"
+     "rediacc-gpu grant ml --device rediacc.io/amd=gpu1 --exclusive"},
+    {"revoke", "Revoke a repository's grant of a CDI name.", attach_revoke,
+     "rediacc-gpu revoke team-a --device nvidia.com/gpu=0"},
+    {"grants", "List the grants in force, with names that reach the same GPU.", attach_grants,
+     "rediacc-gpu grants\n"
+     "rediacc-gpu grants team-a -o json"},
+    {"admit", "Decide one Docker API request (AuthZPlugin.AuthZReq on stdin) for a repository.", attach_admit,
+     "rediacc-gpu admit --repo team-a < authz-request.json\n"
+     "rediacc-gpu admit --repo team-a --jsonl < requests.jsonl"},
+    {"doctor", "Check the chain from driver to container, layer by layer, and say what to do.", attach_doctor,
+     "rediacc-gpu doctor\n"
+     "rediacc-gpu doctor --repo team-a --image nvidia/cuda:12.4.1-base-ubuntu22.04 "
+     "--docker-host unix:///run/team-a/docker.sock"},
+    {"metrics", "Write the doctor's findings and GPU counts for node_exporter's textfile collector.", attach_metrics,
+     "rediacc-gpu metrics --textfile /var/lib/prometheus/node-exporter/rediacc-gpu.prom"},
     {"authz-plugin", "Serve a repository's dockerd as its authorization plugin (--authorization-plugin).",
-     attach_authz_plugin},
-    {"completion", "Print the bash completion script: source <(rediacc-gpu completion bash).", attach_completion},
+     attach_authz_plugin,
+     "systemctl enable --now rediacc-gpu-authz@team-a.socket\n"
+     "rediacc-gpu authz-plugin --repo team-a --socket /run/docker/plugins/rediacc-gpu-team-a.sock"},
+    {"completion", "Print the bash completion script: source <(rediacc-gpu completion bash).", attach_completion,
+     "source <(rediacc-gpu completion bash)\n"
+     "autoload -U bashcompinit && bashcompinit && source <(rediacc-gpu completion bash)   # zsh"},
 };
+
+// "Examples:" then each command indented, as the last lines of a subcommand's --help.
+std::string examples_footer(const char* examples) {
+  std::string out = "\nExamples:\n";
+  std::string_view rest = examples;
+  while (!rest.empty()) {
+    const auto nl = rest.find('\n');
+    out += "  " + std::string(rest.substr(0, nl)) + "\n";
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+  }
+  return out;
+}
 
 // The first word that is not an option (or --root's value): the subcommand the user meant.
 std::optional<std::string> command_word(int argc, char** argv) {
@@ -74,6 +110,7 @@ int run(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, Runner>> runners;
   for (const auto& cmd : kCommands) {
     CLI::App* sub = app.add_subcommand(cmd.name, cmd.summary);
+    sub->footer(examples_footer(cmd.examples));
     runners.emplace_back(sub, cmd.attach(*sub, global));
   }
   if (auto unknown = unknown_command(argc, argv)) {

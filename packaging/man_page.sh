@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes rediacc-gpu.1 from the binary's own --help texts: help2man renders the top-level help,
-# and a COMMANDS section is added with every subcommand's --help (nested ones too), so the man
-# page cannot drift from the options the binary has.
+# a COMMANDS section is added with every subcommand's --help (nested ones too), and an EXAMPLES
+# section with each subcommand's examples, so the man page cannot drift from the binary.
 # Usage: packaging/man_page.sh BINARY OUTPUT
 set -euo pipefail
 bin=$1 out=$2
@@ -34,9 +34,20 @@ section() {
   for sub in $(subcommands <<<"$help"); do section "$path $sub"; done
 }
 
+# Every subcommand's "Examples:" block, as the man page's EXAMPLES section.
+examples() {
+  local sub
+  printf '[EXAMPLES]\n.nf\n'
+  for sub in $("$bin" --help | subcommands); do
+    "$bin" "$sub" --help | awk '/^Examples:/ {on = 1; next} on && /^  / {sub(/^  /, ""); print}' | roff
+  done
+  printf '.fi\n'
+}
+
 {
   printf '[COMMANDS]\n'
   for sub in $("$bin" --help | subcommands); do section "$sub"; done
+  examples
   cat "$here/man_extra.h2m"
 } >"$work/include.h2m"
 

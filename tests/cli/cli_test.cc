@@ -39,6 +39,19 @@ TEST_CASE("cli: usage errors exit 2") {
   CHECK_THAT(r.err, Catch::Contains("/definitely/not/here"));
 }
 
+TEST_CASE("cli: every subcommand's --help ends with examples an operator can paste") {
+  const auto top = run_tool({"--help"});
+  for (const char* sub : {"setup", "probe", "list", "cdi", "grant", "revoke", "grants", "admit", "doctor", "metrics",
+                          "authz-plugin", "completion"}) {
+    INFO(sub);
+    const auto help = run_tool({sub, "--help"}).out;
+    const auto at = help.find("\nExamples:\n  ");
+    REQUIRE(at != std::string::npos);
+    CHECK_THAT(help.substr(at), Catch::Matches("\nExamples:\n(  [^\n]+\n)+\n*"));
+    CHECK(help.find(std::string("rediacc-gpu ") + sub, at) != std::string::npos);
+  }
+}
+
 TEST_CASE("cli: a mistyped command gets a suggestion, and usage errors read like every other error") {
   auto typo = run_tool({"lst"});
   CHECK(typo.exit_code == 2);

@@ -23,6 +23,9 @@ snapshot >"$work/before"
 dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -i failed"; }
 version=$(/usr/bin/rediacc-gpu --version)
 [[ $version == "rediacc-gpu $(dpkg-deb -f "$deb" Version)"* ]] || fail "--version says '$version'"
+zcat /usr/share/man/man1/rediacc-gpu.1.gz | grep -q '^\.SH EXAMPLES' || fail "the man page has no EXAMPLES section"
+zcat /usr/share/man/man1/rediacc-gpu.1.gz | grep -q 'rediacc\\-gpu grant team\\-a' ||
+  fail "the man page's EXAMPLES lack the subcommands' examples"
 for f in /lib/systemd/system/rediacc-gpu-refresh.service /lib/systemd/system/rediacc-gpu-authz@.socket \
   /lib/systemd/system/rediacc-gpu-authz@.service /lib/udev/rules.d/90-rediacc-gpu.rules \
   /usr/share/man/man1/rediacc-gpu.1.gz /usr/share/bash-completion/completions/rediacc-gpu; do
