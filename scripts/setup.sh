@@ -19,14 +19,14 @@ BUILD_DEPS=(
 # brings systemd-analyze, which verifies the units setup writes; docker.io is the real dockerd
 # behind the authorization plugin; prometheus brings promtool, which checks our metrics;
 # shellcheck, lintian, cloud-init, ansible-core and ansible-lint check what contrib/ and the
-# package ship (python3-apt lets Ansible's apt module install the .deb); golang-go and dockerd's own
+# package ship (zsh runs the completion script through bashcompinit; clang builds it all once more) (python3-apt lets Ansible's apt module install the .deb); golang-go and dockerd's own
 # Go source build the oracle the gate is fuzzed against; debootstrap makes the Debian 13 root whose
 # Docker 26 injects CDI devices (scripts/docker26-root.sh).
 TEST_DEPS=(
   git catch2 clang clang-format pciutils libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
   podman runc busybox-static systemd docker.io prometheus shellcheck lintian
-  cloud-init python3-yaml ansible-core ansible-lint python3-apt
+  cloud-init python3-yaml ansible-core ansible-lint python3-apt zsh
   golang-go golang-github-docker-docker-dev debootstrap
 )
 

@@ -11,12 +11,27 @@ using namespace rgpu::test;
 
 namespace {
 
+// What bash hands a completion function for `line` with the cursor at its end: the line and the
+// point, and the words split as readline splits them, at spaces and at each of = and : (the
+// default COMP_WORDBREAKS), which stand as words of their own.
+std::string comp_function() {
+  return "comp() {\n"
+         "  COMP_LINE=$1; COMP_POINT=${#1}; COMP_WORDS=()\n"
+         "  local rest=$1 w=''\n"
+         "  while [[ -n $rest ]]; do\n"
+         "    local c=${rest:0:1}; rest=${rest:1}\n"
+         "    if [[ $c == ' ' ]]; then [[ -n $w ]] && COMP_WORDS+=(\"$w\"); w=''\n"
+         "    elif [[ $c == [=:] ]]; then [[ -n $w ]] && COMP_WORDS+=(\"$w\"); COMP_WORDS+=(\"$c\"); w=''\n"
+         "    else w+=$c; fi\n"
+         "  done\n"
+         "  COMP_WORDS+=(\"$w\")\n"
+         "  COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _rediacc_gpu; echo \"${COMPREPLY[*]}\"\n"
+         "}\n";
+}
+
 // One line per completion request: what COMPREPLY holds after TAB at the end of `line`.
 std::string complete(const FixtureRoot& bin, const std::vector<std::string>& lines) {
-  std::string script =
-      "source <(rediacc-gpu completion bash)\n"
-      "comp() { read -ra COMP_WORDS <<<\"$1\"; [[ $1 == *' ' ]] && COMP_WORDS+=(''); "
-      "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _rediacc_gpu; echo \"${COMPREPLY[*]}\"; }\n";
+  std::string script = "source <(rediacc-gpu completion bash)\n" + comp_function();
   for (const auto& l : lines) script += "comp '" + l + "'\n";
   auto r = run_program("/bin/bash", {"-c", script}, "", {{"PATH", bin.host("/bin").string() + ":/usr/bin:/bin"}});
   REQUIRE(r.exit_code == 0);
@@ -31,6 +46,8 @@ TEST_CASE("completion: bash completes commands, options, fixed values and the ma
   std::filesystem::create_symlink(tool_path(), bin.host("/bin/rediacc-gpu"));
   FixtureRoot machine;
   wsl2_nvidia(machine);
+  machine.write("/etc/cdi/mig.yaml", "cdiVersion: 0.5.0\nkind: nvidia.com/mig\ndevices:\n- name: \"0:1\"\n"
+                                     "  containerEdits:\n    env: [A=1]\n");
 
   auto out = complete(bin, {
                                "rediacc-gpu gr",
@@ -41,6 +58,12 @@ TEST_CASE("completion: bash completes commands, options, fixed values and the ma
                                "rediacc-gpu --root " + machine.str() + " grant team-a --device ",
                                "rediacc-gpu grant team-a --root " + machine.str() + " --device nv",
                                "rediacc-gpu setup --repo-daemon-unit x --dry-run --ro",
+                               // After = and :, bash replaces only what follows them.
+                               "rediacc-gpu grant t --root " + machine.str() + " --device nvidia.com/gpu=",
+                               "rediacc-gpu grant t --root " + machine.str() + " --device nvidia.com/gpu=a",
+                               "rediacc-gpu grant t --root=" + machine.str() + " --device=nv",
+                               "rediacc-gpu grant t --root " + machine.str() + " --device nvidia.com/mig=0:",
+                               "rediacc-gpu list --output=j",
                            });
   CHECK(out ==
         "grant grants\n"
@@ -48,9 +71,38 @@ TEST_CASE("completion: bash completes commands, options, fixed values and the ma
         "table json\n"
         "auto true false\n"
         "--dry-run\n"
-        "nvidia.com/gpu=all\n"
-        "nvidia.com/gpu=all\n"
-        "--root\n");
+        "nvidia.com/gpu=all nvidia.com/mig=0:1\n"
+        "nvidia.com/gpu=all nvidia.com/mig=0:1\n"
+        "--root\n"
+        "all\n"
+        "all\n"
+        "nvidia.com/gpu=all nvidia.com/mig=0:1\n"
+        "1\n"
+        "json\n");
+}
+
+TEST_CASE("completion: zsh completes through bashcompinit with the same script") {
+  FixtureRoot bin;
+  bin.mkdir("/bin");
+  std::filesystem::create_symlink(tool_path(), bin.host("/bin/rediacc-gpu"));
+  FixtureRoot machine;
+  wsl2_nvidia(machine);
+  std::string script =
+      "autoload -U compinit bashcompinit && compinit -u -D && bashcompinit\n"
+      "source <(rediacc-gpu completion bash)\n"
+      "comp() { COMP_LINE=$1; COMP_POINT=${#1}; COMPREPLY=(); _rediacc_gpu; echo \"${COMPREPLY[*]}\"; }\n"
+      "comp 'rediacc-gpu gr'\n"
+      "comp 'rediacc-gpu list -o '\n"
+      "comp 'rediacc-gpu grant t --root " +
+      machine.str() +
+      " --device nvidia.com/gpu='\n"
+      "comp 'rediacc-gpu setup --dr'\n";
+  auto r = run_program("/usr/bin/zsh", {"-f", "-c", script}, "",
+                       {{"PATH", bin.host("/bin").string() + ":/usr/bin:/bin"}, {"HOME", bin.str()}});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // zsh keeps nvidia.com/gpu=… one word, so the whole name is offered.
+  CHECK(r.out == "grant grants\ntable json\nnvidia.com/gpu=all\n--dry-run\n");
 }
 
 TEST_CASE("completion: the script is shellcheck clean and only bash is offered") {
