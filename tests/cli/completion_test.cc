@@ -46,8 +46,9 @@ TEST_CASE("completion: bash completes commands, options, fixed values and the ma
   std::filesystem::create_symlink(tool_path(), bin.host("/bin/rediacc-gpu"));
   FixtureRoot machine;
   wsl2_nvidia(machine);
-  machine.write("/etc/cdi/mig.yaml", "cdiVersion: 0.5.0\nkind: nvidia.com/mig\ndevices:\n- name: \"0:1\"\n"
-                                     "  containerEdits:\n    env: [A=1]\n");
+  machine.write("/etc/cdi/mig.yaml",
+                "cdiVersion: 0.5.0\nkind: nvidia.com/mig\ndevices:\n- name: \"0:1\"\n"
+                "  containerEdits:\n    env: [A=1]\n");
 
   auto out = complete(bin, {
                                "rediacc-gpu gr",
