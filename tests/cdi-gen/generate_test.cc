@@ -7,6 +7,7 @@
 #include "tests/support/cdi_schema.h"
 #include "tests/support/machine_builder.h"
 #include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
 
 using namespace rgpu;
 using namespace rgpu::test;
@@ -119,6 +120,26 @@ TEST_CASE("cdi generate: every spec validates against the official CDI schema") 
       CHECK(cdi::minimum_cdi_version(*spec) == "0.3.0");
     }
   }
+}
+
+TEST_CASE("inventory schema: every machine's inventory, probed and after setup, validates against the schema") {
+  for (const auto& machine : named_machines()) {
+    FixtureRoot root;
+    machine.build(root);
+    INFO(machine.name);
+    REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
+    auto probed = nlohmann::json::parse(root.read("/etc/rediacc/gpu/inventory.json"));
+    std::string errors;
+    for (const auto& e : inventory_schema_errors(probed)) errors += e + "\n";
+    CHECK(errors == "");
+    REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
+    CHECK(inventory_schema_errors(nlohmann::json::parse(root.read("/etc/rediacc/gpu/inventory.json"))).empty());
+  }
+  // And the validator does refuse what breaks it.
+  CHECK_FALSE(inventory_schema_errors(
+                  nlohmann::json::parse(R"({"schema":1,"generated_at":"x","hostname":null,"platform":"native",)"
+                                        R"("gpus":[{"memory_bytes":0}],"cdi_devices":[]})"))
+                  .empty());
 }
 
 TEST_CASE("cdi schema: the validator does catch a spec that breaks the schema") {

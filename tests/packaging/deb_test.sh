@@ -15,7 +15,7 @@ done
 
 remove_if_installed
 # Everything under the directories the package touches, before it comes and after it goes.
-snapshot() { find /usr/bin /usr/sbin /lib/systemd/system /lib/udev/rules.d /usr/share/man/man1 /usr/share/doc \
+snapshot() { find /usr/bin /usr/sbin /lib/systemd/system /lib/udev/rules.d /usr/share/man/man1 /usr/share/doc /usr/share/rediacc-gpu \
   /usr/share/bash-completion/completions /usr/share/lintian/overrides /etc /var/lib/dpkg/info \
   -path /etc/ld.so.cache -prune -o -print 2>/dev/null | sort; }
 snapshot >"$work/before"
@@ -24,6 +24,8 @@ dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg 
 version=$(/usr/bin/rediacc-gpu --version)
 [[ $version == "rediacc-gpu $(dpkg-deb -f "$deb" Version)"* ]] || fail "--version says '$version'"
 zcat /usr/share/man/man1/rediacc-gpu.1.gz | grep -q '^\.SH EXAMPLES' || fail "the man page has no EXAMPLES section"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' /usr/share/rediacc-gpu/inventory.schema.json ||
+  fail "the package does not ship the inventory's JSON Schema"
 zcat /usr/share/man/man1/rediacc-gpu.1.gz | grep -q 'rediacc\\-gpu grant team\\-a' ||
   fail "the man page's EXAMPLES lack the subcommands' examples"
 for f in /lib/systemd/system/rediacc-gpu-refresh.service /lib/systemd/system/rediacc-gpu-authz@.socket \

@@ -35,14 +35,29 @@ const valijson::Schema& cdi_schema() {
   return schema;
 }
 
-}  // namespace
+const valijson::Schema& inventory_schema() {
+  static const nlohmann::json root = [] {
+    std::ifstream in(std::string(RGPU_SOURCE_DIR) + "/docs/inventory.schema.json");
+    if (!in) throw std::runtime_error("docs/inventory.schema.json is missing");
+    return nlohmann::json::parse(in);
+  }();
+  static valijson::Schema schema;
+  static bool parsed = false;
+  if (!parsed) {
+    valijson::SchemaParser parser;
+    valijson::adapters::NlohmannJsonAdapter adapter(root);
+    parser.populateSchema(adapter, schema);
+    parsed = true;
+  }
+  return schema;
+}
 
-std::vector<std::string> cdi_schema_errors(const nlohmann::json& spec) {
+std::vector<std::string> errors_of(const valijson::Schema& schema, const nlohmann::json& doc) {
   valijson::Validator validator;
   valijson::ValidationResults results;
-  valijson::adapters::NlohmannJsonAdapter target(spec);
+  valijson::adapters::NlohmannJsonAdapter target(doc);
   std::vector<std::string> errors;
-  if (validator.validate(cdi_schema(), target, &results)) return errors;
+  if (validator.validate(schema, target, &results)) return errors;
   valijson::ValidationResults::Error error;
   while (results.popError(error)) {
     std::string where;
@@ -50,6 +65,14 @@ std::vector<std::string> cdi_schema_errors(const nlohmann::json& spec) {
     errors.push_back(where + ": " + error.description);
   }
   return errors;
+}
+
+}  // namespace
+
+std::vector<std::string> cdi_schema_errors(const nlohmann::json& spec) { return errors_of(cdi_schema(), spec); }
+
+std::vector<std::string> inventory_schema_errors(const nlohmann::json& inventory) {
+  return errors_of(inventory_schema(), inventory);
 }
 
 }  // namespace rgpu::test

@@ -15,4 +15,7 @@ inline constexpr const char* kCdiSchemaDir =
 /// Every violation of the CDI schema in `spec`, empty when it validates.
 std::vector<std::string> cdi_schema_errors(const nlohmann::json& spec);
 
+/// Every violation of our inventory schema (docs/inventory.schema.json) in `inventory`.
+std::vector<std::string> inventory_schema_errors(const nlohmann::json& inventory);
+
 }  // namespace rgpu::test
