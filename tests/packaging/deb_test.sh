@@ -15,7 +15,7 @@ done
 
 remove_if_installed
 # Everything under the directories the package touches, before it comes and after it goes.
-snapshot() { find /usr/bin /usr/sbin /lib/systemd/system /lib/udev/rules.d /usr/share/man/man1 /usr/share/doc /usr/share/rediacc-gpu \
+snapshot() { find /usr/bin /usr/sbin /lib/systemd/system /lib/udev/rules.d /usr/share/man/man1 /usr/share/doc \
   /usr/share/bash-completion/completions /usr/share/lintian/overrides /etc /var/lib/dpkg/info \
   -path /etc/ld.so.cache -prune -o -print 2>/dev/null | sort; }
 snapshot >"$work/before"
