@@ -29,8 +29,11 @@ std::string table(const probe::Inventory& inv) {
   const std::string age = age_of(inv);
   std::vector<std::vector<std::string>> rows;
   for (const auto& g : inv.gpus) {
-    rows.push_back({g.pci_address.value_or("-"), g.name, g.driver_version.value_or("unknown"),
-                    human_bytes(g.memory_bytes), probe::to_string(g.platform), age, joined(g.cdi_devices)});
+    // "i915 6.1.0-28-amd64"; under WSL2 the Windows driver has no Linux module, only a version.
+    const std::string driver =
+        g.driver ? *g.driver + " " + g.driver_version.value_or("(version unknown)") : g.driver_version.value_or("none");
+    rows.push_back({g.pci_address.value_or("-"), g.name, driver, human_bytes(g.memory_bytes),
+                    probe::to_string(g.platform), age, joined(g.cdi_devices)});
   }
   std::string out = render_table({"PCI ADDRESS", "NAME", "DRIVER", "MEMORY", "PLATFORM", "AGE", "CDI DEVICES"}, rows);
   if (inv.gpus.empty()) out += "(no GPU found; inventory made " + age + ")\n";

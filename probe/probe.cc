@@ -4,6 +4,7 @@
 #include "probe/drm_nodes.h"
 #include "probe/drm_version_backend.h"
 #include "probe/gpu_filter.h"
+#include "probe/module_version_backend.h"
 #include "probe/nvidia_backend.h"
 #include "probe/pci_scan.h"
 
@@ -53,6 +54,7 @@ std::vector<std::unique_ptr<Backend>> native_backends() {
   std::vector<std::unique_ptr<Backend>> out;
   out.push_back(std::make_unique<AmdBackend>());
   out.push_back(std::make_unique<NvidiaBackend>());
+  out.push_back(std::make_unique<ModuleVersionBackend>());
   out.push_back(std::make_unique<DrmVersionBackend>());
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "core/structured_text.h"
 #include "core/time_text.h"
@@ -69,6 +70,23 @@ TEST_CASE("cli: a mistyped command gets a suggestion, and usage errors read like
              Catch::Contains("Usage: rediacc-gpu list") && !Catch::Contains(tool_path()));
 }
 
+TEST_CASE("cli: list names each GPU's driver and version; an in-tree driver's is the kernel's release") {
+  FixtureRoot root;
+  intel_discrete(root);
+  root.write("/proc/sys/kernel/osrelease", "6.1.0-28-amd64\n");
+  root.mkdir("/sys/module/i915");  // in-tree: no version file
+  REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
+  auto r = run_tool({"list", "--root", root.str()});
+  CHECK_THAT(r.out, Catch::Contains("i915 6.1.0-28-amd64"));
+  auto inv = nlohmann::json::parse(root.read("/etc/rediacc/gpu/inventory.json"));
+  CHECK(inv["gpus"][0]["driver_version"] == "6.1.0-28-amd64");
+
+  // An out-of-tree module says its own version.
+  root.write("/sys/module/i915/version", "1.2.3\n");
+  REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
+  CHECK_THAT(run_tool({"list", "--root", root.str()}).out, Catch::Contains("i915 1.2.3"));
+}
+
 TEST_CASE("cli: probe writes the inventory and prints a line per GPU") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
@@ -106,7 +124,7 @@ TEST_CASE("cli: list shows name, driver, memory, platform, age and CDI names") {
   auto r = run_tool({"list", "--root", root.str()});
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("PCI ADDRESS") && Catch::Contains("CDI DEVICES"));
-  CHECK_THAT(r.out, Catch::Contains("NVIDIA H100 80GB HBM3  550.54.15  79.6 GiB  native    just now"));
+  CHECK_THAT(r.out, Catch::Contains("NVIDIA H100 80GB HBM3  nvidia 550.54.15  79.6 GiB  native    just now"));
   CHECK_THAT(
       r.out,
       Catch::Contains("nvidia.com/gpu=1, nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555, nvidia.com/gpu=all"));
