@@ -70,7 +70,7 @@ TEST_CASE("cli: a mistyped command gets a suggestion, and usage errors read like
              Catch::Contains("Usage: rediacc-gpu list") && !Catch::Contains(tool_path()));
 }
 
-TEST_CASE("cli: list names each GPU's driver and version; an in-tree driver's is the kernel's release") {
+TEST_CASE("cli: list names each GPU's driver and version, an in-tree driver's being the kernel's release") {
   FixtureRoot root;
   intel_discrete(root);
   root.write("/proc/sys/kernel/osrelease", "6.1.0-28-amd64\n");

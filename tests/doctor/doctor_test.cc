@@ -72,7 +72,7 @@ TEST_CASE("doctor: the table's last line sums up, naming the first failing layer
   CHECK_THAT(r.out, Catch::Matches("(.|\n)*\n1 failed, 0 warnings; first failing layer: 2 device nodes\n"));
 }
 
-TEST_CASE("doctor: the container check needs both --repo and --image; one alone is a usage error") {
+TEST_CASE("doctor: the container check needs both --repo and --image, one alone is a usage error") {
   FixtureRoot root;
   healthy_nvidia(root);
   auto only_repo = run_tool({"doctor", "--root", root.str(), "--repo", "web"});

@@ -24,7 +24,7 @@ grep -q "/usr/lib/wsl/lib is missing" "$work/out" || { cat "$work/out" >&2; fail
 bash "$bootstrap" --deb "$deb" --install-nvidia-toolkit=false --root "$work/wsl" >"$work/out" 2>&1 ||
   { cat "$work/out" >&2; fail "bootstrap failed on the WSL2 fixture"; }
 grep -q "platform wsl" "$work/out" || { cat "$work/out" >&2; fail "setup did not find the WSL2 GPU"; }
-grep -Eq "NVIDIA GeForce RTX 4080 Laptop GPU +[0-9.]+ +12.0 GiB +wsl .*nvidia.com/gpu=all" "$work/out" ||
+grep -Eq "NVIDIA GeForce RTX 4080 Laptop GPU +dxgkrnl [0-9.]+ +12.0 GiB +wsl .*nvidia.com/gpu=all" "$work/out" ||
   { cat "$work/out" >&2; fail "list did not show the WSL2 GPU"; }
 dpkg-query -W -f '${Status}' rediacc-gpu | grep -q "install ok installed" || fail "the package is not installed"
 [[ -s $work/wsl/etc/rediacc/gpu/inventory.json ]] || fail "no inventory in the WSL2 fixture"
