@@ -171,7 +171,17 @@ void check_env(const std::vector<std::string>& env, const std::string& what) {
   }
 }
 
-std::vector<std::string> decode_edits(const YAML::Node& n, const std::string& what, int& at_least) {
+// A containerEdits block as decoded: the host nodes it maps, and whether it edits anything at all
+// (a device's edits must; the spec's may be empty).
+struct Edits {
+  std::vector<std::string> nodes;
+  bool empty = true;
+};
+
+// True for a list field that holds at least one entry, or any other non-null value (intelRdt).
+bool present(const YAML::Node& n) { return !is_null(n) && (!n.IsSequence() || n.size() > 0); }
+
+Edits decode_edits(const YAML::Node& n, const std::string& what, int& at_least) {
   const auto f =
       fields_of(n, what, {"env", "deviceNodes", "hooks", "mounts", "intelRdt", "additionalGids", "netDevices"});
   check_env(as_strings(get(f, "env"), "env"), what);
@@ -262,19 +272,11 @@ std::vector<std::string> decode_edits(const YAML::Node& n, const std::string& wh
     if (net.size() > 0) need(at_least, 110);
   }
   std::sort(nodes.begin(), nodes.end());
-  return nodes;
-}
-
-bool edits_empty(const YAML::Node& n) {
-  if (is_null(n) || !n.IsMap()) return true;
-  for (const auto& kv : n) {
-    const std::string key = lower(kv.first.Scalar());
-    if (key == "env" || key == "devicenodes" || key == "hooks" || key == "mounts" || key == "intelrdt" ||
-        key == "additionalgids" || key == "netdevices") {
-      if (!is_null(kv.second) && (!kv.second.IsSequence() || kv.second.size() > 0)) return false;
-    }
+  bool empty = true;
+  for (const char* field : {"env", "deviceNodes", "hooks", "mounts", "intelRdt", "additionalGids", "netDevices"}) {
+    if (present(get(f, field))) empty = false;
   }
-  return true;
+  return {nodes, empty};
 }
 
 void check_annotations(const YAML::Node& n, const std::string& what, int& at_least) {
@@ -316,8 +318,9 @@ std::vector<IndexedDevice> decode(const YAML::Node& root, const std::string& whe
     const std::string what = "device \"" + name + "\"";
     check_annotations(get(df, "annotations"), what, at_least);
     if (std::isdigit(static_cast<unsigned char>(name[0]))) need(at_least, 50);
-    if (edits_empty(get(df, "containerEdits"))) throw Bad{"gives " + what + " no containerEdits"};
-    out.push_back({kind + "=" + name, where, decode_edits(get(df, "containerEdits"), what, at_least)});
+    auto edits = decode_edits(get(df, "containerEdits"), what, at_least);
+    if (edits.empty) throw Bad{"gives " + what + " no containerEdits"};
+    out.push_back({kind + "=" + name, where, std::move(edits.nodes)});
   }
   if (declared < at_least)
     throw Bad{"declares cdiVersion " + version + " but uses what " + version_text(at_least) +

@@ -1,13 +1,15 @@
 #include "probe/module_version_backend.h"
 
+#include "probe/sysfs_parsers.h"
+
 namespace rgpu::probe {
 namespace {
 
+// A one-line attribute (a module's version, the kernel release), trimmed; nothing when absent.
 std::optional<std::string> first_line(const RootFs& fs, const std::string& path) {
   auto text = fs.read_optional(path);
   if (!text || !*text) return std::nullopt;
-  std::string line = (*text)->substr(0, (*text)->find('\n'));
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+  std::string line = trim(**text);
   return line.empty() ? std::nullopt : std::optional<std::string>(line);
 }
 
