@@ -36,6 +36,8 @@ class Docker26 {
   /// The plugin's name, as dockerd's refusals quote it.
   const std::string& plugin_name() const { return plugin_name_; }
   std::string plugin_log() const;
+  /// Writes `text` to `path` inside the chroot, whose /run is this daemon's own tmpfs.
+  void write_file(const std::string& path, const std::string& text) const;
   std::string daemon_log() const;
   /// The chroot's root, where /run/docker.sock is the daemon's socket.
   const std::string& root() const { return root_; }
