@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/in_root_open.h"
 #include "core/result.h"
 
 namespace rgpu {
@@ -22,6 +24,11 @@ struct DeviceNumber {
   unsigned minor = 0;
 };
 
+class RootDir;
+
+/// Machine paths are resolved by the kernel beneath a directory fd of the root (openat2 with
+/// RESOLVE_IN_ROOT) and, where it cannot (an older kernel, a loop, a /proc magic link, a missing
+/// component), by walking the path in user space with the same rules.
 class RootFs {
  public:
   /// `root` is a host directory; machine paths ("/sys/...") are resolved beneath it.
@@ -58,10 +65,57 @@ class RootFs {
   /// Device numbers of a character device; absent when the path is not one.
   std::optional<DeviceNumber> char_device(std::string_view machine_path) const;
 
+  /// A directory held open, to read the files in it by name without resolving its path again
+  /// (a PCI device's attributes). The error says why it cannot be opened; ENOENT when absent.
+  Result<RootDir> open_dir(std::string_view machine_path) const;
+
+  /// The walk in user space that `resolve` falls back on; public so a test can hold the
+  /// kernel's answer against it.
+  Result<std::string> walk(std::string_view machine_path, std::vector<std::string>* links = nullptr) const;
+
  private:
+  friend class RootDir;
+  /// Opens a machine path with `flags`; the error is errno's sentence about `verb` the host path.
+  Result<UniqueFd> open(std::string_view machine_path, int flags, const char* verb) const;
+  /// The machine path of what an open fd beneath the root is, read back from /proc/self/fd.
+  std::optional<std::string> machine_path_of(int fd) const;
+
   std::filesystem::path root_;
   bool host_root_ = false;
+  std::shared_ptr<const UniqueFd> root_fd_;  // shared: a RootFs is copied freely
+  std::string canonical_root_;               // the root's host path with its links resolved
 };
+
+/// A directory of the machine, open; its files are read by name relative to it. A name that is
+/// itself a link is followed from the root like any machine path.
+class RootDir {
+ public:
+  /// The machine path it was opened by.
+  const std::string& path() const { return path_; }
+
+  /// The machine path it is, every link followed; absent when the kernel cannot say (no /proc).
+  std::optional<std::string> resolved_path() const;
+
+  /// Whole contents of the file `name` in this directory.
+  Result<std::string> read_file(std::string_view name) const;
+
+  /// As RootFs::read_optional, for the file `name` in this directory.
+  Result<std::optional<std::string>> read_optional(std::string_view name) const;
+
+  /// Last component of where the link `name` points ("amdgpu" for driver ->
+  /// ../../../bus/pci/drivers/amdgpu); absent when `name` is missing or no link.
+  std::optional<std::string> link_base_name(std::string_view name) const;
+
+ private:
+  friend class RootFs;
+  RootDir(const RootFs& fs, std::string path, UniqueFd fd) : fs_(&fs), path_(std::move(path)), fd_(std::move(fd)) {}
+  const RootFs* fs_;
+  std::string path_;
+  UniqueFd fd_;
+};
+
+/// A file's text with surrounding white space trimmed, absent when it does not exist.
+Result<std::optional<std::string>> trimmed_if_present(Result<std::string> data);
 
 /// "/a/b" + "c" with exactly one slash between.
 std::string join_path(std::string_view dir, std::string_view name);

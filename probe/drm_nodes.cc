@@ -49,19 +49,22 @@ DrmClassScan scan_drm_class(const RootFs& fs) {
   for (const auto& name : *names) {
     if (!node_number(name, "renderD")) continue;
     const std::string link = "/sys/class/drm/" + name + "/device";
-    auto target = fs.resolve(link);
-    if (!target) {
-      scan.warnings.push_back("ignoring /dev/dri/" + name + ": " + target.error().message);
+    // One open beneath the root says the link reaches a directory; only a failure is walked
+    // again, to say where the link points.
+    auto device = fs.open_dir(link);
+    if (!device) {
+      auto target = fs.resolve(link);
+      scan.warnings.push_back("ignoring /dev/dri/" + name + ": " +
+                              (target ? "its device link " + fs.host_path(link).string() + " points at " + *target +
+                                            ", which does not exist."
+                                      : target.error().message));
       continue;
     }
-    if (fs.kind(*target) != NodeKind::directory) {
-      scan.warnings.push_back("ignoring /dev/dri/" + name + ": its device link " + fs.host_path(link).string() +
-                              " points at " + *target + ", which does not exist.");
-      continue;
-    }
-    auto address = canonical_pci_address(base_name(*target));
-    // A node whose device is not a PCI function (amdgpu_xcp_* partitions of an MI300) is no GPU.
-    if (address && fs.kind("/sys/bus/pci/devices/" + *address) == NodeKind::directory) {
+    // A node whose device is not a PCI function (amdgpu_xcp_* partitions of an MI300) is no GPU;
+    // the scan pairs these only with the PCI devices it found.
+    auto target = device->resolved_path();
+    if (!target) continue;
+    if (auto address = canonical_pci_address(base_name(*target))) {
       scan.render_by_pci.emplace(*address, "/dev/dri/" + name);
     }
   }

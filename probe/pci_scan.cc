@@ -1,12 +1,6 @@
 #include "probe/pci_scan.h"
 
-extern "C" {
-#include <pci/pci.h>
-}
-
 #include <algorithm>
-#include <csetjmp>
-#include <cstdarg>
 #include <cstdio>
 
 #include "probe/sysfs_parsers.h"
@@ -15,123 +9,72 @@ namespace rgpu::probe {
 namespace {
 
 constexpr const char* kPciIds = "/usr/share/misc/pci.ids";
+constexpr const char* kDevices = "/sys/bus/pci/devices";
 
-// libpci's error callback must not return. It jumps back to the setjmp in scan_with_libpci or
-// lookup, whose frames hold no object the jump could skip destroying: only libpci's C frames
-// are unwound.
-thread_local std::jmp_buf* t_escape = nullptr;
-thread_local char t_message[512];
-
-// GNU attributes, not [[noreturn]]: clang counts only them as part of the function's type, which
-// must match libpci's noreturn callback pointer; `format` tells both compilers fmt is printf's.
-__attribute__((noreturn, format(printf, 1, 2))) void on_libpci_error(char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(t_message, sizeof t_message, fmt, args);
-  va_end(args);
-  std::longjmp(*t_escape, 1);
-}
-
-void on_libpci_warning(char*, ...) {}
-
-// One pci.ids lookup into `buf`, guarded like the scan; false when pci.ids lacks the id.
-bool lookup(pci_access* acc, char* buf, int size, int flags, unsigned vendor, unsigned device) {
-  std::jmp_buf escape;
-  t_escape = &escape;
-  if (setjmp(escape) != 0) {
-    t_escape = nullptr;
-    return false;
+// A hex attribute of a device, or the sentence saying why it cannot be had.
+Result<std::uint32_t> hex_attribute(const RootFs& fs, const RootDir& dir, const char* name) {
+  auto text = dir.read_file(name);
+  if (!text) return tl::unexpected(text.error());
+  auto value = parse_hex_attribute(*text);
+  if (!value) {
+    return fail(fs.host_path(join_path(dir.path(), name)).string() + " holds \"" + trim(*text) +
+                "\", not a hex number");
   }
-  const char* name = pci_lookup_name(acc, buf, size, flags | PCI_LOOKUP_NO_NUMBERS, vendor, device);
-  if (name && name != buf) std::snprintf(buf, static_cast<size_t>(size), "%s", name);
-  t_escape = nullptr;
-  return name != nullptr;
+  return *value;
 }
 
-std::string lookup_name(pci_access* acc, std::uint16_t vendor, std::uint16_t device) {
-  char name[256];
-  if (lookup(acc, name, sizeof name, PCI_LOOKUP_DEVICE, vendor, device)) return name;
-  char fallback[300];
-  if (lookup(acc, name, sizeof name, PCI_LOOKUP_VENDOR, vendor, 0)) {
-    std::snprintf(fallback, sizeof fallback, "%s device 0x%04x", name, device);
-  } else {
-    std::snprintf(fallback, sizeof fallback, "PCI device 0x%04x:0x%04x", vendor, device);
-  }
-  return fallback;
-}
-
-PciDevice record(pci_dev* d) {
+// The ids and driver of a device in the GPU classes, read relative to its directory.
+Result<PciDevice> read_device(const RootFs& fs, const std::string& address, std::uint32_t class_code) {
+  auto dir = fs.open_dir(join_path(kDevices, address));
+  if (!dir) return tl::unexpected(dir.error());
+  auto vendor = hex_attribute(fs, *dir, "vendor");
+  if (!vendor) return tl::unexpected(vendor.error());
+  auto device = hex_attribute(fs, *dir, "device");
+  if (!device) return tl::unexpected(device.error());
   PciDevice dev;
-  char addr[32];
-  std::snprintf(addr, sizeof addr, "%04x:%02x:%02x.%x", static_cast<unsigned>(d->domain), d->bus, d->dev, d->func);
-  dev.address = addr;
-  dev.vendor_id = d->vendor_id;
-  dev.device_id = d->device_id;
-  dev.class_code = (static_cast<std::uint32_t>(d->device_class) << 8) | d->prog_if;
-  if (const char* drv = pci_get_string_property(d, PCI_FILL_DRIVER)) dev.driver = drv;
+  dev.address = address;
+  dev.vendor_id = static_cast<std::uint16_t>(*vendor);
+  dev.device_id = static_cast<std::uint16_t>(*device);
+  dev.class_code = class_code;
+  dev.driver = dir->link_base_name("driver");
   return dev;
-}
-
-// Runs libpci; on a libpci error returns false with the message in t_message.
-bool scan_with_libpci(pci_access* acc, std::vector<PciDevice>& out) {
-  std::jmp_buf escape;
-  t_escape = &escape;
-  if (setjmp(escape) != 0) {
-    t_escape = nullptr;
-    return false;
-  }
-  pci_init(acc);
-  pci_scan_bus(acc);
-  for (pci_dev* d = acc->devices; d; d = d->next) {
-    pci_fill_info(d, PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_CLASS_EXT | PCI_FILL_DRIVER);
-    out.push_back(record(d));
-  }
-  t_escape = nullptr;
-  return true;
-}
-
-// libpci reads "zz" in a sysfs file as 0 without a word; we say so and skip the device.
-std::optional<std::string> malformed_attribute(const RootFs& fs, const std::string& dir) {
-  for (const char* attr : {"vendor", "device", "class"}) {
-    auto text = fs.read_file(join_path(dir, attr));
-    if (!text) return text.error().message;
-    if (!parse_hex_attribute(*text)) {
-      return fs.host_path(join_path(dir, attr)).string() + " holds \"" + trim(*text) + "\", not a hex number";
-    }
-  }
-  return std::nullopt;
 }
 
 }  // namespace
 
 Result<PciScan> scan_pci(const RootFs& fs) {
-  const std::string devices_dir = "/sys/bus/pci/devices";
   PciScan scan;
-  if (fs.kind(devices_dir) != NodeKind::directory) return scan;
-
-  std::string sysfs = fs.host_path("/sys/bus/pci").string();
-  pci_access* acc = pci_alloc();
-  acc->error = on_libpci_error;
-  acc->warning = on_libpci_warning;
-  acc->method = PCI_ACCESS_SYS_BUS_PCI;
-  pci_set_param(acc, const_cast<char*>("sysfs.path"), sysfs.data());
-
-  std::vector<PciDevice> found;
-  bool ok = scan_with_libpci(acc, found);
-  pci_cleanup(acc);
-  if (!ok) {
-    return fail("cannot read the PCI devices under " + sysfs + " (libpci: " + t_message +
+  auto names = fs.list_dir(kDevices);
+  if (!names) {
+    return fail("cannot read the PCI devices under " + fs.host_path(kDevices).string() + " (" + names.error().message +
                 "); check that sysfs is mounted and readable.");
   }
-  for (auto& dev : found) {
-    // Only devices that can matter are re-read: a NIC's odd sysfs file is not our business.
-    const bool suspect = in_gpu_classes(dev.class_code) || dev.vendor_id == 0 || dev.class_code == 0;
-    auto bad = suspect ? malformed_attribute(fs, join_path(devices_dir, dev.address)) : std::nullopt;
-    if (bad) {
-      scan.warnings.push_back("skipping PCI device " + dev.address + ": " + *bad + ".");
+  for (const auto& name : *names) {
+    auto address = canonical_pci_address(name);
+    if (!address || *address != name) {
+      scan.warnings.push_back("ignoring " + fs.host_path(join_path(kDevices, name)).string() +
+                              ": not a PCI address (DDDD:BB:DD.F).");
       continue;
     }
-    scan.devices.push_back(std::move(dev));
+    // Each device's class, one open beneath the root; only a possible GPU's other files are read.
+    const std::string class_path = join_path(join_path(kDevices, name), "class");
+    auto text = fs.read_file(class_path);
+    auto class_code = text ? parse_hex_attribute(*text) : std::nullopt;
+    if (!class_code) {
+      scan.warnings.push_back(
+          "skipping PCI device " + name + ": " +
+          (text ? fs.host_path(class_path).string() + " holds \"" + trim(*text) + "\", not a hex number"
+                : text.error().message) +
+          ".");
+      continue;
+    }
+    if (!in_gpu_classes(*class_code)) continue;
+    auto dev = read_device(fs, name, *class_code & 0xffffff);
+    if (!dev) {
+      scan.warnings.push_back("skipping PCI device " + name + ": " + dev.error().message + ".");
+      continue;
+    }
+    scan.devices.push_back(std::move(*dev));
   }
   std::sort(scan.devices.begin(), scan.devices.end(),
             [](const PciDevice& a, const PciDevice& b) { return a.address < b.address; });
@@ -139,23 +82,17 @@ Result<PciScan> scan_pci(const RootFs& fs) {
 }
 
 PciNames::PciNames(const RootFs& fs)
-    : ids_path_(fs.kind(kPciIds) == NodeKind::file ? fs.host_path(kPciIds).string() : kPciIds) {}
-
-PciNames::~PciNames() {
-  if (access_) pci_cleanup(access_);
-}
+    : ids_(fs.kind(kPciIds) == NodeKind::file ? fs.host_path(kPciIds).string() : kPciIds) {}
 
 std::string PciNames::device_name(std::uint16_t vendor, std::uint16_t device) {
-  if (!access_) {
-    access_ = pci_alloc();
-    access_->error = on_libpci_error;
-    access_->warning = on_libpci_warning;
-    access_->debug = on_libpci_warning;  // pci_init would set it; a lookup miss calls it
-    // udev's hwdb describes the host, not the root being probed.
-    pci_set_param(access_, const_cast<char*>("hwdb.disable"), const_cast<char*>("1"));
-    pci_set_name_list_path(access_, ids_path_.data(), 0);
+  if (auto name = ids_.device_name(vendor, device)) return *name;
+  char fallback[300];
+  if (auto name = ids_.vendor_name(vendor)) {
+    std::snprintf(fallback, sizeof fallback, "%s device 0x%04x", name->c_str(), device);
+  } else {
+    std::snprintf(fallback, sizeof fallback, "PCI device 0x%04x:0x%04x", vendor, device);
   }
-  return lookup_name(access_, vendor, device);
+  return fallback;
 }
 
 }  // namespace rgpu::probe

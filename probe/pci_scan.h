@@ -1,5 +1,5 @@
 #pragma once
-// PCI enumeration through libpci, pointed at <root>/sys/bus/pci.
+// The PCI devices that could be GPUs, read from <root>/sys/bus/pci/devices, and their names.
 
 #include <cstdint>
 #include <optional>
@@ -8,8 +8,7 @@
 
 #include "core/result.h"
 #include "core/root_fs.h"
-
-struct pci_access;  // libpci's handle
+#include "probe/pci_ids.h"
 
 namespace rgpu::probe {
 
@@ -32,28 +31,25 @@ struct PciScan {
   std::vector<std::string> warnings;
 };
 
-/// Every PCI device under <root>/sys/bus/pci. A device that could be a GPU (or whose ids read
-/// as 0, libpci's reading of garbage) and whose vendor, device or class file is not a hex
-/// number is skipped with a warning. No PCI tree
-/// (a WSL2 machine, a container) is an empty scan, not an error.
+/// The PCI devices in the GPU classes, with their ids and bound driver. Every device's class is
+/// read; only these devices' other files are. A device whose class, vendor or device file cannot
+/// be read or is not a hex number is skipped with a warning naming the file. No PCI tree (a WSL2
+/// machine, a container) is an empty scan; a tree that cannot be listed is an error.
 Result<PciScan> scan_pci(const RootFs& fs);
 
 /// Device names from pci.ids: <root>/usr/share/misc/pci.ids when the root has one, else the one
-/// installed with this tool. The 1.3 MB database is read at the first lookup only, so a probe
-/// whose GPUs are all named by their driver (NVML, procfs) never reads it.
+/// installed with this tool, read at the first lookup only, so a probe whose GPUs are all named
+/// by their driver (NVML, procfs) never reads it.
 class PciNames {
  public:
   explicit PciNames(const RootFs& fs);
-  ~PciNames();
-  PciNames(const PciNames&) = delete;
-  PciNames& operator=(const PciNames&) = delete;
 
-  /// "GH100 [H100 SXM5 80GB]"; "NVIDIA Corporation device 0x2330" when pci.ids lacks it.
+  /// "GH100 [H100 SXM5 80GB]"; "NVIDIA Corporation device 0x2330" when pci.ids lacks the
+  /// device, "PCI device 0x10de:0x2330" when it lacks the vendor too.
   std::string device_name(std::uint16_t vendor, std::uint16_t device);
 
  private:
-  std::string ids_path_;
-  ::pci_access* access_ = nullptr;
+  PciIds ids_;
 };
 
 }  // namespace rgpu::probe

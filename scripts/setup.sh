@@ -10,11 +10,11 @@ cd "$(dirname "$0")/.."
 # Debian 12 packages only: no vendored copies, no downloads.
 BUILD_DEPS=(
   build-essential cmake ninja-build pkg-config
-  libpci-dev pci.ids libdrm-dev
+  pci.ids libdrm-dev
   nlohmann-json3-dev libsimdjson-dev libyaml-cpp-dev libcli11-dev libexpected-dev
   libboost-dev libboost-filesystem-dev help2man
 )
-# git lists the sources for the format check; podman (+ runc: crun refuses hybrid cgroup hosts) and busybox-static run real containers; the
+# git lists the sources for the format check; libpci judges the probe's pci.ids names; podman (+ runc: crun refuses hybrid cgroup hosts) and busybox-static run real containers; the
 # CDI package ships the official JSON schema that valijson checks our specs against; systemd
 # brings systemd-analyze, which verifies the units setup writes; docker.io is the real dockerd
 # behind the authorization plugin; prometheus brings promtool, which checks our metrics;
@@ -23,7 +23,7 @@ BUILD_DEPS=(
 # Go source build the oracle the gate is fuzzed against; debootstrap makes the Debian 13 root whose
 # Docker 26 injects CDI devices (scripts/docker26-root.sh).
 TEST_DEPS=(
-  git catch2 clang clang-format pciutils libvalijson-dev
+  git catch2 clang clang-format pciutils libpci-dev libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
   podman runc busybox-static systemd docker.io prometheus shellcheck lintian
   cloud-init python3-yaml ansible-core ansible-lint python3-apt zsh

@@ -178,7 +178,8 @@ TEST_CASE("cli: a probe that fails leaves the previous inventory whole and no te
   intel_discrete(root);
   REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
   const std::string before = root.read(kInventory);
-  std::filesystem::remove(root.host("/sys/devices/pci0000:00/0000:03:00.0/vendor"));
+  std::filesystem::remove_all(root.host("/sys/bus/pci/devices"));
+  root.write("/sys/bus/pci/devices", "not a directory\n");
   auto r = run_tool({"probe", "--root", root.str()});
   CHECK(r.exit_code == 1);
   CHECK(line_count(r.err) == 1);

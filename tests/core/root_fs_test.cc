@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <random>
 
 #include "core/root_fs.h"
 #include "tests/support/fixture_root.h"
@@ -73,4 +75,69 @@ TEST_CASE("root: only / itself is the host root") {
   FixtureRoot root;
   REQUIRE(RootFs("/").is_host_root());
   REQUIRE_FALSE(RootFs(root.path()).is_host_root());
+}
+
+TEST_CASE("root: the kernel's resolution beneath the root gives the user-space walk's answer on random link trees") {
+  // Trees of directories, files and links (relative, absolute, "..", dangling, loops), and paths
+  // through them: resolve (openat2 first) and walk (user space) must name the same machine path,
+  // and reading through either must give the same bytes.
+  std::mt19937 random(20261130);
+  const std::vector<std::string> names = {"a", "b", "c", "d"};
+  auto pick = [&](const std::vector<std::string>& from) { return from[random() % from.size()]; };
+  auto random_path = [&](size_t max_parts, bool absolute) {
+    std::string path = absolute ? "" : ".";
+    const size_t parts = 1 + random() % max_parts;
+    for (size_t i = 0; i < parts; ++i) path += "/" + (random() % 5 == 0 ? std::string("..") : pick(names));
+    return absolute ? path : path.substr(2);
+  };
+  int compared = 0, by_kernel = 0, through_links = 0;
+  for (int tree = 0; tree < 40; ++tree) {
+    FixtureRoot root;
+    std::vector<std::string> dirs = {""};
+    for (int i = 0; i < 12; ++i) {
+      const std::string at = pick(dirs) + "/" + pick(names);
+      std::error_code taken;
+      if (std::filesystem::symlink_status(root.host(at), taken).type() != std::filesystem::file_type::not_found)
+        continue;
+      switch (random() % 4) {
+        case 0:
+          root.mkdir(at);
+          dirs.push_back(at);
+          break;
+        case 1: root.write(at, "file " + at + "\n"); break;
+        case 2: root.link(at, random_path(4, true)); break;
+        default: root.link(at, random_path(4, false)); break;
+      }
+    }
+    RootFs fs(root.path());
+    for (int q = 0; q < 60; ++q) {
+      const std::string path = random_path(5, true);
+      std::vector<std::string> links;
+      const auto walked = fs.walk(path, &links);
+      const auto resolved = fs.resolve(path);
+      INFO("tree " << tree << " path " << path);
+      REQUIRE(resolved.has_value() == walked.has_value());
+      if (!walked) continue;
+      CHECK(*resolved == *walked);
+      ++compared;
+      std::error_code there;
+      // Only a path that exists all the way is the kernel's answer; the others fell back to the walk.
+      if (std::filesystem::exists(root.host(*walked), there)) {
+        ++by_kernel;
+        through_links += !links.empty();
+      }
+      const auto read = fs.read_file(path);
+      std::error_code ec;
+      if (std::filesystem::is_regular_file(root.host(*walked), ec)) {
+        // The one way they differ: the kernel will not step back out of a missing component.
+        if (read) CHECK(*read == root.read(*walked));
+      } else {
+        CHECK_FALSE(read);
+      }
+    }
+  }
+  INFO(compared << " compared, " << by_kernel << " resolved by the kernel, " << through_links << " through links");
+  CHECK(compared > 1000);
+  CHECK(by_kernel > 500);
+  CHECK(through_links > 100);
 }

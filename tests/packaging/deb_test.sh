@@ -9,7 +9,7 @@ lintian --fail-on error "$deb" >"$work/lintian.log" 2>&1 || { cat "$work/lintian
 echo "lintian: $(grep -c '^[EW]:' "$work/lintian.log" || true) errors and warnings"
 
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libc6 libpci3 libdrm2 libyaml-cpp libsimdjson libstdc++6; do
+for lib in libc6 pci.ids libdrm2 libyaml-cpp libsimdjson libstdc++6; do
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
 done
 

@@ -79,15 +79,40 @@ TEST_CASE("bad input: a KFD node naming a PCI device that is not there is ignore
   CHECK(any_warning_contains(report, "0000:99:00.0, which is not an AMD GPU"));
 }
 
-TEST_CASE("bad input: a PCI device libpci cannot read fails the probe with the path named") {
+TEST_CASE("bad input: a GPU whose vendor file is gone is skipped with a warning naming the file") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  std::filesystem::remove(root.host("/sys/devices/pci0000:00/0000:c3:00.0/vendor"));
+  auto report = probe_fixture(root);
+  REQUIRE(report.inventory.gpus.size() == 1);
+  CHECK(any_warning_contains(report, "skipping PCI device 0000:c3:00.0: cannot read " +
+                                         root.host("/sys/bus/pci/devices/0000:c3:00.0/vendor").string()));
+}
+
+TEST_CASE("bad input: a device's odd files outside the GPU classes are not read, a bad class file is named") {
+  FixtureRoot root;
+  no_gpu(root);
+  MachineBuilder(root).pci({"0000:03:00.0", 0x8086, 0x56a0, 0x030000, "i915", 1, 128});
+  root.write("/sys/devices/pci0000:00/0000:17:00.0/vendor", "zz\n");  // the NIC's: not our business
+  root.write("/sys/devices/pci0000:00/0000:18:00.0/class", "0x01zz02\n");
+  auto report = probe_fixture(root);
+  CHECK(report.inventory.gpus.size() == 1);
+  REQUIRE(report.warnings.size() == 1);
+  CHECK_THAT(report.warnings[0], Catch::Contains("skipping PCI device 0000:18:00.0: " +
+                                                 root.host("/sys/bus/pci/devices/0000:18:00.0/class").string() +
+                                                 " holds \"0x01zz02\", not a hex number"));
+}
+
+TEST_CASE("bad input: a PCI tree that cannot be listed fails the probe with the path named") {
   FixtureRoot root;
   intel_discrete(root);
-  std::filesystem::remove(root.host("/sys/devices/pci0000:00/0000:03:00.0/vendor"));
+  std::filesystem::remove_all(root.host("/sys/bus/pci/devices"));
+  root.write("/sys/bus/pci/devices", "not a directory\n");
   RootFs fs(root.path());
   auto report = cli::probe_machine(fs);
   REQUIRE_FALSE(report);
-  CHECK_THAT(report.error().message, Catch::Contains("0000:03:00.0/vendor"));
-  CHECK_THAT(report.error().message, Catch::Contains("cannot read the PCI devices"));
+  CHECK_THAT(report.error().message,
+             Catch::Contains("cannot read the PCI devices under " + root.host("/sys/bus/pci/devices").string()));
 }
 
 TEST_CASE("bad input: a CDI spec that does not parse is skipped with a warning, the others count") {

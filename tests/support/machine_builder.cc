@@ -25,7 +25,7 @@ void drm_node(const FixtureRoot& root, const std::string& dev_dir, const std::st
 }
 
 // The first 64 bytes of configuration space, as sysfs's `config` file holds them: lspci reads it
-// (the bench compares against lspci on these trees), libpci's sysfs method for ids does not.
+// (the bench compares against lspci on these trees); the probe does not.
 std::string config_header(const PciSpec& spec) {
   std::string c(64, '\0');
   c[0] = static_cast<char>(spec.vendor & 0xff);
@@ -69,6 +69,12 @@ void MachineBuilder::pci(const PciSpec& spec) const {
 
 void MachineBuilder::partition_render_node(unsigned render, const std::string& platform_device) const {
   drm_node(root_, "/sys/devices/platform/" + platform_device, "renderD" + std::to_string(render), render);
+}
+
+void MachineBuilder::partition_nodes(unsigned card, unsigned render, const std::string& platform_device) const {
+  const std::string dir = "/sys/devices/platform/" + platform_device;
+  drm_node(root_, dir, "card" + std::to_string(card), card);
+  drm_node(root_, dir, "renderD" + std::to_string(render), render);
 }
 
 void MachineBuilder::amd_vram(const std::string& address, std::uint64_t bytes) const {

@@ -45,6 +45,8 @@ class MachineBuilder {
   void pci(const PciSpec& spec) const;
   /// A render node owned by a non-PCI device, as amdgpu's XCP partitions are.
   void partition_render_node(unsigned render, const std::string& platform_device) const;
+  /// A partition's card and render node, both owned by its amdgpu_xcp platform device.
+  void partition_nodes(unsigned card, unsigned render, const std::string& platform_device) const;
   void amd_vram(const std::string& address, std::uint64_t bytes) const;
   void kfd_device(unsigned major = 234) const;
   void kfd_cpu_node(unsigned node) const;

@@ -1,6 +1,7 @@
 #include "tests/support/machines.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -181,6 +182,70 @@ void dgx_h100(const FixtureRoot& root) {
   m.cdi_spec("nvidia.yaml", nvidia_spec(spec_gpus));
 }
 
+void dgx_h100_procfs(const FixtureRoot& root) {
+  dgx_h100(root);
+  std::filesystem::remove_all(root.host("/usr/lib/x86_64-linux-gnu"));
+}
+
+void amd_instinct_x8(const FixtureRoot& root, bool mi300x, unsigned partitions) {
+  MachineBuilder m(root);
+  m.hostname(mi300x ? "mi300x-x8" : "mi210-x8");
+  bmc(m);
+  m.kfd_device(239);
+  m.kfd_cpu_node(0);
+  m.kfd_cpu_node(1);
+  const unsigned buses[] = {0x05, 0x26, 0x46, 0x65, 0x85, 0xa6, 0xc6, 0xe5};
+  const std::uint16_t device = mi300x ? 0x74a1 : 0x740f;
+  const std::uint32_t pci_class = mi300x ? 0x120000 : 0x038000;
+  const std::uint64_t memory = (mi300x ? 192 : 64) * kGiB;
+  unsigned next_card = 9, next_render = 136, next_xcp = 0;
+  for (unsigned card = 0; card < 8; ++card) {
+    char addr[32];
+    std::snprintf(addr, sizeof addr, "0000:%02x:00.0", buses[card]);
+    m.pci({addr, 0x1002, device, pci_class, "amdgpu", 1 + card, 128 + card});
+    m.amd_vram(addr, memory);
+    const std::string unique_id = std::to_string(5847760019078012339ULL + card * 7919ULL);
+    for (unsigned part = 0; part < partitions; ++part) {
+      unsigned render = 128 + card;
+      if (part > 0) {
+        render = next_render++;
+        m.partition_nodes(next_card++, render, "amdgpu_xcp_" + std::to_string(next_xcp++));
+      }
+      m.kfd_gpu_node(
+          {2 + card * partitions + part, 0, (buses[card] << 8) | part, render, unique_id, memory / partitions});
+    }
+  }
+  filler_devices(m, "0000", 200);
+}
+
+void mixed_x8(const FixtureRoot& root) {
+  MachineBuilder m(root);
+  m.hostname("mixed-x8");
+  m.pci({"0000:00:02.0", 0x8086, 0xa780, 0x030000, "i915", 0, 128});
+  std::string conf;
+  for (unsigned i = 0; i < 4; ++i) {
+    char addr[32];
+    std::snprintf(addr, sizeof addr, "0000:%02x:00.0", 0x21 + i);
+    m.pci({addr, 0x10de, 0x2684, 0x030000, "nvidia", 1 + i, 129 + i});
+    m.nvidia_device_node(i);
+    char uuid[64];
+    std::snprintf(uuid, sizeof uuid, "GPU-40904090-4090-4090-4090-40904090409%u", i);
+    m.nvidia_proc_gpu({addr, "NVIDIA GeForce RTX 4090", uuid, i});
+  }
+  m.nvidia_version("570.86.15", true);
+  m.kfd_device(234);
+  m.kfd_cpu_node(0);
+  for (unsigned i = 0; i < 3; ++i) {
+    char addr[32];
+    std::snprintf(addr, sizeof addr, "0000:%02x:00.0", 0x41 + i);
+    m.pci({addr, 0x1002, 0x73bf, 0x030000, "amdgpu", 5 + i, 133 + i});
+    m.amd_vram(addr, 16 * kGiB);
+    m.kfd_gpu_node({1 + i, 0, (0x41u + i) << 8, 133 + i, std::to_string(1234567890123456789ULL + i), 16 * kGiB});
+  }
+  filler_devices(m, "0000", 100);
+  filler_devices(m, "0001", 100);
+}
+
 const std::vector<NamedMachine>& named_machines() {
   static const std::vector<NamedMachine> machines = {
       {"two-nvidia-nvml", [](const FixtureRoot& r) { two_nvidia_datacenter(r, true); }},
@@ -192,6 +257,13 @@ const std::vector<NamedMachine>& named_machines() {
       {"wsl2-nvidia", wsl2_nvidia},
       {"no-gpu", no_gpu},
       {"dgx-h100", dgx_h100},
+      {"dgx-h100-procfs", dgx_h100_procfs},
+      {"mi210-x8", [](const FixtureRoot& r) { amd_instinct_x8(r, false, 1); }},
+      {"mi300x-x8-spx", [](const FixtureRoot& r) { amd_instinct_x8(r, true, 1); }},
+      {"mi300x-x8-dpx", [](const FixtureRoot& r) { amd_instinct_x8(r, true, 2); }},
+      {"mi300x-x8-qpx", [](const FixtureRoot& r) { amd_instinct_x8(r, true, 4); }},
+      {"mi300x-x8-cpx", [](const FixtureRoot& r) { amd_instinct_x8(r, true, 8); }},
+      {"mixed-x8", mixed_x8},
   };
   return machines;
 }

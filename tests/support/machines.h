@@ -33,6 +33,15 @@ void no_gpu(const FixtureRoot& root);
 /// The largest: 8× H100 with NVML, 4 NVSwitches and 200 other PCI devices over two domains.
 void dgx_h100(const FixtureRoot& root);
 
+/// 8× H100 among 200 other PCI devices, read from /proc/driver/nvidia only (no NVML).
+void dgx_h100_procfs(const FixtureRoot& root);
+/// 8 AMD Instinct cards among 200 other PCI devices, with their KFD topology; each card split
+/// into `partitions` compute partitions (1: none), partitions past the first owned by amdgpu_xcp
+/// platform devices with a card and a render node each, as on an MI300X in DPX/QPX/CPX mode.
+void amd_instinct_x8(const FixtureRoot& root, bool mi300x, unsigned partitions);
+/// An Intel iGPU, 4 NVIDIA RTX 4090 and 3 AMD Radeon among 200 other PCI devices.
+void mixed_x8(const FixtureRoot& root);
+
 struct NamedMachine {
   std::string name;
   std::function<void(const FixtureRoot&)> build;
