@@ -103,6 +103,13 @@ Result<AuthzRequest> parse_authz_request(std::string_view json) {
 }
 
 std::string authz_response(const Decision& d) {
+  if (d.allow) return R"({"Allow":true})";
+  // Most refusals are printable ASCII without quotes or backslashes: written as they are.
+  const bool plain = std::all_of(d.msg.begin(), d.msg.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x7F && c != '"' && c != '\\';
+  });
+  if (plain) return R"({"Allow":false,"Msg":")" + d.msg + R"("})";
   nlohmann::ordered_json j = {{"Allow", d.allow}};
   if (!d.allow) j["Msg"] = d.msg;
   // A message can quote bytes of the request that are not UTF-8 (a percent-decoded path):

@@ -24,7 +24,9 @@ class GoValue {
  public:
   enum class Kind { null, boolean, number, string, array, object };
 
-  explicit GoValue(simdjson::dom::element e) : e_(e) {}
+  /// `ascii`: the document holds no byte above 0x7F, so a key matches a field only at the same
+  /// length (no rune folds to a shorter one) and folding is ASCII's.
+  GoValue(simdjson::dom::element e, bool ascii) : e_(e), ascii_(ascii) {}
 
   Kind kind() const;
   bool boolean() const;
@@ -42,14 +44,15 @@ class GoValue {
 
  private:
   simdjson::dom::element e_;
+  bool ascii_;
 };
 
 class GoItems {
  public:
   class iterator {
    public:
-    iterator(simdjson::dom::array::iterator it, bool live) : it_(it), live_(live) {}
-    GoValue operator*() const { return GoValue(*it_); }
+    iterator(simdjson::dom::array::iterator it, bool live, bool ascii) : it_(it), live_(live), ascii_(ascii) {}
+    GoValue operator*() const { return GoValue(*it_, ascii_); }
     iterator& operator++() {
       ++it_;
       return *this;
@@ -59,25 +62,27 @@ class GoItems {
    private:
     simdjson::dom::array::iterator it_;
     bool live_;
+    bool ascii_;
   };
   GoItems() = default;
-  explicit GoItems(simdjson::dom::array a) : a_(a), live_(true) {}
-  iterator begin() const { return {live_ ? a_.begin() : simdjson::dom::array::iterator{}, live_}; }
-  iterator end() const { return {live_ ? a_.end() : simdjson::dom::array::iterator{}, live_}; }
+  GoItems(simdjson::dom::array a, bool ascii) : a_(a), live_(true), ascii_(ascii) {}
+  iterator begin() const { return {live_ ? a_.begin() : simdjson::dom::array::iterator{}, live_, ascii_}; }
+  iterator end() const { return {live_ ? a_.end() : simdjson::dom::array::iterator{}, live_, ascii_}; }
   bool empty() const { return !live_ || a_.size() == 0; }
   std::optional<GoValue> front() const;
 
  private:
   simdjson::dom::array a_;
   bool live_ = false;
+  bool ascii_ = true;
 };
 
 class GoFields {
  public:
   class iterator {
    public:
-    iterator(simdjson::dom::object::iterator it, bool live) : it_(it), live_(live) {}
-    std::pair<std::string_view, GoValue> operator*() const { return {it_.key(), GoValue(it_.value())}; }
+    iterator(simdjson::dom::object::iterator it, bool live, bool ascii) : it_(it), live_(live), ascii_(ascii) {}
+    std::pair<std::string_view, GoValue> operator*() const { return {it_.key(), GoValue(it_.value(), ascii_)}; }
     iterator& operator++() {
       ++it_;
       return *this;
@@ -87,15 +92,17 @@ class GoFields {
    private:
     simdjson::dom::object::iterator it_;
     bool live_;
+    bool ascii_;
   };
   GoFields() = default;
-  explicit GoFields(simdjson::dom::object o) : o_(o), live_(true) {}
-  iterator begin() const { return {live_ ? o_.begin() : simdjson::dom::object::iterator{}, live_}; }
-  iterator end() const { return {live_ ? o_.end() : simdjson::dom::object::iterator{}, live_}; }
+  GoFields(simdjson::dom::object o, bool ascii) : o_(o), live_(true), ascii_(ascii) {}
+  iterator begin() const { return {live_ ? o_.begin() : simdjson::dom::object::iterator{}, live_, ascii_}; }
+  iterator end() const { return {live_ ? o_.end() : simdjson::dom::object::iterator{}, live_, ascii_}; }
 
  private:
   simdjson::dom::object o_;
   bool live_ = false;
+  bool ascii_ = true;
 };
 
 /// One parsed body; owns the memory its GoValues view. Parsers are reused per thread, so a
@@ -105,13 +112,14 @@ class GoDocument {
   GoDocument(GoDocument&&) noexcept;
   GoDocument& operator=(GoDocument&&) noexcept;
   ~GoDocument();
-  GoValue root() const { return GoValue(root_); }
+  GoValue root() const { return GoValue(root_, ascii_); }
 
  private:
   friend Result<GoDocument> read_go_json(std::string_view text);
   GoDocument();
   std::unique_ptr<simdjson::dom::parser> parser_;
   simdjson::dom::element root_;
+  bool ascii_ = true;
 };
 
 /// Go's key folding for matching struct fields: ASCII letters upper-cased, U+017F (long s) as

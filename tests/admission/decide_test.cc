@@ -3,7 +3,10 @@
 
 #include <boost/process.hpp>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "admission/decide.h"
 #include "admission/go_json.h"
@@ -193,6 +196,24 @@ TEST_CASE("admission: folded duplicates are found in objects of any size, at any
   refused(body("{\"HostConfig\":{\"Ho\xC5\xBFt\":1,\"HOST\":2}}"), "two keys");
 }
 
+TEST_CASE("admission: keys crafted to share a hash cannot make one decision take seconds") {
+  // 40,000 distinct keys of one length, alike in their first and last eight bytes: a hash of
+  // only those made the duplicate check compare every pair (about 10 s for this body).
+  std::string labels;
+  char key[32];
+  for (int i = 0; i < 40000; ++i) {
+    std::snprintf(key, sizeof key, "\"AAAAAAAA%05dBBBBBBBB\":0,", i);
+    labels += key;
+  }
+  const std::string body = R"({"Image":"x","Labels":{)" + labels + R"("last":0}})";
+  REQUIRE(body.size() < kMaxBody);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto d = decide(web_grants(), "web", req("POST", "/containers/create", body));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(d.allow);
+  CHECK(seconds < 1.0);  // linear: a few milliseconds; the bound only catches quadratic work
+}
+
 TEST_CASE("admission: RequestBody is standard base64, and nothing else") {
   CHECK(base64_decode("").value() == "");
   CHECK(base64_decode("YQ==").value() == "a");
@@ -314,4 +335,20 @@ TEST_CASE("admit --jsonl answers each request as it comes, for a gateway that wa
   to_child.close();
   child.wait();
   CHECK(child.exit_code() == 0);
+}
+
+TEST_CASE("admission: answers are the JSON dockerd reads, quoted and non-UTF-8 messages included") {
+  const auto expected = [](const Decision& d) {
+    nlohmann::ordered_json j = {{"Allow", d.allow}};
+    if (!d.allow) j["Msg"] = d.msg;
+    return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  };
+  for (const Decision& d : {Decision{true, ""}, Decision{false, "refused: raw device \"/dev/dri\"; ask by CDI name."},
+                            Decision{false, "refused: plain words, a / slash and ~ tilde."},
+                            Decision{false, std::string("tab\there, back\\slash, bell\x07, del\x7f")},
+                            Decision{false, "not UTF-8: \xff\xfe, and \xc3\xa9 is"}}) {
+    INFO(d.msg);
+    CHECK(authz_response(d) == expected(d));
+    CHECK_NOTHROW(nlohmann::json::parse(authz_response(d)));
+  }
 }
