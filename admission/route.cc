@@ -4,15 +4,10 @@
 #include <optional>
 #include <vector>
 
+#include "core/hex_digit.h"
+
 namespace rgpu::admission {
 namespace {
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 Result<std::string> percent_decode(std::string_view s) {
   std::string out;

@@ -7,15 +7,10 @@
 
 #include <cstring>
 
+#include "core/hex_digit.h"
+
 namespace rgpu::probe {
 namespace {
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // "10de  NVIDIA Corporation": four hex digits, a blank, then the name after any more blanks. As
 // libpci reads a line: it ends at the first CR or LF, and loses one trailing blank.
