@@ -11,58 +11,6 @@ namespace rgpu::admission {
 
 namespace {
 
-// One table per position in a quad, each digit already shifted into place, so a quad decodes with
-// four loads and three ORs; an invalid character sets bit 24, which no digit reaches.
-constexpr uint32_t kNotBase64 = 1u << 24;
-
-constexpr std::array<uint32_t, 256> base64_table(unsigned shift) {
-  std::array<uint32_t, 256> t{};
-  for (auto& v : t) v = kNotBase64;
-  const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  for (uint32_t i = 0; i < 64; ++i) t[static_cast<unsigned char>(alphabet[i])] = i << shift;
-  return t;
-}
-
-constexpr std::array<std::array<uint32_t, 256>, 4> kBase64 = {base64_table(18), base64_table(12), base64_table(6),
-                                                              base64_table(0)};
-
-uint32_t decode_quad(const unsigned char* q) {
-  return kBase64[0][q[0]] | kBase64[1][q[1]] | kBase64[2][q[2]] | kBase64[3][q[3]];
-}
-
-}  // namespace
-
-Result<std::string> base64_decode(std::string_view text) {
-  if (text.size() % 4 != 0) return fail("RequestBody is not base64");
-  if (text.empty()) return std::string();
-  const size_t pad = text.back() != '=' ? 0 : text[text.size() - 2] == '=' ? 2 : 1;
-  std::string out(text.size() / 4 * 3 - pad, '\0');
-  const auto* in = reinterpret_cast<const unsigned char*>(text.data());
-  const size_t full = pad ? text.size() - 4 : text.size();
-  uint32_t bad = 0;
-  size_t o = 0;
-  for (size_t i = 0; i < full; i += 4, o += 3) {
-    const uint32_t v = decode_quad(in + i);
-    bad |= v;
-    out[o] = static_cast<char>(v >> 16);
-    out[o + 1] = static_cast<char>(v >> 8);
-    out[o + 2] = static_cast<char>(v);
-  }
-  if (pad) {
-    // The last quad: '=' stands for zero bits, and only in the padded positions.
-    const unsigned char zero = 'A';
-    const unsigned char last[4] = {in[full], in[full + 1], pad == 2 ? zero : in[full + 2], zero};
-    const uint32_t v = decode_quad(last);
-    bad |= v;
-    out[o] = static_cast<char>(v >> 16);
-    if (pad == 1) out[o + 1] = static_cast<char>(v >> 8);
-  }
-  if (bad & kNotBase64) return fail("RequestBody is not base64");
-  return out;
-}
-
-namespace {
-
 // The envelope is parsed with simdjson's DOM, one parser per thread reused (its buffers stay
 // allocated): the base64 body is the bulk of the envelope, read straight out of the parser.
 simdjson::dom::parser& envelope_parser() {

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "admission/base64.h"
 #include "core/result.h"
 
 namespace rgpu::admission {
@@ -26,9 +27,6 @@ Result<AuthzRequest> parse_authz_request(std::string_view json);
 
 /// {"Allow":true} or {"Allow":false,"Msg":"..."}.
 std::string authz_response(const Decision& decision);
-
-/// Standard base64 (with padding) to bytes; an error on anything else.
-Result<std::string> base64_decode(std::string_view text);
 
 /// The header's value, name compared case-insensitively; empty when absent.
 std::string header(const AuthzRequest& request, std::string_view name);

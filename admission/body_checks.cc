@@ -1,5 +1,7 @@
 #include "admission/body_checks.h"
 
+#include <array>
+
 #include "admission/capabilities.h"
 #include "admission/host_paths.h"
 #include "admission/security_options.h"
@@ -7,6 +9,35 @@
 
 namespace rgpu::admission {
 namespace {
+
+// The HostConfig fields the checks read, found in one pass over its keys.
+enum Field : size_t {
+  kPrivileged,
+  kDeviceRequests,
+  kRuntime,
+  kAnnotations,
+  kDevices,
+  kDeviceCgroupRules,
+  kCapAdd,
+  kCapDrop,
+  kSecurityOpt,
+  kMaskedPaths,
+  kReadonlyPaths,
+  kPidMode,
+  kIpcMode,
+  kNetworkMode,
+  kUsernsMode,
+  kCgroupParent,
+  kBinds,
+  kMounts,
+  kVolumeDriver,
+  kFieldCount
+};
+constexpr std::string_view kFieldNames[kFieldCount] = {
+    "Privileged", "DeviceRequests", "Runtime",     "Annotations",   "Devices",     "DeviceCgroupRules", "CapAdd",
+    "CapDrop",    "SecurityOpt",    "MaskedPaths", "ReadonlyPaths", "PidMode",     "IpcMode",           "NetworkMode",
+    "UsernsMode", "CgroupParent",   "Binds",       "Mounts",        "VolumeDriver"};
+using Fields = std::array<std::optional<GoValue>, kFieldCount>;
 
 constexpr const char* kCdiForm =
     "ask for devices by CDI name: docker run --device nvidia.com/gpu=all (Compose: devices: [nvidia.com/gpu=all])";
@@ -43,8 +74,8 @@ std::optional<std::string> check_cdi_request(const GoValue& req, LazyGrants& gra
   return std::nullopt;
 }
 
-std::optional<std::string> check_device_requests(const GoValue& hc, LazyGrants& grants, const std::string& repo) {
-  const auto requests = hc.field("DeviceRequests");
+std::optional<std::string> check_device_requests(const Fields& hc, LazyGrants& grants, const std::string& repo) {
+  const auto& requests = hc[kDeviceRequests];
   if (!requests || requests->is_null()) return std::nullopt;
   if (requests->kind() != GoValue::Kind::array) return "refused: DeviceRequests is not a list.";
   for (const GoValue req : requests->items()) {
@@ -67,28 +98,28 @@ std::optional<std::string> check_strings(const std::optional<GoValue>& list, con
 
 // Modes that share one of the host's namespaces. "container:NAME" stays allowed: every name a
 // repository's daemon knows is one of its own containers.
-std::optional<std::string> check_namespaces(const GoValue& hc) {
+std::optional<std::string> check_namespaces(const Fields& hc) {
   struct Mode {
-    const char* field;
+    Field field;
     const char* flag;
     const char* why;
   };
   static constexpr Mode kModes[] = {
-      {"PidMode", "--pid host",
+      {kPidMode, "--pid host",
        "its /proc/1/root is the host's root and every host process is in reach; --pid container:NAME shares one of "
        "your own containers'"},
-      {"IpcMode", "--ipc host",
+      {kIpcMode, "--ipc host",
        "it shares the host's and other tenants' shared memory; use --shm-size for a larger /dev/shm"},
-      {"NetworkMode", "--network host",
+      {kNetworkMode, "--network host",
        "it sniffs and binds the host's interfaces and loopback services; publish ports with -p instead"},
-      {"UsernsMode", "--userns host", "it turns off the daemon's user-namespace remapping; leave it unset"},
+      {kUsernsMode, "--userns host", "it turns off the daemon's user-namespace remapping; leave it unset"},
   };
   for (const auto& m : kModes) {
-    const auto value = hc.field(m.field);
+    const auto& value = hc[m.field];
     if (value && value->kind() == GoValue::Kind::string && value->text() == "host")
       return std::string("refused: ") + m.flag + ": " + m.why + ".";
   }
-  if (const auto parent = hc.field("CgroupParent"); parent && !parent->is_empty())
+  if (const auto& parent = hc[kCgroupParent]; parent && !parent->is_empty())
     return "refused: CgroupParent places the container outside its repository's cgroup; leave it unset.";
   return std::nullopt;
 }
@@ -131,12 +162,12 @@ std::optional<std::string> check_mounts(const std::optional<GoValue>& mounts, co
   return std::nullopt;
 }
 
-std::optional<std::string> check_runtime_and_annotations(const GoValue& hc) {
-  if (const auto rt = hc.field("Runtime");
+std::optional<std::string> check_runtime_and_annotations(const Fields& hc) {
+  if (const auto& rt = hc[kRuntime];
       rt && !rt->is_empty() && !(rt->kind() == GoValue::Kind::string && rt->text() == "runc")) {
     return "refused: runtime \"" + std::string(rt->text()) + "\"; only runc runs here, and " + kCdiForm + ".";
   }
-  if (const auto ann = hc.field("Annotations")) {
+  if (const auto& ann = hc[kAnnotations]) {
     for (const auto [key, value] : ann->fields()) {
       if (key.substr(0, 11) == "cdi.k8s.io/") {
         return "refused: annotation \"" + std::string(key) + "\" injects devices; " + std::string(kCdiForm) + ".";
@@ -146,8 +177,8 @@ std::optional<std::string> check_runtime_and_annotations(const GoValue& hc) {
   return std::nullopt;
 }
 
-std::optional<std::string> check_devices(const GoValue& hc) {
-  const auto devices = hc.field("Devices");
+std::optional<std::string> check_devices(const Fields& hc) {
+  const auto& devices = hc[kDevices];
   if (!devices || devices->is_empty()) return std::nullopt;
   std::string path = "a device";
   for (const GoValue d : devices->items()) {
@@ -185,26 +216,28 @@ std::optional<std::string> check_volume(const std::optional<GoValue>& driver, co
   return std::nullopt;
 }
 
-std::optional<std::string> check_host_config(const GoValue& hc, CheckContext& context) {
-  if (hc.kind() != GoValue::Kind::object) return std::nullopt;
-  if (const auto p = hc.field("Privileged"); p && !p->is_empty()) {
+std::optional<std::string> check_host_config(const GoValue& host_config, CheckContext& context) {
+  if (host_config.kind() != GoValue::Kind::object) return std::nullopt;
+  Fields hc;
+  host_config.pick(kFieldNames, hc);
+  if (const auto& p = hc[kPrivileged]; p && !p->is_empty()) {
     return std::string("refused: --privileged gives every host device; ") + kCdiForm + ".";
   }
   if (auto bad = check_device_requests(hc, context.grants, context.repo)) return bad;
   if (auto bad = check_runtime_and_annotations(hc)) return bad;
   if (auto bad = check_devices(hc)) return bad;
   if (auto bad = check_strings(
-          hc.field("DeviceCgroupRules"),
+          hc[kDeviceCgroupRules],
           "device cgroup rules; a CDI grant is the way to a device: --device rediacc.io/dri=renderD128.")) {
     return bad;
   }
-  if (auto bad = check_capabilities(hc.field("CapAdd"), hc.field("CapDrop"))) return bad;
-  if (auto bad = check_security_options(hc.field("SecurityOpt"))) return bad;
-  if (auto bad = check_system_paths(hc.field("MaskedPaths"), hc.field("ReadonlyPaths"))) return bad;
+  if (auto bad = check_capabilities(hc[kCapAdd], hc[kCapDrop])) return bad;
+  if (auto bad = check_security_options(hc[kSecurityOpt])) return bad;
+  if (auto bad = check_system_paths(hc[kMaskedPaths], hc[kReadonlyPaths])) return bad;
   if (auto bad = check_namespaces(hc)) return bad;
-  if (auto bad = check_binds(hc.field("Binds"), context.host_paths)) return bad;
-  if (auto bad = check_mounts(hc.field("Mounts"), context.host_paths)) return bad;
-  return check_volume(hc.field("VolumeDriver"), std::nullopt);
+  if (auto bad = check_binds(hc[kBinds], context.host_paths)) return bad;
+  if (auto bad = check_mounts(hc[kMounts], context.host_paths)) return bad;
+  return check_volume(hc[kVolumeDriver], std::nullopt);
 }
 
 }  // namespace rgpu::admission

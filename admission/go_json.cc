@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/hex_digit.h"
+
 namespace rgpu::admission {
 namespace {
 
@@ -55,6 +57,24 @@ bool all_ascii(std::string_view text) {
   }
   for (; i < text.size(); ++i) high |= static_cast<unsigned char>(text[i]);
   return (high & 0x8080808080808080ull) == 0;
+}
+
+// True when every key of the document is ASCII once unescaped: no byte above 0x7F in the text,
+// and every \u escape below U+0080 ("\u017f" is ASCII text for the rune Go folds to 'S'). The
+// text is valid JSON already, so a backslash only ever starts an escape.
+bool ascii_once_unescaped(std::string_view text) {
+  if (!all_ascii(text)) return false;
+  for (size_t i = text.find('\\'); i != std::string_view::npos; i = text.find('\\', i)) {
+    if (i + 1 < text.size() && text[i + 1] != 'u') {
+      i += 2;  // \" \\ \/ \b \f \n \r \t
+      continue;
+    }
+    if (i + 5 >= text.size() || text[i + 2] != '0' || text[i + 3] != '0') return false;
+    const int high = hex_digit(text[i + 4]);
+    if (high < 0 || high > 7) return false;
+    i += 6;
+  }
+  return true;
 }
 
 // Go's fold of two ASCII keys of the same length: letters compare without case, other bytes as
@@ -272,6 +292,28 @@ std::optional<GoValue> GoValue::field(std::string_view name) const {
   return std::nullopt;
 }
 
+void GoValue::pick(std::span<const std::string_view> names, std::span<std::optional<GoValue>> out) const {
+  for (auto& o : out) o.reset();
+  if (!e_.is_object()) return;
+  if (!ascii_) {
+    for (size_t i = 0; i < names.size(); ++i) out[i] = field(names[i]);
+    return;
+  }
+  // Most keys match no name in length: one bit test each puts them by.
+  uint64_t lengths = 0;
+  for (const auto name : names) lengths |= name.size() < 64 ? 1ull << name.size() : 0;
+  const dom::object object = e_.get_object().value_unsafe();  // a copy: the result holding it is a temporary
+  for (auto [key, value] : object) {
+    if (key.size() >= 64 || !((lengths >> key.size()) & 1)) continue;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i].size() == key.size() && ascii_folded_equal(key, names[i])) {
+        out[i] = GoValue(value, true);
+        break;
+      }
+    }
+  }
+}
+
 bool GoValue::is_empty() const {
   switch (e_.type()) {
     case dom::element_type::NULL_VALUE: return true;
@@ -327,7 +369,7 @@ Result<GoDocument> read_go_json(std::string_view text) {
   auto parsed = doc.parser_->parse(text.data(), text.size(), true);
   if (parsed.error()) return fail(parse_error(parsed.error()));
   doc.root_ = parsed.value_unsafe();
-  doc.ascii_ = all_ascii(text);
+  doc.ascii_ = ascii_once_unescaped(text);
   if (auto dup = find_folded_duplicate(doc.root_, doc.ascii_)) {
     return fail("an object has two keys that Docker reads as one: \"" + *dup + "\"");
   }

@@ -8,6 +8,7 @@
 #include <simdjson.h>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,8 +25,8 @@ class GoValue {
  public:
   enum class Kind { null, boolean, number, string, array, object };
 
-  /// `ascii`: the document holds no byte above 0x7F, so a key matches a field only at the same
-  /// length (no rune folds to a shorter one) and folding is ASCII's.
+  /// `ascii`: no key of the document holds a byte above 0x7F once unescaped, so a key matches a
+  /// field only at the same length and folding is ASCII's.
   GoValue(simdjson::dom::element e, bool ascii) : e_(e), ascii_(ascii) {}
 
   Kind kind() const;
@@ -38,6 +39,9 @@ class GoValue {
   GoFields fields() const;
   /// The member Go's decoder would put in field `name` (ASCII), or nothing.
   std::optional<GoValue> field(std::string_view name) const;
+  /// Several fields in one pass over the keys, as Go's decoder fills a struct: out[i] is what
+  /// field(names[i]) is. For a checker that reads many fields of one object (HostConfig).
+  void pick(std::span<const std::string_view> names, std::span<std::optional<GoValue>> out) const;
   bool is_null() const { return kind() == Kind::null; }
   /// True for absent-equivalent values: null, false, 0, "", [], {}.
   bool is_empty() const;

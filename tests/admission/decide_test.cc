@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "admission/decide.h"
 #include "admission/go_json.h"
@@ -196,6 +197,15 @@ TEST_CASE("admission: folded duplicates are found in objects of any size, at any
   refused(body("{\"HostConfig\":{\"Ho\xC5\xBFt\":1,\"HOST\":2}}"), "two keys");
 }
 
+TEST_CASE("admission: a key folded through an escaped rune is read as Go reads it, in an all-ASCII body") {
+  // \u017f is U+017F (long s), which Go folds to 'S': the text is ASCII, the key is not.
+  auto body = [](const std::string& b) { return decide(web_grants(), "web", req("POST", "/containers/create", b)); };
+  refused(body(R"({"Image":"x","Bind\u017f":["/dev:/x"]})"), "/dev");
+  refused(body(R"({"Image":"x","HO\u017ftCOnfig":{"Devices":[{"PathOnHost":"/dev/kfd"}]}})"), "/dev/kfd");
+  refused(body(R"({"HostConfig":{"DeviceCgroupRules":["c 226:* rmw"],"DeviceCgroupRule\u017f":[]}})"), "two keys");
+  CHECK(body(R"({"Image":"x","Labels":{"a\u003cb":"\u0026"}})").allow);  // escapes that stay ASCII
+}
+
 TEST_CASE("admission: keys crafted to share a hash cannot make one decision take seconds") {
   // 40,000 distinct keys of one length, alike in their first and last eight bytes: a hash of
   // only those made the duplicate check compare every pair (about 10 s for this body).
@@ -351,4 +361,32 @@ TEST_CASE("admission: answers are the JSON dockerd reads, quoted and non-UTF-8 m
     CHECK(authz_response(d) == expected(d));
     CHECK_NOTHROW(nlohmann::json::parse(authz_response(d)));
   }
+}
+
+TEST_CASE("admission: the AVX2 base64 decoder reads every body as the table decoder does, bad ones included") {
+  std::mt19937 random(20261130);
+  const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  int refused = 0;
+  for (int round = 0; round < 20000; ++round) {
+    const size_t bytes = random() % 400;
+    std::string text;
+    for (size_t i = 0; i < bytes; i += 3) {  // encode random bytes, padding the last quad
+      const size_t n = std::min<size_t>(3, bytes - i);
+      const uint32_t v = static_cast<uint32_t>(random() & 0xFFFFFF);
+      for (size_t k = 0; k < 4; ++k) text += k <= n ? alphabet[(v >> (18 - 6 * k)) & 63] : '=';
+    }
+    if (round % 2 == 1 && !text.empty()) {  // one byte anywhere becomes any byte
+      text[random() % text.size()] = static_cast<char>(random() & 0xFF);
+    }
+    const auto vector = base64_decode(text);
+    const auto scalar = base64_decode_scalar(text);
+    INFO(text);
+    REQUIRE(vector.has_value() == scalar.has_value());
+    if (vector) {
+      CHECK(*vector == *scalar);
+    } else {
+      ++refused;
+    }
+  }
+  CHECK(refused > 5000);
 }
