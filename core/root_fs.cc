@@ -136,15 +136,19 @@ Result<UniqueFd> RootFs::open(std::string_view machine_path, int flags, const ch
   return fail(std::string("cannot ") + verb + " " + host_path(machine_path).string() + ": " + errno_text(err), err);
 }
 
-Result<std::string> RootFs::read_file(std::string_view machine_path) const {
-  auto fd = open(machine_path, O_RDONLY, "read");
-  if (!fd) return tl::unexpected(fd.error());
+Result<std::string> RootFs::read_opened(const UniqueFd& fd, std::string_view machine_path) const {
   std::string data;
-  if (!read_all(fd->get(), data, one_read_is_whole(machine_path))) {
+  if (!read_all(fd.get(), data, one_read_is_whole(machine_path))) {
     const int err = errno;
     return fail("cannot read " + host_path(machine_path).string() + ": " + errno_text(err), err);
   }
   return data;
+}
+
+Result<std::string> RootFs::read_file(std::string_view machine_path) const {
+  auto fd = open(machine_path, O_RDONLY, "read");
+  if (!fd) return tl::unexpected(fd.error());
+  return read_opened(*fd, machine_path);
 }
 
 Result<std::optional<std::string>> trimmed_if_present(Result<std::string> data) {
@@ -214,13 +218,7 @@ Result<std::string> RootDir::read_file(std::string_view name) const {
     if (err == ELOOP) return fs_->read_file(path);
     return fail("cannot read " + fs_->host_path(path).string() + ": " + errno_text(err), err);
   }
-  UniqueFd owned(fd);
-  std::string data;
-  if (!read_all(fd, data, one_read_is_whole(path))) {
-    const int err = errno;
-    return fail("cannot read " + fs_->host_path(path).string() + ": " + errno_text(err), err);
-  }
-  return data;
+  return fs_->read_opened(UniqueFd(fd), path);
 }
 
 std::optional<std::string> RootDir::resolved_path() const {

@@ -77,6 +77,8 @@ class RootFs {
   friend class RootDir;
   /// Opens a machine path with `flags`; the error is errno's sentence about `verb` the host path.
   Result<UniqueFd> open(std::string_view machine_path, int flags, const char* verb) const;
+  /// Reads an opened file whole; the error names the host path of `machine_path`.
+  Result<std::string> read_opened(const UniqueFd& fd, std::string_view machine_path) const;
   /// The machine path of what an open fd beneath the root is, read back from /proc/self/fd.
   std::optional<std::string> machine_path_of(int fd) const;
 

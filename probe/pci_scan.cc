@@ -11,16 +11,16 @@ namespace {
 constexpr const char* kPciIds = "/usr/share/misc/pci.ids";
 constexpr const char* kDevices = "/sys/bus/pci/devices";
 
-// A hex attribute of a device, or the sentence saying why it cannot be had.
-Result<std::uint32_t> hex_attribute(const RootFs& fs, const RootDir& dir, const char* name) {
-  auto text = dir.read_file(name);
+// A hex attribute read from `machine_path`, or the sentence saying why it cannot be had.
+Result<std::uint32_t> hex_value(const RootFs& fs, const std::string& machine_path, const Result<std::string>& text) {
   if (!text) return tl::unexpected(text.error());
   auto value = parse_hex_attribute(*text);
-  if (!value) {
-    return fail(fs.host_path(join_path(dir.path(), name)).string() + " holds \"" + trim(*text) +
-                "\", not a hex number");
-  }
+  if (!value) return fail(fs.host_path(machine_path).string() + " holds \"" + trim(*text) + "\", not a hex number");
   return *value;
+}
+
+Result<std::uint32_t> hex_attribute(const RootFs& fs, const RootDir& dir, const char* name) {
+  return hex_value(fs, join_path(dir.path(), name), dir.read_file(name));
 }
 
 // The ids and driver of a device in the GPU classes, read relative to its directory.
@@ -58,14 +58,9 @@ Result<PciScan> scan_pci(const RootFs& fs) {
     }
     // Each device's class, one open beneath the root; only a possible GPU's other files are read.
     const std::string class_path = join_path(join_path(kDevices, name), "class");
-    auto text = fs.read_file(class_path);
-    auto class_code = text ? parse_hex_attribute(*text) : std::nullopt;
+    auto class_code = hex_value(fs, class_path, fs.read_file(class_path));
     if (!class_code) {
-      scan.warnings.push_back(
-          "skipping PCI device " + name + ": " +
-          (text ? fs.host_path(class_path).string() + " holds \"" + trim(*text) + "\", not a hex number"
-                : text.error().message) +
-          ".");
+      scan.warnings.push_back("skipping PCI device " + name + ": " + class_code.error().message + ".");
       continue;
     }
     if (!in_gpu_classes(*class_code)) continue;
