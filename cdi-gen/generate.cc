@@ -1,6 +1,7 @@
 #include "cdi-gen/generate.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 
 namespace rgpu::cdi {
@@ -24,8 +25,12 @@ Spec dri_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::st
   std::vector<std::string> renders;
   for (const auto& g : inv.gpus) {
     if (g.render_node) renders.push_back(*g.render_node);
+    for (const auto& p : g.partitions) {
+      if (p.render_node) renders.push_back(*p.render_node);
+    }
   }
   std::sort(renders.begin(), renders.end(), render_less);
+  renders.erase(std::unique(renders.begin(), renders.end()), renders.end());
   for (const auto& path : renders) {
     auto node = node_on_machine(fs, path);
     if (!node) {
@@ -51,6 +56,27 @@ std::vector<const probe::Gpu*> amd_cards_in_kfd_order(const probe::Inventory& in
   return cards;
 }
 
+// The render nodes a card's name maps: every partition's on a split card, else the card's own.
+std::vector<std::string> card_renders(const probe::Gpu& card) {
+  std::vector<std::string> out;
+  for (const auto& p : card.partitions) {
+    if (p.render_node) out.push_back(*p.render_node);
+  }
+  if (out.empty()) out.push_back(*card.render_node);
+  return out;
+}
+
+// "cpx" for a card in CPX mode. The mode is part of a partition's name so that a grant made in
+// one mode names nothing, rather than other hardware, once the card is re-partitioned.
+std::string partition_mode(const probe::Gpu& card) {
+  std::string mode;
+  for (char c : card.compute_partition.value_or("")) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) return "xcp";
+    mode += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return mode.empty() ? "xcp" : mode;
+}
+
 Spec amd_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::string>& warnings) {
   Spec spec{kVendor, "amd", {}};
   auto cards = amd_cards_in_kfd_order(inv);
@@ -62,15 +88,33 @@ Spec amd_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::st
     return spec;
   }
   Device all{"all", {*kfd}};
+  unsigned number = 0;
   for (const auto* card : cards) {
-    auto render = node_on_machine(fs, *card->render_node);
-    if (!render) {
-      warnings.push_back("leaving AMD GPU " + card->pci_address.value_or("?") + " out of rediacc.io/amd: " +
-                         fs.host_path(*card->render_node).string() + " is not a character device any more.");
-      continue;
+    Device whole{"gpu" + std::to_string(number), {*kfd}};
+    std::vector<Device> parts;
+    bool complete = true;
+    for (const auto& path : card_renders(*card)) {
+      auto render = node_on_machine(fs, path);
+      if (!render) {
+        warnings.push_back("leaving AMD GPU " + card->pci_address.value_or("?") + " out of rediacc.io/amd: " +
+                           fs.host_path(path).string() + " is not a character device any more.");
+        complete = false;
+        break;
+      }
+      whole.nodes.push_back(*render);
     }
-    spec.devices.push_back({"gpu" + std::to_string(spec.devices.size()), {*kfd, *render}});
-    all.nodes.push_back(*render);
+    if (!complete) continue;
+    // A card whose partitions are not all there is left out whole, never named by what is left.
+    for (const auto& p : card->partitions) {
+      if (!p.render_node) continue;
+      auto render = node_on_machine(fs, *p.render_node);
+      if (!render) continue;
+      parts.push_back({whole.name + "-" + partition_mode(*card) + std::to_string(p.index), {*kfd, *render}});
+    }
+    all.nodes.insert(all.nodes.end(), whole.nodes.begin() + 1, whole.nodes.end());
+    spec.devices.push_back(std::move(whole));
+    for (auto& d : parts) spec.devices.push_back(std::move(d));
+    ++number;
   }
   if (!spec.devices.empty()) spec.devices.push_back(std::move(all));
   return spec;

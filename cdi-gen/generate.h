@@ -1,6 +1,7 @@
 #pragma once
-// Our own specs, generated from the inventory: rediacc.io/dri (one device per render node) and
-// rediacc.io/amd (gpu<N> per AMD card plus all, each with /dev/kfd).
+// Our own specs, generated from the inventory: rediacc.io/dri (one device per render node,
+// partitions' included) and rediacc.io/amd (gpu<N> per AMD card, mapping every render node of its
+// partitions; gpu<N>-<mode><K> per compute partition, "gpu0-cpx3"; all; each with /dev/kfd).
 
 #include <string>
 #include <vector>

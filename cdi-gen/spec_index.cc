@@ -74,15 +74,47 @@ bool digits_after(std::string_view node, std::string_view prefix) {
 
 bool is_gpu_own_node(std::string_view node) {
   return digits_after(node, "/dev/dri/renderD") || digits_after(node, "/dev/dri/card") ||
-         digits_after(node, "/dev/nvidia") || node == "/dev/dxg";
+         digits_after(node, "/dev/nvidia") || node == "/dev/dxg" || is_mig_cap_node(node);
 }
 
-bool reach_same_gpu(const std::vector<std::string>& a_nodes, const std::vector<std::string>& b_nodes) {
-  for (const auto& a : a_nodes) {
-    if (!is_gpu_own_node(a)) continue;
-    if (std::find(b_nodes.begin(), b_nodes.end(), a) != b_nodes.end()) return true;
+bool is_mig_cap_node(std::string_view node) { return digits_after(node, "/dev/nvidia-caps/nvidia-cap"); }
+
+namespace {
+
+// What a device's nodes reach. A device that maps MIG capability nodes reaches slices: its
+// /dev/nvidiaN nodes are the parents every slice of GPU N must open, not GPU N whole (toolkit
+// specs give each slice its parent's node).
+struct Reach {
+  std::vector<std::string_view> whole, parents, caps;
+};
+
+Reach reach_of(const std::vector<std::string>& nodes) {
+  Reach r;
+  const bool slices = std::any_of(nodes.begin(), nodes.end(), [](const std::string& n) { return is_mig_cap_node(n); });
+  for (const auto& n : nodes) {
+    if (is_mig_cap_node(n)) {
+      r.caps.push_back(n);
+    } else if (slices && digits_after(n, "/dev/nvidia")) {
+      r.parents.push_back(n);
+    } else if (is_gpu_own_node(n)) {
+      r.whole.push_back(n);
+    }
   }
-  return false;
+  return r;
+}
+
+bool meet(const std::vector<std::string_view>& a, const std::vector<std::string_view>& b) {
+  return std::any_of(a.begin(), a.end(),
+                     [&](std::string_view n) { return std::find(b.begin(), b.end(), n) != b.end(); });
+}
+
+}  // namespace
+
+bool reach_same_gpu(const std::vector<std::string>& a_nodes, const std::vector<std::string>& b_nodes) {
+  const Reach a = reach_of(a_nodes), b = reach_of(b_nodes);
+  // A whole GPU meets anything of it, slices included; slices meet only when they share a
+  // capability node (the same GPU instance).
+  return meet(a.whole, b.whole) || meet(a.whole, b.parents) || meet(b.whole, a.parents) || meet(a.caps, b.caps);
 }
 
 }  // namespace rgpu::cdi

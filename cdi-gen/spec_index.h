@@ -39,12 +39,19 @@ Result<std::vector<IndexedDevice>> parse_spec(std::string_view text, std::string
 /// out, with both files listed in `problems`.
 SpecIndex read_spec_index(const RootFs& fs);
 
-/// True for a node that belongs to one GPU: a DRM render or card node, /dev/nvidiaN, /dev/dxg.
+/// True for a node that belongs to one GPU: a DRM render or card node, /dev/nvidiaN, /dev/dxg,
+/// a MIG capability node /dev/nvidia-caps/nvidia-capN.
 /// Not for the control nodes every GPU of a driver shares (/dev/kfd, /dev/nvidiactl,
 /// /dev/nvidia-uvm, /dev/nvidia-modeset): sharing those reaches the same driver, not the same GPU.
 bool is_gpu_own_node(std::string_view node);
 
-/// The one definition of two names being aliases: they map at least one same GPU-own node.
+/// A MIG capability node: /dev/nvidia-caps/nvidia-cap<minor>.
+bool is_mig_cap_node(std::string_view node);
+
+/// The one definition of two names being aliases: they reach the same hardware. Both map a same
+/// GPU-own node, with one exception: a device that maps MIG capability nodes reaches slices, and
+/// the parent /dev/nvidiaN it maps with them is no GPU whole. Two slices of one GPU are no
+/// aliases unless they share a capability node (the same GPU instance); a slice and its GPU are.
 /// Used by the inventory's per-GPU names, grant's warnings, `grants` and doctor.
 bool reach_same_gpu(const std::vector<std::string>& a_nodes, const std::vector<std::string>& b_nodes);
 

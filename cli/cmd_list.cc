@@ -25,7 +25,24 @@ std::string age_of(const probe::Inventory& inv) {
   return format_age(age);
 }
 
-std::string table(const probe::Inventory& inv) {
+// "CPX partition 3 (renderD131)", "MIG 1g.10gb (GI 9, CI 0)".
+std::string partition_name(const probe::Gpu& g, const probe::Partition& p) {
+  if (p.profile || p.gpu_instance) {
+    std::string out = "MIG " + p.profile.value_or("?");
+    if (p.gpu_instance) {
+      out += " (GI " + std::to_string(*p.gpu_instance) + ", CI " +
+             (p.compute_instance ? std::to_string(*p.compute_instance) : "?") + ")";
+    }
+    return out;
+  }
+  std::string out = g.compute_partition.value_or("compute") + " partition " + std::to_string(p.index);
+  if (p.render_node) out += " (" + base_name(*p.render_node) + ")";
+  return out;
+}
+
+std::string numa_text(const probe::Gpu& g) { return g.numa_node ? std::to_string(*g.numa_node) : "unknown"; }
+
+std::string table(const probe::Inventory& inv, bool wide) {
   const std::string age = age_of(inv);
   std::vector<std::vector<std::string>> rows;
   for (const auto& g : inv.gpus) {
@@ -34,8 +51,16 @@ std::string table(const probe::Inventory& inv) {
         g.driver ? *g.driver + " " + g.driver_version.value_or("(version unknown)") : g.driver_version.value_or("none");
     rows.push_back({g.pci_address.value_or("-"), g.name, driver, human_bytes(g.memory_bytes),
                     probe::to_string(g.platform), age, joined(g.cdi_devices)});
+    if (wide) rows.back().insert(rows.back().end() - 1, {numa_text(g), link_text(g.pcie_link)});
+    for (const auto& p : g.partitions) {
+      rows.push_back({"  - " + std::to_string(p.index), partition_name(g, p), "", human_bytes(p.memory_bytes), "", "",
+                      joined(p.cdi_devices)});
+      if (wide) rows.back().insert(rows.back().end() - 1, {"", ""});
+    }
   }
-  std::string out = render_table({"PCI ADDRESS", "NAME", "DRIVER", "MEMORY", "PLATFORM", "AGE", "CDI DEVICES"}, rows);
+  std::vector<std::string> header = {"PCI ADDRESS", "NAME", "DRIVER", "MEMORY", "PLATFORM", "AGE", "CDI DEVICES"};
+  if (wide) header.insert(header.end() - 1, {"NUMA", "PCIE LINK"});
+  std::string out = render_table(header, rows);
   if (inv.gpus.empty()) out += "(no GPU found; inventory made " + age + ")\n";
   return out;
 }
@@ -49,7 +74,7 @@ int run_list(const GlobalOptions& global, const std::string& output) {
               << "; run `rediacc-gpu probe` first.\n";
     return kExitFailure;
   }
-  std::cout << (output == "json" ? (*recorded)->text : table((*recorded)->inventory));
+  std::cout << (output == "json" ? (*recorded)->text : table((*recorded)->inventory, output == "wide"));
   return kExitOk;
 }
 
@@ -58,7 +83,8 @@ int run_list(const GlobalOptions& global, const std::string& output) {
 Runner attach_list(CLI::App& sub, GlobalOptions& global) {
   add_root_option(sub, global);
   auto output = std::make_shared<std::string>("table");
-  sub.add_option("-o,--output", *output, "Output format: table or json")->check(CLI::IsMember({"table", "json"}));
+  sub.add_option("-o,--output", *output, "Output format: table, wide (adds NUMA node and PCIe link) or json")
+      ->check(CLI::IsMember({"table", "wide", "json"}));
   return [&global, output] { return run_list(global, *output); };
 }
 

@@ -23,6 +23,28 @@ std::string human_bytes(std::optional<std::uint64_t> bytes) {
   return buf;
 }
 
+namespace {
+
+std::string speed_width(std::optional<double> speed, std::optional<unsigned> width) {
+  char buf[32];
+  if (speed) {
+    std::snprintf(buf, sizeof buf, "%g GT/s", *speed);
+  } else {
+    std::snprintf(buf, sizeof buf, "? GT/s");
+  }
+  return std::string(buf) + " x" + (width ? std::to_string(*width) : "?");
+}
+
+}  // namespace
+
+std::string link_text(const std::optional<probe::PcieLink>& link) {
+  if (!link) return "-";
+  std::string out = speed_width(link->current_speed_gts, link->current_width);
+  const std::string max = speed_width(link->max_speed_gts, link->max_width);
+  if (max != out) out += " (max " + max + ")";
+  return out;
+}
+
 std::string render_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(header.size(), 0);
   auto measure = [&](const std::vector<std::string>& row) {

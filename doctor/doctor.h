@@ -8,6 +8,8 @@
 namespace rgpu::doctor {
 
 std::vector<Check> host_driver_checks(const Facts& facts);
+/// Each GPU's PCIe link and NUMA node: a link narrower than its maximum warns.
+std::vector<Check> placement_checks(const Facts& facts);
 std::vector<Check> device_node_checks(const Facts& facts);
 std::vector<Check> runtime_checks(const Facts& facts);
 std::vector<Check> spec_checks(const Facts& facts);

@@ -22,6 +22,15 @@ int severity(Status s) {
   return 0;
 }
 
+template <class T>
+void link_series(std::ostringstream& out, const char* name, const probe::Gpu& g, std::optional<T> current,
+                 std::optional<T> max) {
+  if (!g.pci_address) return;
+  for (auto [which, value] : {std::pair{"current", current}, std::pair{"max", max}}) {
+    if (value) out << name << "{pci_address=\"" << *g.pci_address << "\",value=\"" << which << "\"} " << *value << "\n";
+  }
+}
+
 }  // namespace
 
 std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::chrono::system_clock::time_point now) {
@@ -31,6 +40,19 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
     size_t n = 0;
     for (const auto& g : f.fresh.gpus) n += g.vendor == v;
     out << "rediacc_gpu_gpus{vendor=\"" << probe::to_string(v) << "\"} " << n << "\n";
+  }
+  // The link as sysfs shows it now, so a dashboard can chart a downtrained link (width below its
+  // maximum) next to the idle speed drop that is no fault.
+  family(out, "rediacc_gpu_pcie_link_width", "PCIe link width of each GPU: current and maximum lanes.");
+  for (const auto& g : f.fresh.gpus) {
+    if (g.pcie_link)
+      link_series(out, "rediacc_gpu_pcie_link_width", g, g.pcie_link->current_width, g.pcie_link->max_width);
+  }
+  family(out, "rediacc_gpu_pcie_link_speed_gts", "PCIe link speed of each GPU in GT/s: current and maximum.");
+  for (const auto& g : f.fresh.gpus) {
+    if (g.pcie_link)
+      link_series(out, "rediacc_gpu_pcie_link_speed_gts", g, g.pcie_link->current_speed_gts,
+                  g.pcie_link->max_speed_gts);
   }
   const auto recorded_at = f.recorded ? parse_rfc3339_utc(f.recorded->generated_at) : std::nullopt;
   family(out, "rediacc_gpu_inventory_present", "1 when /etc/rediacc/gpu/inventory.json exists and parses.");

@@ -25,11 +25,9 @@ void keep_lowest(std::optional<std::string>& slot, std::optional<unsigned>& slot
   }
 }
 
-}  // namespace
-
-DrmNodes drm_nodes_of_pci(const RootFs& fs, const std::string& pci_address) {
+DrmNodes lowest_nodes_in(const RootFs& fs, const std::string& drm_dir) {
   DrmNodes nodes;
-  auto names = fs.list_dir("/sys/bus/pci/devices/" + pci_address + "/drm");
+  auto names = fs.list_dir(drm_dir);
   if (!names) return nodes;
   std::optional<unsigned> render_no, card_no;
   for (const auto& name : *names) {
@@ -37,6 +35,16 @@ DrmNodes drm_nodes_of_pci(const RootFs& fs, const std::string& pci_address) {
     if (auto n = node_number(name, "card")) keep_lowest(nodes.card_node, card_no, name, *n);
   }
   return nodes;
+}
+
+}  // namespace
+
+DrmNodes drm_nodes_of_pci(const RootFs& fs, const std::string& pci_address) {
+  return lowest_nodes_in(fs, "/sys/bus/pci/devices/" + pci_address + "/drm");
+}
+
+DrmNodes drm_nodes_beside(const RootFs& fs, const std::string& render_name) {
+  return lowest_nodes_in(fs, "/sys/class/drm/" + render_name + "/device/drm");
 }
 
 DrmClassScan scan_drm_class(const RootFs& fs) {

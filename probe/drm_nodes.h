@@ -21,6 +21,10 @@ struct DrmNodes {
 /// device lists several.
 DrmNodes drm_nodes_of_pci(const RootFs& fs, const std::string& pci_address);
 
+/// The nodes of the device that owns /dev/dri/<render_name> (an amdgpu_xcp partition's platform
+/// device, say), from /sys/class/drm/<render_name>/device/drm/.
+DrmNodes drm_nodes_beside(const RootFs& fs, const std::string& render_name);
+
 struct DrmClassScan {
   std::map<std::string, std::string> render_by_pci;  ///< PCI address -> "/dev/dri/renderD<N>"
   std::vector<std::string> warnings;                 ///< dangling or looping device links

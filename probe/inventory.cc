@@ -41,7 +41,31 @@ std::optional<std::uint32_t> parse_class_hex(const std::string& s) {
   return v;
 }
 
+json partition_to_json(const Partition& p) {
+  return json{{"index", p.index},
+              {"render_node", opt(p.render_node)},
+              {"card_node", opt(p.card_node)},
+              {"kfd_node", opt(p.kfd_node)},
+              {"gpu_instance", opt(p.gpu_instance)},
+              {"compute_instance", opt(p.compute_instance)},
+              {"profile", opt(p.profile)},
+              {"uuid", opt(p.uuid)},
+              {"memory_bytes", opt(p.memory_bytes)},
+              {"device_nodes", p.device_nodes},
+              {"cdi_devices", p.cdi_devices}};
+}
+
+json link_to_json(const std::optional<PcieLink>& l) {
+  if (!l) return nullptr;
+  return json{{"current_speed_gts", opt(l->current_speed_gts)},
+              {"current_width", opt(l->current_width)},
+              {"max_speed_gts", opt(l->max_speed_gts)},
+              {"max_width", opt(l->max_width)}};
+}
+
 json gpu_to_json(const Gpu& g) {
+  json partitions = json::array();
+  for (const auto& p : g.partitions) partitions.push_back(partition_to_json(p));
   return json{{"pci_address", opt(g.pci_address)},
               {"vendor", to_string(g.vendor)},
               {"vendor_id", hex_id(g.vendor_id)},
@@ -57,7 +81,12 @@ json gpu_to_json(const Gpu& g) {
               {"kfd_node", opt(g.kfd_node)},
               {"device_nodes", g.device_nodes},
               {"platform", to_string(g.platform)},
-              {"cdi_devices", g.cdi_devices}};
+              {"cdi_devices", g.cdi_devices},
+              {"compute_partition", opt(g.compute_partition)},
+              {"memory_partition", opt(g.memory_partition)},
+              {"partitions", partitions},
+              {"numa_node", opt(g.numa_node)},
+              {"pcie_link", link_to_json(g.pcie_link)}};
 }
 
 Vendor vendor_from_string(const std::string& s) {
@@ -68,6 +97,33 @@ Vendor vendor_from_string(const std::string& s) {
 }
 
 Platform platform_from_string(const std::string& s) { return s == "wsl" ? Platform::wsl : Platform::native; }
+
+Partition partition_from_json(const json& j) {
+  Partition p;
+  p.index = j.at("index").get<unsigned>();
+  p.render_node = get_opt<std::string>(j, "render_node");
+  p.card_node = get_opt<std::string>(j, "card_node");
+  p.kfd_node = get_opt<unsigned>(j, "kfd_node");
+  p.gpu_instance = get_opt<unsigned>(j, "gpu_instance");
+  p.compute_instance = get_opt<unsigned>(j, "compute_instance");
+  p.profile = get_opt<std::string>(j, "profile");
+  p.uuid = get_opt<std::string>(j, "uuid");
+  p.memory_bytes = get_opt<std::uint64_t>(j, "memory_bytes");
+  p.device_nodes = j.value("device_nodes", std::vector<std::string>{});
+  p.cdi_devices = j.value("cdi_devices", std::vector<std::string>{});
+  return p;
+}
+
+std::optional<PcieLink> link_from_json(const json& j) {
+  auto it = j.find("pcie_link");
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  PcieLink l;
+  l.current_speed_gts = get_opt<double>(*it, "current_speed_gts");
+  l.current_width = get_opt<unsigned>(*it, "current_width");
+  l.max_speed_gts = get_opt<double>(*it, "max_speed_gts");
+  l.max_width = get_opt<unsigned>(*it, "max_width");
+  return l;
+}
 
 Gpu gpu_from_json(const json& j) {
   Gpu g;
@@ -87,6 +143,13 @@ Gpu gpu_from_json(const json& j) {
   g.device_nodes = j.value("device_nodes", std::vector<std::string>{});
   g.platform = platform_from_string(j.value("platform", "native"));
   g.cdi_devices = j.value("cdi_devices", std::vector<std::string>{});
+  g.compute_partition = get_opt<std::string>(j, "compute_partition");
+  g.memory_partition = get_opt<std::string>(j, "memory_partition");
+  if (auto it = j.find("partitions"); it != j.end() && !it->is_null()) {
+    for (const auto& p : *it) g.partitions.push_back(partition_from_json(p));
+  }
+  g.numa_node = get_opt<int>(j, "numa_node");
+  g.pcie_link = link_from_json(j);
   return g;
 }
 
@@ -128,6 +191,12 @@ void normalise(Inventory& inventory) {
   for (auto& g : inventory.gpus) {
     sort_unique(g.device_nodes);
     sort_unique(g.cdi_devices);
+    for (auto& p : g.partitions) {
+      sort_unique(p.device_nodes);
+      sort_unique(p.cdi_devices);
+    }
+    std::stable_sort(g.partitions.begin(), g.partitions.end(),
+                     [](const Partition& a, const Partition& b) { return a.index < b.index; });
   }
   sort_unique(inventory.cdi_devices);
   std::stable_sort(inventory.gpus.begin(), inventory.gpus.end(), [](const Gpu& a, const Gpu& b) {

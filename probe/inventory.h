@@ -12,11 +12,41 @@
 
 namespace rgpu::probe {
 
-inline constexpr int kInventorySchema = 1;
+// 2: partitions (AMD compute partitions, NVIDIA MIG), compute/memory partition modes, NUMA node
+// and PCIe link. Schema 1 files still read: the new facts are simply absent.
+inline constexpr int kInventorySchema = 2;
 inline constexpr const char* kInventoryPath = "/etc/rediacc/gpu/inventory.json";
 
 enum class Vendor { nvidia, amd, intel, other };
 enum class Platform { native, wsl };
+
+/// One slice of a GPU a tenant can be given alone: an AMD compute partition (XCP) or an NVIDIA
+/// MIG device. AMD fields and MIG fields are absent on the other kind.
+struct Partition {
+  unsigned index = 0;  ///< AMD: position among the card's partitions by render minor; MIG: NVML's MIG index
+  std::optional<std::string> render_node;    ///< AMD
+  std::optional<std::string> card_node;      ///< AMD
+  std::optional<unsigned> kfd_node;          ///< AMD
+  std::optional<unsigned> gpu_instance;      ///< MIG GI id (not the MIG index)
+  std::optional<unsigned> compute_instance;  ///< MIG CI id within its GI
+  std::optional<std::string> profile;        ///< MIG "1g.10gb", "1c.3g.71gb"
+  std::optional<std::string> uuid;           ///< MIG "MIG-…"
+  std::optional<std::uint64_t> memory_bytes;
+  std::vector<std::string> device_nodes;  ///< nodes that reach this partition alone, sorted
+  std::vector<std::string> cdi_devices;   ///< names that reach this partition but not the whole GPU, sorted
+
+  bool operator==(const Partition&) const = default;
+};
+
+/// The PCIe link from sysfs; each value absent when the kernel reports it unknown.
+struct PcieLink {
+  std::optional<double> current_speed_gts;  ///< 16.0 for "16.0 GT/s PCIe" or "16 GT/s"
+  std::optional<unsigned> current_width;
+  std::optional<double> max_speed_gts;
+  std::optional<unsigned> max_width;
+
+  bool operator==(const PcieLink&) const = default;
+};
 
 struct Gpu {
   std::optional<std::string> pci_address;  ///< "0000:41:00.0"; absent under WSL
@@ -34,7 +64,12 @@ struct Gpu {
   std::optional<unsigned> kfd_node;           ///< AMD: first KFD topology node, amd-ctk's order
   std::vector<std::string> device_nodes;      ///< nodes that reach this GPU alone, sorted
   Platform platform = Platform::native;
-  std::vector<std::string> cdi_devices;  ///< grantable CDI names that reach it, sorted
+  std::vector<std::string> cdi_devices;          ///< CDI names that reach the whole GPU, sorted
+  std::optional<std::string> compute_partition;  ///< AMD "SPX", "CPX"…; "MIG" for an NVIDIA GPU in MIG mode
+  std::optional<std::string> memory_partition;   ///< AMD "NPS1", "NPS4"…
+  std::vector<Partition> partitions;             ///< empty for a GPU that is not split
+  std::optional<int> numa_node;                  ///< absent when unknown (sysfs says -1)
+  std::optional<PcieLink> pcie_link;             ///< absent for a device without PCIe link files
 
   bool operator==(const Gpu&) const = default;
 };

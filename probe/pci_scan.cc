@@ -23,6 +23,26 @@ Result<std::uint32_t> hex_attribute(const RootFs& fs, const RootDir& dir, const 
   return hex_value(fs, join_path(dir.path(), name), dir.read_file(name));
 }
 
+std::optional<std::string> attribute(const RootDir& dir, const char* name) {
+  auto text = dir.read_optional(name);
+  return text ? *text : std::nullopt;
+}
+
+// Where the device sits: its NUMA node and PCIe link. Each file may be missing (not PCIe, an old
+// kernel) or fail to read (a device in D3cold on kernels before 6.15's fix); either is unknown.
+void read_placement(const RootDir& dir, PciDevice& dev) {
+  if (auto numa = attribute(dir, "numa_node")) dev.numa_node = parse_numa_node(*numa);
+  auto max_speed = attribute(dir, "max_link_speed");
+  auto max_width = attribute(dir, "max_link_width");
+  if (!max_speed && !max_width) return;
+  PcieLink link;
+  if (auto v = attribute(dir, "current_link_speed")) link.current_speed_gts = parse_link_speed_gts(*v);
+  if (auto v = attribute(dir, "current_link_width")) link.current_width = parse_link_width(*v);
+  if (max_speed) link.max_speed_gts = parse_link_speed_gts(*max_speed);
+  if (max_width) link.max_width = parse_link_width(*max_width);
+  dev.pcie_link = link;
+}
+
 // The ids and driver of a device in the GPU classes, read relative to its directory.
 Result<PciDevice> read_device(const RootFs& fs, const std::string& address, std::uint32_t class_code) {
   auto dir = fs.open_dir(join_path(kDevices, address));
@@ -37,6 +57,7 @@ Result<PciDevice> read_device(const RootFs& fs, const std::string& address, std:
   dev.device_id = static_cast<std::uint16_t>(*device);
   dev.class_code = class_code;
   dev.driver = dir->link_base_name("driver");
+  read_placement(*dir, dev);
   return dev;
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/result.h"
 #include "core/root_fs.h"
+#include "probe/inventory.h"
 #include "probe/pci_ids.h"
 
 namespace rgpu::probe {
@@ -18,6 +19,8 @@ struct PciDevice {
   std::uint16_t device_id = 0;
   std::uint32_t class_code = 0;  ///< 24 bits: base class, subclass, programming interface
   std::optional<std::string> driver;
+  std::optional<int> numa_node;       ///< absent when sysfs says -1 or has no file
+  std::optional<PcieLink> pcie_link;  ///< absent without link files (not a PCIe device)
 };
 
 /// Display (0x03) and processing-accelerator (0x12) base classes: where GPUs are.

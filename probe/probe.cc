@@ -19,6 +19,8 @@ Gpu gpu_from_pci(const PciDevice& dev, const DrmNodes& nodes) {
   gpu.device_id = dev.device_id;
   gpu.pci_class = dev.class_code;
   gpu.driver = dev.driver;
+  gpu.numa_node = dev.numa_node;
+  gpu.pcie_link = dev.pcie_link;
   gpu.render_node = nodes.render_node;
   gpu.card_node = nodes.card_node;
   if (nodes.render_node) gpu.device_nodes.push_back(*nodes.render_node);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 
 namespace rgpu::probe {
 namespace {
@@ -112,6 +113,30 @@ std::string kfd_pci_address(std::uint32_t domain, std::uint32_t location_id) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain, bus, devfn >> 3, devfn & 7);
   return buf;
+}
+
+std::optional<double> parse_link_speed_gts(std::string_view text) {
+  std::string t = trim(text);
+  if (t.ends_with(" PCIe")) t.resize(t.size() - 5);
+  if (!t.ends_with(" GT/s")) return std::nullopt;
+  t.resize(t.size() - 5);
+  // Digits with at most one dot: "2.5", "16", "16.0"; strtod would also take "inf" or hex.
+  if (t.empty() || t.find_first_not_of("0123456789.") != std::string::npos || std::count(t.begin(), t.end(), '.') > 1 ||
+      t.front() == '.' || t.back() == '.')
+    return std::nullopt;
+  return std::strtod(t.c_str(), nullptr);
+}
+
+std::optional<unsigned> parse_link_width(std::string_view text) {
+  auto v = parse_decimal_attribute(text);
+  if (!v || *v == 0 || *v > 64) return std::nullopt;
+  return static_cast<unsigned>(*v);
+}
+
+std::optional<int> parse_numa_node(std::string_view text) {
+  auto v = parse_decimal_attribute(text);  // "-1" is not a decimal attribute: unknown
+  if (!v || *v > 4096) return std::nullopt;
+  return static_cast<int>(*v);
 }
 
 bool is_wsl_kernel_release(std::string_view osrelease) {

@@ -33,6 +33,16 @@ std::optional<std::string> canonical_pci_address(std::string_view text);
 /// PCI address of a KFD topology node: `domain` and `location_id` = bus << 8 | devfn.
 std::string kfd_pci_address(std::uint32_t domain, std::uint32_t location_id);
 
+/// A PCIe link speed in GT/s from sysfs, in the format of kernels up to 5.6 ("8 GT/s") and after
+/// ("8.0 GT/s PCIe"); absent for "Unknown", "Unknown speed" or anything else.
+std::optional<double> parse_link_speed_gts(std::string_view text);
+
+/// A PCIe link width ("16"); absent when not a number or 0 (an integrated GPU has no link).
+std::optional<unsigned> parse_link_width(std::string_view text);
+
+/// A device's numa_node; absent for -1 (the firmware names none) and anything not a number.
+std::optional<int> parse_numa_node(std::string_view text);
+
 /// True when a kernel release names WSL2 ("5.15.153.1-microsoft-standard-WSL2").
 bool is_wsl_kernel_release(std::string_view osrelease);
 

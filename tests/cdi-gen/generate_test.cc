@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <set>
 
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
@@ -78,16 +79,75 @@ TEST_CASE("cdi generate: AMD cards without a topology are numbered in PCI order"
   CHECK(specs.amd.devices[0].nodes[1].path == "/dev/dri/renderD128");
 }
 
-TEST_CASE("cdi generate: partitioned MI300X cards are gpu0 and gpu1, partitions do not shift them") {
+TEST_CASE("cdi generate: a partitioned MI300X card's name maps every partition, each partition has its own") {
   FixtureRoot root;
   amd_mi300x_partitioned(root);
   auto specs = generate(root);
-  CHECK(describe(specs.dri) ==
-        Lines{"renderD128: /dev/dri/renderD128(c 226:128)", "renderD136: /dev/dri/renderD136(c 226:136)"});
-  CHECK(describe(specs.amd) ==
-        Lines{"gpu0: /dev/kfd(c 239:0) /dev/dri/renderD128(c 226:128)",
-              "gpu1: /dev/kfd(c 239:0) /dev/dri/renderD136(c 226:136)",
-              "all: /dev/kfd(c 239:0) /dev/dri/renderD128(c 226:128) /dev/dri/renderD136(c 226:136)"});
+  Lines dri, amd, card0 = {"gpu0: /dev/kfd(c 239:0)"}, card1 = {"gpu1: /dev/kfd(c 239:0)"};
+  std::string all = "all: /dev/kfd(c 239:0)";
+  for (unsigned r = 128; r < 144; ++r) {
+    const std::string node = "/dev/dri/renderD" + std::to_string(r) + "(c 226:" + std::to_string(r) + ")";
+    dri.push_back("renderD" + std::to_string(r) + ": " + node);
+    (r < 136 ? card0 : card1).front() += " " + node;
+    (r < 136 ? card0 : card1)
+        .push_back("gpu" + std::to_string(r < 136 ? 0 : 1) + "-cpx" + std::to_string(r % 8) + ": /dev/kfd(c 239:0) " +
+                   node);
+    all += " " + node;
+  }
+  CHECK(describe(specs.dri) == dri);
+  amd = card0;
+  amd.insert(amd.end(), card1.begin(), card1.end());
+  amd.push_back(all);
+  CHECK(describe(specs.amd) == amd);
+}
+
+TEST_CASE("cdi generate: 8 MI300X in CPX, 63 partitions: every partition grantable, all reaches each") {
+  FixtureRoot root;
+  amd_instinct_x8(root, true, 8, true);
+  auto specs = generate(root);
+  CHECK(specs.warnings.empty());
+  CHECK(specs.dri.devices.size() == 63);
+  // 8 cards + 63 partitions + all.
+  REQUIRE(specs.amd.devices.size() == 8 + 63 + 1);
+  const auto& all = specs.amd.devices.back();
+  CHECK(all.name == "all");
+  CHECK(all.nodes.size() == 1 + 63);
+  std::set<std::string> renders;
+  for (const auto& d : specs.amd.devices) {
+    if (d.name.find("-cpx") == std::string::npos) continue;
+    REQUIRE(d.nodes.size() == 2);
+    CHECK(d.nodes[0].path == "/dev/kfd");
+    renders.insert(d.nodes[1].path);
+  }
+  CHECK(renders.size() == 63);
+  for (const auto& d : specs.amd.devices) {
+    if (d.name == "gpu7") CHECK(d.nodes.size() == 1 + 7);
+    if (d.name == "gpu0") CHECK(d.nodes.size() == 1 + 8);
+  }
+}
+
+TEST_CASE("cdi generate: unsplit cards keep their names: MI210 and MI300X in SPX") {
+  for (bool mi300x : {false, true}) {
+    FixtureRoot root;
+    amd_instinct_x8(root, mi300x, 1);
+    auto specs = generate(root);
+    Lines names;
+    for (const auto& d : specs.amd.devices) names.push_back(d.name + " " + std::to_string(d.nodes.size()));
+    CHECK(names == Lines{"gpu0 2", "gpu1 2", "gpu2 2", "gpu3 2", "gpu4 2", "gpu5 2", "gpu6 2", "gpu7 2", "all 9"});
+  }
+}
+
+TEST_CASE("cdi generate: the inventory says which names reach the whole card and which a partition") {
+  FixtureRoot root;
+  amd_mi300x_partitioned(root);
+  REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
+  REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
+  auto inv = nlohmann::json::parse(root.read("/etc/rediacc/gpu/inventory.json"));
+  const auto& card = inv["gpus"][0];
+  CHECK(card["cdi_devices"] == nlohmann::json({"rediacc.io/amd=all", "rediacc.io/amd=gpu0"}));
+  REQUIRE(card["partitions"].size() == 8);
+  CHECK(card["partitions"][3]["cdi_devices"] ==
+        nlohmann::json({"rediacc.io/amd=gpu0-cpx3", "rediacc.io/dri=renderD131"}));
 }
 
 TEST_CASE("cdi generate: an Intel GPU, a workstation, WSL2 and a machine without GPU") {

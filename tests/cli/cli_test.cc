@@ -131,6 +131,23 @@ TEST_CASE("cli: list shows name, driver, memory, platform, age and CDI names") {
   CHECK(line_count(r.out) == 3);
 }
 
+TEST_CASE("cli: list shows partitions under their GPU, and -o wide adds NUMA node and PCIe link") {
+  FixtureRoot root;
+  amd_mi300x_partitioned(root);
+  REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
+  REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
+  auto r = run_tool({"list", "--root", root.str()});
+  REQUIRE(r.exit_code == 0);
+  CHECK(line_count(r.out) == 1 + 2 + 16);
+  CHECK_THAT(r.out, Catch::Contains("rediacc.io/amd=all, rediacc.io/amd=gpu1\n  - 0"));
+  CHECK_THAT(r.out, Catch::Matches("(.|\n)*\n  - 3 +CPX partition 3 \\(renderD131\\) +24\\.0 GiB +"
+                                   "rediacc.io/amd=gpu0-cpx3, rediacc.io/dri=renderD131\n(.|\n)*"));
+  CHECK_THAT(r.out, !Catch::Contains("NUMA"));
+  auto wide = run_tool({"list", "--root", root.str(), "-o", "wide"});
+  CHECK_THAT(wide.out, Catch::Contains("NUMA  PCIE LINK"));
+  CHECK_THAT(wide.out, Catch::Contains("just now  1     32 GT/s x16  rediacc.io/amd=all, rediacc.io/amd=gpu1"));
+}
+
 TEST_CASE("cli: list -o json prints the inventory exactly as recorded") {
   FixtureRoot root;
   wsl2_nvidia(root);

@@ -69,7 +69,7 @@ TEST_CASE("completion: bash completes commands, options, fixed values and the ma
   CHECK(out ==
         "grant grants\n"
         "list\n"
-        "table json\n"
+        "table wide json\n"
         "auto true false\n"
         "--dry-run\n"
         "nvidia.com/gpu=all nvidia.com/mig=0:1\n"
@@ -103,7 +103,7 @@ TEST_CASE("completion: zsh completes through bashcompinit with the same script")
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   // zsh keeps nvidia.com/gpu=… one word, so the whole name is offered.
-  CHECK(r.out == "grant grants\ntable json\nnvidia.com/gpu=all\n--dry-run\n");
+  CHECK(r.out == "grant grants\ntable wide json\nnvidia.com/gpu=all\n--dry-run\n");
 }
 
 TEST_CASE("completion: the script is shellcheck clean and only bash is offered") {

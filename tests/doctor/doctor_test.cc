@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "doctor/container.h"
 #include "tests/support/fixture_root.h"
@@ -62,6 +63,48 @@ void expect(const Doctor& d, const std::string& id, int layer, const std::string
 }
 
 }  // namespace
+
+TEST_CASE("doctor: a link narrower than its maximum warns, a lower speed alone does not, and metrics show both") {
+  FixtureRoot root;
+  healthy_nvidia(root);
+  const std::string a = "/sys/devices/pci0000:00/0000:41:00.0", b = "/sys/devices/pci0001:00/0001:c1:00.0";
+  for (const auto& [dir, cur_speed, cur_width] :
+       {std::tuple{a, "32.0 GT/s PCIe", "8"}, std::tuple{b, "2.5 GT/s PCIe", "16"}}) {
+    root.write(dir + "/current_link_speed", std::string(cur_speed) + "\n");
+    root.write(dir + "/current_link_width", std::string(cur_width) + "\n");
+    root.write(dir + "/max_link_speed", "32.0 GT/s PCIe\n");
+    root.write(dir + "/max_link_width", "16\n");
+    root.write(dir + "/numa_node", "-1\n");
+  }
+  const auto d = doctor(root);
+  std::map<std::string, nlohmann::json> by_gpu;
+  for (const auto& c : d.checks) {
+    if (c["id"] == "pcie-link") by_gpu[c["observed"].get<std::string>().substr(0, 40)] = c;
+  }
+  REQUIRE(by_gpu.size() == 2);
+  int warned = 0;
+  for (const auto& [_, c] : by_gpu) {
+    INFO(c.dump());
+    CHECK(c["layer"] == 1);
+    CHECK_THAT(c["observed"].get<std::string>(), Catch::Contains("NUMA node unknown"));
+    if (c["observed"].get<std::string>().find("x8 of 32 GT/s x16") != std::string::npos) {
+      ++warned;
+      CHECK(c["status"] == "warn");
+      CHECK_THAT(c["decision"].get<std::string>(), Catch::Contains("reseat"));
+    } else {
+      CHECK(c["status"] == "ok");
+      CHECK_THAT(c["meaning"].get<std::string>(), Catch::Contains("idle"));
+    }
+  }
+  CHECK(warned == 1);
+  CHECK(d.exit_code == 0);  // a warning, not a failure
+  auto m = run_tool({"metrics", "--root", root.str()});
+  CHECK_THAT(m.out, Catch::Contains("rediacc_gpu_pcie_link_width{pci_address=\"0000:41:00.0\",value=\"current\"} 8\n"));
+  CHECK_THAT(m.out, Catch::Contains("rediacc_gpu_pcie_link_width{pci_address=\"0000:41:00.0\",value=\"max\"} 16\n"));
+  CHECK_THAT(m.out,
+             Catch::Contains("rediacc_gpu_pcie_link_speed_gts{pci_address=\"0001:c1:00.0\",value=\"current\"} 2.5\n"));
+  CHECK(run_program("/usr/bin/promtool", {"check", "metrics"}, m.out).exit_code == 0);
+}
 
 TEST_CASE("doctor: the table's last line sums up, naming the first failing layer") {
   FixtureRoot root;

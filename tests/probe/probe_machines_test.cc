@@ -3,6 +3,7 @@
 
 #include "probe/inventory.h"
 #include "tests/probe/probe_test_support.h"
+#include "tests/support/machine_builder.h"
 #include "tests/support/machines.h"
 
 using namespace rgpu;
@@ -113,6 +114,79 @@ TEST_CASE("probe: partitioned MI300X counts cards, not partitions, and memory fr
   CHECK(a.memory_bytes == 8 * 24 * kGiB);
   CHECK(a.uuid == "16404946649897475633");
   CHECK(gpu_at(inv, "0000:26:00.0").render_node == "/dev/dri/renderD136");
+  // The card lists its eight partitions in render-minor order, each with its own nodes.
+  CHECK(a.compute_partition == "CPX");
+  CHECK(a.memory_partition == "NPS1");
+  REQUIRE(a.partitions.size() == 8);
+  for (unsigned k = 0; k < 8; ++k) {
+    INFO("partition " << k);
+    const auto& p = a.partitions[k];
+    CHECK(p.index == k);
+    CHECK(p.render_node == "/dev/dri/renderD" + std::to_string(128 + k));
+    CHECK(p.card_node == "/dev/dri/card" + std::to_string(1 + k));
+    CHECK(p.kfd_node == 2 + k);
+    CHECK(p.memory_bytes == 24 * kGiB);
+    CHECK(p.device_nodes == std::vector<std::string>{*p.card_node, *p.render_node});
+  }
+  // The card's own nodes are every partition's: a name reaching any of them reaches this card.
+  CHECK(a.device_nodes.size() == 16);
+}
+
+TEST_CASE("probe: an MI300X card in SPX lists no partitions, and unused XCP nodes are not partitions") {
+  FixtureRoot root;
+  amd_instinct_x8(root, true, 1);
+  // SPX still has the seven XCP platform devices per card, with nodes but without KFD nodes.
+  MachineBuilder(root).partition_nodes(100, 300, "amdgpu_xcp_1");
+  auto report = probe_fixture(root);
+  for (const auto& g : report.inventory.gpus) {
+    CHECK(g.compute_partition == "SPX");
+    CHECK(g.partitions.empty());
+    CHECK(g.device_nodes.size() == 2);
+  }
+}
+
+TEST_CASE("probe: 63 partitions when the driver ran out of DRM minors for the last one") {
+  FixtureRoot root;
+  amd_instinct_x8(root, true, 8, true);
+  auto report = probe_fixture(root);
+  CHECK(report.warnings.empty());
+  REQUIRE(report.inventory.gpus.size() == 8);
+  size_t partitions = 0;
+  for (const auto& g : report.inventory.gpus) partitions += g.partitions.size();
+  CHECK(partitions == 63);
+  CHECK(report.inventory.gpus.back().partitions.size() == 7);
+}
+
+TEST_CASE("probe: NUMA node and PCIe link, in both kernels' formats, and -1 is unknown, not node 0") {
+  FixtureRoot root;
+  MachineBuilder m(root);
+  m.pci({"0000:41:00.0", 0x1002, 0x740f, 0x038000, "amdgpu", 1, 128});
+  m.pci({"0000:c1:00.0", 0x1002, 0x740f, 0x038000, "amdgpu", 2, 129});
+  m.pci({"0000:00:02.0", 0x8086, 0xa780, 0x030000, "i915", 0, 130});
+  m.pcie_placement("0000:41:00.0", 1, "16.0 GT/s PCIe", 8, "16.0 GT/s PCIe", 16);
+  m.pcie_placement("0000:c1:00.0", -1, "2.5 GT/s", 16, "16 GT/s", 16);  // a 5.4 kernel, idle
+  // An integrated GPU: no NUMA file, link Unknown and width 0 (research 5).
+  root.write("/sys/devices/pci0000:00/0000:00:02.0/current_link_speed", "Unknown\n");
+  root.write("/sys/devices/pci0000:00/0000:00:02.0/max_link_speed", "Unknown\n");
+  root.write("/sys/devices/pci0000:00/0000:00:02.0/max_link_width", "0\n");
+  auto inv = probe_fixture(root).inventory;
+  const auto& a = gpu_at(inv, "0000:41:00.0");
+  CHECK(a.numa_node == 1);
+  REQUIRE(a.pcie_link);
+  CHECK(*a.pcie_link == probe::PcieLink{16.0, 8, 16.0, 16});
+  const auto& b = gpu_at(inv, "0000:c1:00.0");
+  CHECK_FALSE(b.numa_node);
+  REQUIRE(b.pcie_link);
+  CHECK(*b.pcie_link == probe::PcieLink{2.5, 16, 16.0, 16});
+  const auto& igpu = gpu_at(inv, "0000:00:02.0");
+  CHECK_FALSE(igpu.numa_node);
+  REQUIRE(igpu.pcie_link);
+  CHECK(*igpu.pcie_link == probe::PcieLink{});
+  // And null, not 0, in the inventory's JSON.
+  auto j = probe::to_json(inv);
+  for (const auto& g : j["gpus"]) {
+    if (g["pci_address"] == "0000:c1:00.0") CHECK(g["numa_node"].is_null());
+  }
 }
 
 TEST_CASE("probe: an Intel discrete GPU, memory and version unknown rather than zero") {

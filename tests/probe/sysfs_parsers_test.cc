@@ -54,3 +54,22 @@ TEST_CASE("parsers: WSL kernels are told apart from native ones") {
   REQUIRE(is_wsl_kernel_release("5.15.167.4-microsoft-standard-WSL2"));
   REQUIRE_FALSE(is_wsl_kernel_release("6.1.0-27-amd64"));
 }
+
+TEST_CASE("parsers: PCIe link speed and width in both kernels' formats, NUMA node -1 unknown") {
+  CHECK(parse_link_speed_gts("32.0 GT/s PCIe\n") == 32.0);
+  CHECK(parse_link_speed_gts("2.5 GT/s PCIe") == 2.5);
+  CHECK(parse_link_speed_gts("8 GT/s\n") == 8.0);
+  CHECK(parse_link_speed_gts("2.5 GT/s") == 2.5);
+  for (const char* unknown :
+       {"Unknown", "Unknown speed", "", "GT/s", ".5 GT/s", "1.2.3 GT/s", "inf GT/s", "0x10 GT/s"}) {
+    INFO(unknown);
+    CHECK_FALSE(parse_link_speed_gts(unknown));
+  }
+  CHECK(parse_link_width("16\n") == 16u);
+  CHECK_FALSE(parse_link_width("0"));
+  CHECK_FALSE(parse_link_width("x16"));
+  CHECK(parse_numa_node("0\n") == 0);
+  CHECK(parse_numa_node("3") == 3);
+  CHECK_FALSE(parse_numa_node("-1\n"));
+  CHECK_FALSE(parse_numa_node(""));
+}

@@ -67,10 +67,6 @@ void MachineBuilder::pci(const PciSpec& spec) const {
   if (spec.render) drm_node(root_, dir, "renderD" + std::to_string(*spec.render), *spec.render);
 }
 
-void MachineBuilder::partition_render_node(unsigned render, const std::string& platform_device) const {
-  drm_node(root_, "/sys/devices/platform/" + platform_device, "renderD" + std::to_string(render), render);
-}
-
 void MachineBuilder::partition_nodes(unsigned card, unsigned render, const std::string& platform_device) const {
   const std::string dir = "/sys/devices/platform/" + platform_device;
   drm_node(root_, dir, "card" + std::to_string(card), card);
@@ -79,6 +75,22 @@ void MachineBuilder::partition_nodes(unsigned card, unsigned render, const std::
 
 void MachineBuilder::amd_vram(const std::string& address, std::uint64_t bytes) const {
   root_.write(device_dir(address) + "/mem_info_vram_total", std::to_string(bytes) + "\n");
+}
+
+void MachineBuilder::amd_partition_modes(const std::string& address, const std::string& compute,
+                                         const std::string& memory) const {
+  root_.write(device_dir(address) + "/current_compute_partition", compute + "\n");
+  root_.write(device_dir(address) + "/current_memory_partition", memory + "\n");
+}
+
+void MachineBuilder::pcie_placement(const std::string& address, int numa_node, const std::string& current_speed,
+                                    unsigned current_width, const std::string& max_speed, unsigned max_width) const {
+  const std::string dir = device_dir(address);
+  root_.write(dir + "/numa_node", std::to_string(numa_node) + "\n");
+  root_.write(dir + "/current_link_speed", current_speed + "\n");
+  root_.write(dir + "/current_link_width", std::to_string(current_width) + "\n");
+  root_.write(dir + "/max_link_speed", max_speed + "\n");
+  root_.write(dir + "/max_link_width", std::to_string(max_width) + "\n");
 }
 
 void MachineBuilder::kfd_device(unsigned major) const { root_.char_node("/dev/kfd", major, 0); }

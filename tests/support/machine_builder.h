@@ -43,11 +43,15 @@ class MachineBuilder {
 
   void hostname(const std::string& name) const;
   void pci(const PciSpec& spec) const;
-  /// A render node owned by a non-PCI device, as amdgpu's XCP partitions are.
-  void partition_render_node(unsigned render, const std::string& platform_device) const;
   /// A partition's card and render node, both owned by its amdgpu_xcp platform device.
   void partition_nodes(unsigned card, unsigned render, const std::string& platform_device) const;
   void amd_vram(const std::string& address, std::uint64_t bytes) const;
+  /// current_compute_partition and current_memory_partition ("CPX", "NPS4") of an MI300 card.
+  void amd_partition_modes(const std::string& address, const std::string& compute, const std::string& memory) const;
+  /// numa_node and the four PCIe link files, written as the running kernel's format or the
+  /// one of kernels up to 5.6 ("16 GT/s" rather than "16.0 GT/s PCIe").
+  void pcie_placement(const std::string& address, int numa_node, const std::string& current_speed,
+                      unsigned current_width, const std::string& max_speed, unsigned max_width) const;
   void kfd_device(unsigned major = 234) const;
   void kfd_cpu_node(unsigned node) const;
   void kfd_gpu_node(const KfdGpu& gpu) const;

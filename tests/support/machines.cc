@@ -95,14 +95,21 @@ void amd_mi300x_partitioned(const FixtureRoot& root) {
   m.kfd_device(239);
   m.kfd_cpu_node(0);
   m.kfd_cpu_node(1);
+  // Numbering as on the real CPX host (ROCm/k8s-device-plugin testdata/topo-mi300-cpx): each card's
+  // driver init takes its own card/render minor, then one per XCP platform device, so card 0 has
+  // render minors 128-135 and card 1 136-143; location_id counts partitions in its function bits.
   const unsigned buses[] = {0x05, 0x26};
   for (unsigned card = 0; card < 2; ++card) {
     char addr[32];
     std::snprintf(addr, sizeof addr, "0000:%02x:00.0", buses[card]);
-    const unsigned first_render = 128 + card * 8;
-    m.pci({addr, 0x1002, 0x74a1, 0x120000, "amdgpu", 1 + card * 8, first_render});
+    const unsigned first_render = 128 + card * 8, first_card = 1 + card * 8;
+    m.pci({addr, 0x1002, 0x74a1, 0x120000, "amdgpu", first_card, first_render});
+    m.amd_partition_modes(addr, "CPX", "NPS1");
+    // numa_node and a Gen5 x16 link as sysfs shows them on a 2-socket MI300X host (research 5).
+    m.pcie_placement(addr, static_cast<int>(card), "32.0 GT/s PCIe", 16, "32.0 GT/s PCIe", 16);
     for (unsigned part = 0; part < 8; ++part) {
-      if (part > 0) m.partition_render_node(first_render + part, "amdgpu_xcp_" + std::to_string(card * 8 + part));
+      if (part > 0)
+        m.partition_nodes(first_card + part, first_render + part, "amdgpu_xcp_" + std::to_string(card * 8 + part));
       m.kfd_gpu_node({2 + card * 8 + part, 0, (buses[card] << 8) | part, first_render + part,
                       card == 0 ? "16404946649897475633" : "2472748907779728154", 24 * kGiB});
     }
@@ -187,7 +194,20 @@ void dgx_h100_procfs(const FixtureRoot& root) {
   std::filesystem::remove_all(root.host("/usr/lib/x86_64-linux-gnu"));
 }
 
-void amd_instinct_x8(const FixtureRoot& root, bool mi300x, unsigned partitions) {
+namespace {
+
+std::string partition_mode(unsigned partitions) {
+  switch (partitions) {
+    case 2: return "DPX";
+    case 4: return "QPX";
+    case 8: return "CPX";
+    default: return "SPX";
+  }
+}
+
+}  // namespace
+
+void amd_instinct_x8(const FixtureRoot& root, bool mi300x, unsigned partitions, bool last_xcp_without_nodes) {
   MachineBuilder m(root);
   m.hostname(mi300x ? "mi300x-x8" : "mi210-x8");
   bmc(m);
@@ -204,8 +224,12 @@ void amd_instinct_x8(const FixtureRoot& root, bool mi300x, unsigned partitions) 
     std::snprintf(addr, sizeof addr, "0000:%02x:00.0", buses[card]);
     m.pci({addr, 0x1002, device, pci_class, "amdgpu", 1 + card, 128 + card});
     m.amd_vram(addr, memory);
+    if (mi300x) m.amd_partition_modes(addr, partition_mode(partitions), partitions == 8 ? "NPS4" : "NPS1");
+    m.pcie_placement(addr, card < 4 ? 0 : 1, "32.0 GT/s PCIe", 16, "32.0 GT/s PCIe", 16);
     const std::string unique_id = std::to_string(5847760019078012339ULL + card * 7919ULL);
     for (unsigned part = 0; part < partitions; ++part) {
+      // Out of DRM minors, the driver skips an XCP: no nodes, no KFD node (research 3).
+      if (last_xcp_without_nodes && card == 7 && part == partitions - 1) break;
       unsigned render = 128 + card;
       if (part > 0) {
         render = next_render++;
@@ -263,6 +287,7 @@ const std::vector<NamedMachine>& named_machines() {
       {"mi300x-x8-dpx", [](const FixtureRoot& r) { amd_instinct_x8(r, true, 2); }},
       {"mi300x-x8-qpx", [](const FixtureRoot& r) { amd_instinct_x8(r, true, 4); }},
       {"mi300x-x8-cpx", [](const FixtureRoot& r) { amd_instinct_x8(r, true, 8); }},
+      {"mi300x-x8-cpx-63", [](const FixtureRoot& r) { amd_instinct_x8(r, true, 8, true); }},
       {"mixed-x8", mixed_x8},
   };
   return machines;

@@ -37,8 +37,10 @@ void dgx_h100(const FixtureRoot& root);
 void dgx_h100_procfs(const FixtureRoot& root);
 /// 8 AMD Instinct cards among 200 other PCI devices, with their KFD topology; each card split
 /// into `partitions` compute partitions (1: none), partitions past the first owned by amdgpu_xcp
-/// platform devices with a card and a render node each, as on an MI300X in DPX/QPX/CPX mode.
-void amd_instinct_x8(const FixtureRoot& root, bool mi300x, unsigned partitions);
+/// platform devices with a card and a render node each, as on an MI300X in DPX/QPX/CPX mode, with
+/// the mode in current_compute_partition. `last_xcp_without_nodes`: the last card's last partition
+/// got no DRM minor (63 partitions in CPX, as on the real host with a BMC VGA).
+void amd_instinct_x8(const FixtureRoot& root, bool mi300x, unsigned partitions, bool last_xcp_without_nodes = false);
 /// An Intel iGPU, 4 NVIDIA RTX 4090 and 3 AMD Radeon among 200 other PCI devices.
 void mixed_x8(const FixtureRoot& root);
 

@@ -1,0 +1,60 @@
+// Layer 1: where each GPU sits. A link that trained narrower than the card can is a fault no
+// container sees (the GPU works, at a fraction of its bandwidth); a lower speed alone is how GPUs
+// save power at idle, so it is reported, not warned about.
+
+#include <cstdio>
+
+#include "doctor/doctor.h"
+
+namespace rgpu::doctor {
+namespace {
+
+constexpr int kLayer = 1;
+
+std::string gpu_label(const probe::Gpu& g) { return g.name + (g.pci_address ? " (" + *g.pci_address + ")" : ""); }
+
+std::string speed(std::optional<double> gts) {
+  if (!gts) return "unknown speed";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g GT/s", *gts);
+  return buf;
+}
+
+std::string width(std::optional<unsigned> w) { return w ? "x" + std::to_string(*w) : "unknown width"; }
+
+std::string numa(const probe::Gpu& g) {
+  return g.numa_node ? "NUMA node " + std::to_string(*g.numa_node) : "NUMA node unknown (the firmware names none)";
+}
+
+Check placement(const probe::Gpu& g) {
+  Check c{"pcie-link", kLayer, Status::ok, gpu_label(g) + ": ", "", ""};
+  if (!g.pcie_link) {
+    c.status = Status::skip;
+    c.observed += "no PCIe link files (integrated, virtual or WSL2), " + numa(g);
+    return c;
+  }
+  const auto& l = *g.pcie_link;
+  c.observed += speed(l.current_speed_gts) + " " + width(l.current_width) + " of " + speed(l.max_speed_gts) + " " +
+                width(l.max_width) + ", " + numa(g);
+  if (l.current_width && l.max_width && *l.current_width < *l.max_width) {
+    c.status = Status::warn;
+    c.meaning = "the link trained narrower than the card can (" + width(l.current_width) + " of " +
+                width(l.max_width) + "): the GPU works but moves data at a fraction of its bandwidth, silently";
+    c.decision =
+        "reseat the card and its riser, check that the slot is wired for " + width(l.max_width) +
+        " (lspci -vv shows LnkSta \"(downgraded)\"; the kernel log's \"limited by\" line names the narrow link)";
+  } else if (l.current_speed_gts && l.max_speed_gts && *l.current_speed_gts < *l.max_speed_gts) {
+    c.meaning = "below its maximum speed: GPUs lower link speed at idle to save power; judge it under load";
+  }
+  return c;
+}
+
+}  // namespace
+
+std::vector<Check> placement_checks(const Facts& f) {
+  std::vector<Check> out;
+  for (const auto& g : f.fresh.gpus) out.push_back(placement(g));
+  return out;
+}
+
+}  // namespace rgpu::doctor
