@@ -25,7 +25,10 @@ std::string joined(const std::vector<std::string>& names) {
 }
 
 Result<void> check_defined(const cdi::SpecIndex& index, const std::string& device) {
-  if (defined(index, device)) return {};
+  if (const auto* d = defined(index, device)) {
+    if (auto why = cdi::ungrantable_reason(*d); !why.empty()) return fail(why + "; nothing was granted.");
+    return {};
+  }
   auto near = closest_names(index, device);
   return fail("no CDI spec in /etc/cdi defines \"" + device + "\"; nothing was granted." +
               (near.empty() ? " This machine defines no CDI names yet: run `rediacc-gpu setup`."
@@ -114,7 +117,8 @@ std::vector<std::string> aliases_of(const cdi::SpecIndex& index, const std::stri
   const auto* self = defined(index, device);
   if (!self) return out;
   for (const auto& other : index.devices) {
-    if (other.qualified_name != device && cdi::reach_same_gpu(self->device_nodes, other.device_nodes)) {
+    if (other.qualified_name != device && cdi::ungrantable_reason(other).empty() &&
+        cdi::reach_same_gpu(self->device_nodes, other.device_nodes)) {
       out.push_back(other.qualified_name);
     }
   }
@@ -134,7 +138,10 @@ std::vector<AliasHolder> alias_holders(const GrantSet& set, const cdi::SpecIndex
 
 std::vector<std::string> closest_names(const cdi::SpecIndex& index, const std::string& device, size_t n) {
   std::vector<std::pair<size_t, std::string>> scored;
-  for (const auto& d : index.devices) scored.emplace_back(edit_distance(device, d.qualified_name), d.qualified_name);
+  for (const auto& d : index.devices) {
+    if (cdi::ungrantable_reason(d).empty())
+      scored.emplace_back(edit_distance(device, d.qualified_name), d.qualified_name);
+  }
   std::sort(scored.begin(), scored.end());
   std::vector<std::string> out;
   for (size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].second);

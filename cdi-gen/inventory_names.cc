@@ -33,6 +33,7 @@ void attach_cdi_names(probe::Inventory& inventory, const SpecIndex& index) {
     for (auto& p : gpu.partitions) p.cdi_devices.clear();
   }
   for (const auto& dev : index.devices) {
+    if (!ungrantable_reason(dev).empty()) continue;
     inventory.cdi_devices.push_back(dev.qualified_name);
     for (auto& gpu : inventory.gpus) {
       bool touches = reach_same_gpu(gpu.device_nodes, dev.device_nodes);

@@ -77,6 +77,21 @@ bool is_gpu_own_node(std::string_view node) {
          digits_after(node, "/dev/nvidia") || node == "/dev/dxg" || is_mig_cap_node(node);
 }
 
+std::string ungrantable_reason(const IndexedDevice& device) {
+  if (device.qualified_name.starts_with("management.")) {
+    return device.qualified_name +
+           " is a management device (every GPU's capability nodes, MIG configuration "
+           "included); it is for the host's own tools, never a tenant";
+  }
+  for (const auto& node : device.device_nodes) {
+    if (node == "/dev/nvidia-caps/nvidia-cap1" || node == "/dev/nvidia-caps/nvidia-cap2") {
+      return device.qualified_name + " maps " + node +
+             ", the MIG configuration or monitor capability of every GPU; it is never given to a tenant";
+    }
+  }
+  return "";
+}
+
 bool is_mig_cap_node(std::string_view node) { return digits_after(node, "/dev/nvidia-caps/nvidia-cap"); }
 
 namespace {

@@ -45,6 +45,12 @@ SpecIndex read_spec_index(const RootFs& fs);
 /// /dev/nvidia-uvm, /dev/nvidia-modeset): sharing those reaches the same driver, not the same GPU.
 bool is_gpu_own_node(std::string_view node);
 
+/// Why a defined device can never be granted to a tenant, or empty when it can: NVIDIA's
+/// management spec (kind management.*) and any device that maps the MIG configuration or monitor
+/// capability (/dev/nvidia-caps/nvidia-cap1 and -cap2, fixed by the driver), which reconfigure or
+/// watch every GPU's slices.
+std::string ungrantable_reason(const IndexedDevice& device);
+
 /// A MIG capability node: /dev/nvidia-caps/nvidia-cap<minor>.
 bool is_mig_cap_node(std::string_view node);
 

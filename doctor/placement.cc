@@ -38,8 +38,8 @@ Check placement(const probe::Gpu& g) {
                 width(l.max_width) + ", " + numa(g);
   if (l.current_width && l.max_width && *l.current_width < *l.max_width) {
     c.status = Status::warn;
-    c.meaning = "the link trained narrower than the card can (" + width(l.current_width) + " of " +
-                width(l.max_width) + "): the GPU works but moves data at a fraction of its bandwidth, silently";
+    c.meaning = "the link trained narrower than the card can (" + width(l.current_width) + " of " + width(l.max_width) +
+                "): the GPU works but moves data at a fraction of its bandwidth, silently";
     c.decision =
         "reseat the card and its riser, check that the slot is wired for " + width(l.max_width) +
         " (lspci -vv shows LnkSta \"(downgraded)\"; the kernel log's \"limited by\" line names the narrow link)";

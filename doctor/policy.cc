@@ -20,8 +20,15 @@ std::vector<Check> grants(const Facts& f) {
   size_t exclusive = 0;
   for (const auto& g : f.grants->grants) {
     if (g.exclusive) ++exclusive;
-    const bool defined = std::any_of(f.specs.devices.begin(), f.specs.devices.end(),
-                                     [&g](const auto& d) { return d.qualified_name == g.device; });
+    const auto def = std::find_if(f.specs.devices.begin(), f.specs.devices.end(),
+                                  [&g](const auto& d) { return d.qualified_name == g.device; });
+    const bool defined = def != f.specs.devices.end();
+    if (defined) {
+      if (auto why = cdi::ungrantable_reason(*def); !why.empty()) {
+        out.push_back({"grants", kLayer, Status::fail, g.repo + " holds " + g.device, why,
+                       "revoke it (rediacc-gpu revoke " + g.repo + " --device " + g.device + ")"});
+      }
+    }
     if (!defined) {
       out.push_back(
           {"grants", kLayer, Status::warn, g.repo + " holds " + g.device + ", which no spec defines now",

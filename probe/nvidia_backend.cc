@@ -8,12 +8,47 @@ namespace {
 
 void set_minor(Gpu& gpu, unsigned minor) { gpu.device_nodes.push_back("/dev/nvidia" + std::to_string(minor)); }
 
-void apply_nvml(Gpu& gpu, const NvmlGpu& n, const std::optional<std::string>& driver_version) {
+constexpr const char* kMigMinors = "/proc/driver/nvidia-caps/mig-minors";
+
+// A MIG device is reached through its compute instance's capability node; mig-minors says which
+// minor that is for the parent's /dev/nvidia minor, GPU instance and compute instance.
+Partition mig_partition(const NvmlMig& m, std::optional<unsigned> parent_minor,
+                        const std::map<std::string, unsigned>& minors) {
+  Partition p;
+  p.index = m.index;
+  p.gpu_instance = m.gpu_instance;
+  p.compute_instance = m.compute_instance;
+  p.profile = m.profile;
+  p.uuid = m.uuid;
+  p.memory_bytes = m.memory_bytes;
+  if (parent_minor && m.gpu_instance && m.compute_instance) {
+    const std::string cap = "gpu" + std::to_string(*parent_minor) + "/gi" + std::to_string(*m.gpu_instance) + "/ci" +
+                            std::to_string(*m.compute_instance) + "/access";
+    if (auto it = minors.find(cap); it != minors.end()) {
+      p.device_nodes.push_back("/dev/nvidia-caps/nvidia-cap" + std::to_string(it->second));
+    }
+  }
+  return p;
+}
+
+void apply_nvml(const RootFs& fs, Gpu& gpu, const NvmlGpu& n, const std::optional<std::string>& driver_version,
+                Warnings& warnings) {
   if (!n.name.empty()) gpu.name = n.name;
   gpu.uuid = n.uuid;
   gpu.memory_bytes = n.memory_bytes;
   if (driver_version) gpu.driver_version = driver_version;
   if (n.minor) set_minor(gpu, *n.minor);
+  if (!n.mig_enabled) return;
+  gpu.compute_partition = "MIG";
+  if (n.migs.empty()) return;
+  auto text = fs.read_optional(kMigMinors);
+  const auto minors = text && *text ? parse_mig_minors(**text) : std::map<std::string, unsigned>{};
+  if (minors.empty()) {
+    warnings.push_back("NVIDIA GPU " + *gpu.pci_address + " has MIG devices but " + fs.host_path(kMigMinors).string() +
+                       " cannot be read, so which CDI names reach each MIG device is not known; run nvidia-smi once "
+                       "(it makes the capability files) and probe again.");
+  }
+  for (const auto& m : n.migs) gpu.partitions.push_back(mig_partition(m, n.minor, minors));
 }
 
 // /proc/driver/nvidia/gpus/<address>/information: "Model:", "GPU UUID:", "Device Minor:".
@@ -66,7 +101,7 @@ Result<void> NvidiaBackend::enrich(const RootFs& fs, Inventory& inv, Warnings& w
   for (Gpu* gpu : gpus) {
     const NvmlGpu* n = nvml ? match(*nvml, *gpu->pci_address) : nullptr;
     if (n) {
-      apply_nvml(*gpu, *n, nvml->driver_version ? nvml->driver_version : proc_version);
+      apply_nvml(fs, *gpu, *n, nvml->driver_version ? nvml->driver_version : proc_version, warnings);
     } else {
       apply_procfs(fs, *gpu, proc_version, warnings);
     }

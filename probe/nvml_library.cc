@@ -21,7 +21,15 @@ struct NvmlPciInfo {  // nvmlPciInfo_t as read by nvmlDeviceGetPciInfo_v3
   unsigned int domain, bus, device, pci_device_id, pci_subsystem_id;
   char bus_id[32];
 };
+struct NvmlAttributes {  // nvmlDeviceAttributes_t (nvmlDeviceGetAttributes_v2), MIG handles only
+  unsigned int multiprocessor_count, shared_copy_engines, shared_decoders, shared_encoders, shared_jpeg, shared_ofa;
+  unsigned int gpu_instance_slices, compute_instance_slices;
+  unsigned long long memory_size_mb;
+};
 constexpr NvmlReturn kSuccess = 0;
+constexpr NvmlReturn kInvalidArgument = 2;
+constexpr NvmlReturn kNotFound = 6;
+constexpr unsigned kMigEnable = 1;
 constexpr unsigned kNameLength = 96;
 
 struct NvmlApi {
@@ -35,6 +43,13 @@ struct NvmlApi {
   NvmlReturn (*memory)(NvmlDevice, NvmlMemory*);
   NvmlReturn (*pci)(NvmlDevice, NvmlPciInfo*);
   NvmlReturn (*minor)(NvmlDevice, unsigned*);
+  // MIG: absent from drivers before R450; a GPU then simply has no MIG devices.
+  NvmlReturn (*mig_mode)(NvmlDevice, unsigned*, unsigned*);
+  NvmlReturn (*max_migs)(NvmlDevice, unsigned*);
+  NvmlReturn (*mig_handle)(NvmlDevice, unsigned, NvmlDevice*);
+  NvmlReturn (*gi_id)(NvmlDevice, unsigned*);
+  NvmlReturn (*ci_id)(NvmlDevice, unsigned*);
+  NvmlReturn (*attributes)(NvmlDevice, NvmlAttributes*);
 };
 
 struct DlClose {
@@ -57,7 +72,51 @@ Result<NvmlApi> bind_api(void* lib, const std::string& where) {
             bind(lib, "nvmlDeviceGetMemoryInfo", api.memory) && bind(lib, "nvmlDeviceGetPciInfo_v3", api.pci) &&
             bind(lib, "nvmlDeviceGetMinorNumber", api.minor);
   if (!ok) return fail(where + " lacks the NVML functions rediacc-gpu needs; reinstall the NVIDIA driver.");
+  const bool mig =
+      bind(lib, "nvmlDeviceGetMigMode", api.mig_mode) && bind(lib, "nvmlDeviceGetMaxMigDeviceCount", api.max_migs) &&
+      bind(lib, "nvmlDeviceGetMigDeviceHandleByIndex", api.mig_handle) &&
+      bind(lib, "nvmlDeviceGetGpuInstanceId", api.gi_id) && bind(lib, "nvmlDeviceGetComputeInstanceId", api.ci_id) &&
+      bind(lib, "nvmlDeviceGetAttributes_v2", api.attributes);
+  if (!mig) api.mig_mode = nullptr;
   return api;
+}
+
+std::optional<unsigned> id_of(NvmlReturn (*fn)(NvmlDevice, unsigned*), NvmlDevice dev) {
+  unsigned id = 0;
+  return fn(dev, &id) == kSuccess ? std::optional<unsigned>(id) : std::nullopt;
+}
+
+NvmlMig read_mig(const NvmlApi& api, NvmlDevice mig, unsigned index, std::optional<std::uint64_t> gpu_bytes) {
+  NvmlMig m;
+  m.index = index;
+  m.gpu_instance = id_of(api.gi_id, mig);
+  m.compute_instance = id_of(api.ci_id, mig);
+  char text[kNameLength] = {};
+  if (api.uuid(mig, text, sizeof text) == kSuccess) m.uuid = std::string(text);
+  NvmlMemory mem{};
+  if (api.memory(mig, &mem) == kSuccess) m.memory_bytes = mem.total;
+  NvmlAttributes attrs{};
+  if (api.attributes(mig, &attrs) == kSuccess && gpu_bytes && attrs.gpu_instance_slices > 0) {
+    m.profile =
+        mig_profile_name(attrs.gpu_instance_slices, attrs.compute_instance_slices, attrs.memory_size_mb, *gpu_bytes);
+  }
+  return m;
+}
+
+// As the toolkit visits them: every slot up to the maximum, a missing one (NOT_FOUND or
+// INVALID_ARGUMENT) being a hole, not an error; the slot is the MIG index in CDI names.
+void read_migs(const NvmlApi& api, NvmlDevice dev, NvmlGpu& gpu) {
+  unsigned current = 0, pending = 0, max = 0;
+  if (!api.mig_mode || api.mig_mode(dev, &current, &pending) != kSuccess || current != kMigEnable) return;
+  gpu.mig_enabled = true;
+  if (api.max_migs(dev, &max) != kSuccess) return;
+  for (unsigned i = 0; i < max; ++i) {
+    NvmlDevice mig = nullptr;
+    NvmlReturn rc = api.mig_handle(dev, i, &mig);
+    if (rc == kNotFound || rc == kInvalidArgument) continue;
+    if (rc != kSuccess) break;
+    gpu.migs.push_back(read_mig(api, mig, i, gpu.memory_bytes));
+  }
 }
 
 NvmlGpu read_device(const NvmlApi& api, NvmlDevice dev) {
@@ -75,6 +134,7 @@ NvmlGpu read_device(const NvmlApi& api, NvmlDevice dev) {
   }
   unsigned minor = 0;
   if (api.minor(dev, &minor) == kSuccess) gpu.minor = minor;
+  read_migs(api, dev, gpu);
   return gpu;
 }
 
@@ -92,6 +152,21 @@ NvmlReport read_report(const NvmlApi& api) {
 }
 
 }  // namespace
+
+std::string mig_profile_name(unsigned gi_slices, unsigned ci_slices, std::uint64_t instance_mib,
+                             std::uint64_t gpu_bytes) {
+  constexpr std::uint64_t kMiB = 1024 * 1024, kGiB = kMiB * 1024;
+  const std::uint64_t gpu_gib = (gpu_bytes + kGiB - 1) / kGiB;
+  // The share in eighths, rounded up: ceil(8 * instance bytes / GPU bytes), in integers.
+  // (No overflow: a MIG instance holds far less than 2^40 MiB.)
+  const std::uint64_t scaled = 8 * instance_mib * kMiB;
+  const std::uint64_t eighths = gpu_bytes ? (scaled + gpu_bytes - 1) / gpu_bytes : 0;
+  // eighths/8 of the GPU's whole GiB, rounded to the nearest.
+  const std::uint64_t gb = (eighths * gpu_gib + 4) / 8;
+  std::string name = std::to_string(gi_slices) + "g." + std::to_string(gb) + "gb";
+  if (ci_slices > 0 && ci_slices < gi_slices) name = std::to_string(ci_slices) + "c." + name;
+  return name;
+}
 
 const std::vector<std::string>& native_library_dirs() {
   static const std::vector<std::string> dirs = {"/usr/lib/x86_64-linux-gnu",

@@ -12,6 +12,16 @@
 
 namespace rgpu::probe {
 
+/// A MIG device as NVML reports it under its parent GPU.
+struct NvmlMig {
+  unsigned index = 0;  ///< the MIG index, j of nvidia.com/gpu=i:j
+  std::optional<unsigned> gpu_instance;
+  std::optional<unsigned> compute_instance;
+  std::optional<std::string> uuid;
+  std::optional<std::uint64_t> memory_bytes;
+  std::optional<std::string> profile;  ///< "1g.10gb", computed as the toolkit names profiles
+};
+
 struct NvmlGpu {
   std::optional<std::string> pci_address;  ///< canonical; absent when NVML gave none
   std::uint16_t vendor_id = 0x10de;
@@ -20,7 +30,15 @@ struct NvmlGpu {
   std::optional<std::string> uuid;
   std::optional<std::uint64_t> memory_bytes;
   std::optional<unsigned> minor;  ///< N of /dev/nvidiaN
+  bool mig_enabled = false;       ///< MIG mode is on now (the pending mode is not looked at)
+  std::vector<NvmlMig> migs;      ///< by MIG index; empty unless mig_enabled
 };
+
+/// The toolkit's MIG profile name: "<G>g.<GB>gb", or "<C>c.<G>g.<GB>gb" when the compute instance
+/// has fewer slices than its GPU instance. GB is the instance's share of the GPU's memory rounded
+/// up to eighths, times the GPU's memory in whole GiB rounded up (go-nvlib's getMigMemorySizeGB).
+std::string mig_profile_name(unsigned gi_slices, unsigned ci_slices, std::uint64_t instance_mib,
+                             std::uint64_t gpu_bytes);
 
 struct NvmlReport {
   std::string library;  ///< machine path of the libnvidia-ml.so.1 that answered

@@ -139,6 +139,15 @@ std::optional<int> parse_numa_node(std::string_view text) {
   return static_cast<int>(*v);
 }
 
+std::map<std::string, unsigned> parse_mig_minors(std::string_view text) {
+  std::map<std::string, unsigned> out;
+  for (const auto& [name, value] : parse_space_pairs(text)) {
+    if (auto minor = parse_decimal_attribute(value); minor && *minor <= 0xfffff)
+      out[name] = static_cast<unsigned>(*minor);
+  }
+  return out;
+}
+
 bool is_wsl_kernel_release(std::string_view osrelease) {
   std::string t = lower(std::string(osrelease));
   return t.find("microsoft") != std::string::npos || t.find("wsl") != std::string::npos;

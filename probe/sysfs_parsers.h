@@ -43,6 +43,10 @@ std::optional<unsigned> parse_link_width(std::string_view text);
 /// A device's numa_node; absent for -1 (the firmware names none) and anything not a number.
 std::optional<int> parse_numa_node(std::string_view text);
 
+/// /proc/driver/nvidia-caps/mig-minors: "<capability> <minor>" lines ("gpu0/gi2/ci0/access 22",
+/// "config 1"); lines that are not one name and one number are dropped.
+std::map<std::string, unsigned> parse_mig_minors(std::string_view text);
+
 /// True when a kernel release names WSL2 ("5.15.153.1-microsoft-standard-WSL2").
 bool is_wsl_kernel_release(std::string_view osrelease);
 

@@ -233,3 +233,83 @@ TEST_CASE("grants: the commands as an operator runs them") {
   auto none = run_tool({"revoke", "db", "--device", "nvidia.com/gpu=1", "--root", root.str()});
   CHECK_THAT(none.out, Catch::EndsWith("It holds no grant.\n"));
 }
+
+namespace {
+
+struct MigMachine {
+  FixtureRoot root;
+  RootFs fs{root.path()};
+  MachineFileSink sink{fs};
+  cdi::SpecIndex index;
+  explicit MigMachine(bool toolkit_before_118) {
+    nvidia_mig(root, toolkit_before_118);
+    index = cdi::read_spec_index(fs);
+  }
+  Result<GrantOutcome> grant(const std::string& repo, const std::string& device, bool exclusive = false) {
+    return add_grant(fs, sink, index, repo, device, exclusive, kNow);
+  }
+};
+
+const std::string kMig1 = "nvidia.com/gpu=MIG-0b1c2d3e-4f50-5617-8293-a4b5c6d7e8f9";  // the MIG device 0:1
+
+}  // namespace
+
+// Every slice's spec entry carries its parent's /dev/nvidiaN; "the same device" must still tell a
+// slice from its GPU: a slice and its GPU are aliases, two slices of one GPU are not.
+TEST_CASE("grants: a MIG slice and its GPU reach the same hardware, two slices of one GPU do not") {
+  MigMachine m(true);
+  CHECK(aliases_of(m.index, "nvidia.com/gpu=0:1") ==
+        std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=GPU-41255406-c9af-f94b-4ebf-9d57ad1853da", kMig1,
+                                 "nvidia.com/gpu=all"});
+  SECTION("the GPU exclusively while another repository holds a slice") {
+    REQUIRE(m.grant("web", "nvidia.com/gpu=0:1"));
+    auto r = m.grant("ml", "nvidia.com/gpu=0", true);
+    REQUIRE(r);
+    REQUIRE(r->warnings.size() == 1);
+    CHECK_THAT(r->warnings[0], Catch::Contains("\"web\" holds nvidia.com/gpu=0:1"));
+  }
+  SECTION("a slice exclusively while another repository holds the GPU, or all") {
+    REQUIRE(m.grant("web", "nvidia.com/gpu=0"));
+    REQUIRE(m.grant("ops", "nvidia.com/gpu=all"));
+    auto r = m.grant("ml", "nvidia.com/gpu=0:1", true);
+    REQUIRE(r);
+    CHECK(r->warnings.size() == 2);
+  }
+  SECTION("a slice exclusively while another holds another slice of the same GPU: no warning") {
+    REQUIRE(m.grant("web", "nvidia.com/gpu=0:3"));
+    REQUIRE(m.grant("web", "nvidia.com/gpu=1"));
+    auto r = m.grant("ml", "nvidia.com/gpu=0:1", true);
+    REQUIRE(r);
+    CHECK(r->warnings.empty());
+    auto table = run_tool({"grants", "--root", m.root.str()});
+    CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nml +nvidia.com/gpu=0:1 +yes +[0-9TZ:-]+ +-\n(.|\n)*"));
+  }
+  SECTION("a slice exclusively while another holds its MIG UUID name: the same slice") {
+    REQUIRE(m.grant("web", kMig1));
+    auto r = m.grant("ml", "nvidia.com/gpu=0:1", true);
+    REQUIRE(r);
+    REQUIRE(r->warnings.size() == 1);
+    auto table = run_tool({"grants", "--root", m.root.str()});
+    CHECK_THAT(table.out, Catch::Contains("web: " + kMig1));
+  }
+}
+
+TEST_CASE("grants: NVIDIA's management device is never granted, nor anything that maps the MIG config capability") {
+  MigMachine m(false);
+  auto r = m.grant("web", "management.nvidia.com/gpu=all");
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.error().message, Catch::Contains("never a tenant") && Catch::Contains("nothing was granted"));
+  CHECK_FALSE(load_grants(m.fs)->find("web", "management.nvidia.com/gpu=all"));
+  // A hand-written spec that slips the config capability into a plain-looking name.
+  m.root.write("/etc/cdi/sneaky.yaml",
+               "cdiVersion: 0.5.0\nkind: example.com/gpu\ndevices:\n  - name: slice\n    containerEdits:\n"
+               "      deviceNodes:\n      - path: /dev/nvidia1\n      - path: /dev/nvidia-caps/nvidia-cap1\n");
+  m.index = cdi::read_spec_index(m.fs);
+  auto sneaky = m.grant("web", "example.com/gpu=slice");
+  REQUIRE_FALSE(sneaky);
+  CHECK_THAT(sneaky.error().message, Catch::Contains("/dev/nvidia-caps/nvidia-cap1"));
+  // And the inventory never offers them.
+  REQUIRE(run_tool({"probe", "--root", m.root.str()}).exit_code == 0);
+  CHECK_THAT(m.root.read("/etc/rediacc/gpu/inventory.json"),
+             !Catch::Contains("management.nvidia.com") && !Catch::Contains("example.com/gpu=slice"));
+}

@@ -267,3 +267,27 @@ TEST_CASE("cdi write: refuses a symlink at our path and leaves the other specs a
   CHECK(root.read("/etc/cdi/nvidia.yaml") == "someone else's\n");
   CHECK(nlohmann::json::parse(root.read("/etc/cdi/rediacc.io-dri.json"))["kind"] == "rediacc.io/dri");
 }
+
+TEST_CASE("inventory names: each MIG device's names under it, the GPU's whole names under the GPU") {
+  for (bool before_118 : {false, true}) {
+    INFO((before_118 ? "toolkit 1.17" : "toolkit 1.18"));
+    FixtureRoot root;
+    nvidia_mig(root, before_118);
+    REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
+    auto inv = nlohmann::json::parse(root.read("/etc/rediacc/gpu/inventory.json"));
+    const auto& mig = inv["gpus"][0];
+    REQUIRE(mig["pci_address"] == "0000:41:00.0");
+    // 1.17 names the MIG GPU whole too ("0", its parent node only); 1.18 does not.
+    CHECK(mig["cdi_devices"] ==
+          (before_118 ? nlohmann::json({"nvidia.com/gpu=0", "nvidia.com/gpu=GPU-41255406-c9af-f94b-4ebf-9d57ad1853da",
+                                        "nvidia.com/gpu=all"})
+                      : nlohmann::json({"nvidia.com/gpu=all"})));
+    CHECK(mig["partitions"][2]["index"] == 3);
+    CHECK(mig["partitions"][2]["cdi_devices"] ==
+          nlohmann::json({"nvidia.com/gpu=0:3", "nvidia.com/gpu=MIG-1c2d3e4f-5061-5728-93a4-b5c6d7e8f90a"}));
+    CHECK(inv["gpus"][1]["cdi_devices"] ==
+          nlohmann::json(
+              {"nvidia.com/gpu=1", "nvidia.com/gpu=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", "nvidia.com/gpu=all"}));
+    CHECK(inventory_schema_errors(inv).empty());
+  }
+}

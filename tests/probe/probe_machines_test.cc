@@ -2,6 +2,7 @@
 #include <filesystem>
 
 #include "probe/inventory.h"
+#include "probe/nvml_library.h"
 #include "tests/probe/probe_test_support.h"
 #include "tests/support/machine_builder.h"
 #include "tests/support/machines.h"
@@ -307,4 +308,54 @@ TEST_CASE("inventory: JSON round-trips, unknowns stay null") {
   auto back = probe::inventory_from_json(probe::to_json(inv), "test");
   REQUIRE(back);
   CHECK(*back == inv);
+}
+
+TEST_CASE("probe: an H100 in MIG mode lists its MIG devices by MIG index, holes and GI ids as NVML gives them") {
+  FixtureRoot root;
+  nvidia_mig(root, false);
+  auto report = probe_fixture(root);
+  CHECK(report.warnings.empty());
+  const auto& mig = gpu_at(report.inventory, "0000:41:00.0");
+  CHECK(mig.compute_partition == "MIG");
+  REQUIRE(mig.partitions.size() == 4);
+  const unsigned indices[] = {0, 1, 3, 4}, gis[] = {2, 3, 9, 10};
+  const char* profiles[] = {"3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"};
+  const std::uint64_t mib[] = {40448, 20096, 9984, 9984};
+  for (size_t i = 0; i < 4; ++i) {
+    INFO("MIG device " << i);
+    const auto& p = mig.partitions[i];
+    CHECK(p.index == indices[i]);
+    CHECK(p.gpu_instance == gis[i]);
+    CHECK(p.compute_instance == 0u);
+    CHECK(p.profile == profiles[i]);
+    CHECK(p.memory_bytes == mib[i] * 1024 * 1024);
+    CHECK(p.uuid.value_or("").starts_with("MIG-"));
+    // The compute instance's capability node of the parent on /dev/nvidia1 (not NVML index 0).
+    CHECK(p.device_nodes ==
+          std::vector<std::string>{"/dev/nvidia-caps/nvidia-cap" + std::to_string(3 + 135 + 9 * gis[i] + 1)});
+    CHECK_FALSE(p.render_node);
+  }
+  const auto& whole = gpu_at(report.inventory, "0001:c1:00.0");
+  CHECK_FALSE(whole.compute_partition);  // MIG-capable, MIG off
+  CHECK(whole.partitions.empty());
+}
+
+TEST_CASE("probe: MIG devices without mig-minors are still listed, with a warning that says what to do") {
+  FixtureRoot root;
+  nvidia_mig(root, false);
+  std::filesystem::remove(root.host("/proc/driver/nvidia-caps/mig-minors"));
+  auto report = probe_fixture(root);
+  REQUIRE(report.warnings.size() == 1);
+  CHECK_THAT(report.warnings[0], Catch::Contains("mig-minors") && Catch::Contains("nvidia-smi"));
+  CHECK(gpu_at(report.inventory, "0000:41:00.0").partitions.size() == 4);
+}
+
+TEST_CASE("probe: MIG profile names as the toolkit computes them") {
+  constexpr std::uint64_t h100 = 85520809984ULL, h200 = 150754820096ULL, a100_40 = 42505273344ULL;
+  CHECK(probe::mig_profile_name(1, 1, 9984, h100) == "1g.10gb");
+  CHECK(probe::mig_profile_name(7, 7, 80896, h100) == "7g.80gb");
+  CHECK(probe::mig_profile_name(3, 1, 71424, h200) == "1c.3g.71gb");
+  CHECK(probe::mig_profile_name(1, 1, 16384, h200) == "1g.18gb");
+  CHECK(probe::mig_profile_name(1, 1, 4864, a100_40) == "1g.5gb");
+  CHECK(probe::mig_profile_name(7, 7, 40192, a100_40) == "7g.40gb");
 }

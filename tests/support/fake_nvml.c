@@ -4,6 +4,9 @@
  *   driver <version>
  *   init_error <nvml error code>
  *   gpu <bus id>|<name>|<uuid>|<memory bytes>|<minor>|<pci device id, 0xDDDDVVVV>
+ *   mig_mode <gpu index> <current> <max MIG device count>
+ *   mig <gpu index>|<MIG index>|<GI id>|<CI id>|<GI slices>|<CI slices>|<memory MiB>|<uuid>
+ * A MIG handle answers nvmlDeviceGetUUID and nvmlDeviceGetMemoryInfo as NVML does for MIG devices.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -22,8 +25,21 @@ typedef struct {
 } FakeGpu;
 
 typedef struct {
+  int is_mig;
+  unsigned parent, index, gi, ci, gi_slices, ci_slices;
+  unsigned long long memory_mib;
+  char uuid[96];
+} FakeMig;
+
+typedef struct {
   unsigned long long total, free, used;
 } Memory;
+
+typedef struct { /* nvmlDeviceAttributes_t */
+  unsigned multiprocessor_count, shared_copy_engines, shared_decoders, shared_encoders, shared_jpeg, shared_ofa;
+  unsigned gpu_instance_slices, compute_instance_slices;
+  unsigned long long memory_size_mb;
+} Attributes;
 
 typedef struct {
   char bus_id_legacy[16];
@@ -33,6 +49,10 @@ typedef struct {
 
 static FakeGpu gpus[16];
 static unsigned gpu_count;
+static unsigned mig_current[16], mig_max[16];
+static FakeMig migs[64];
+static unsigned mig_count;
+
 static char driver[64];
 static int init_error;
 
@@ -53,9 +73,33 @@ static void parse_gpu(char* rest) {
   g->pci_device_id = id ? (unsigned)strtoul(id, NULL, 16) : 0;
 }
 
+static void parse_mig(char* rest) {
+  if (mig_count >= 64) return;
+  FakeMig* m = &migs[mig_count++];
+  unsigned long long mib = 0;
+  char uuid[96] = "";
+  m->is_mig = 1;
+  if (sscanf(rest, "%u|%u|%u|%u|%u|%u|%llu|%95s", &m->parent, &m->index, &m->gi, &m->ci, &m->gi_slices, &m->ci_slices,
+             &mib, uuid) != 8)
+    --mig_count;
+  m->memory_mib = mib;
+  copy_field(m->uuid, sizeof m->uuid, uuid);
+}
+
+static void parse_mig_mode(const char* rest) {
+  unsigned gpu = 0, current = 0, max = 0;
+  if (sscanf(rest, "%u %u %u", &gpu, &current, &max) == 3 && gpu < 16) {
+    mig_current[gpu] = current;
+    mig_max[gpu] = max;
+  }
+}
+
 static void load_config(void) {
   Dl_info info;
   gpu_count = 0;
+  mig_count = 0;
+  memset(mig_current, 0, sizeof mig_current);
+  memset(mig_max, 0, sizeof mig_max);
   driver[0] = '\0';
   init_error = 0;
   if (!dladdr((void*)load_config, &info) || !info.dli_fname) return;
@@ -71,6 +115,8 @@ static void load_config(void) {
     if (strncmp(line, "driver ", 7) == 0) copy_field(driver, sizeof driver, line + 7);
     if (strncmp(line, "init_error ", 11) == 0) init_error = atoi(line + 11);
     if (strncmp(line, "gpu ", 4) == 0) parse_gpu(line + 4);
+    if (strncmp(line, "mig ", 4) == 0) parse_mig(line + 4);
+    if (strncmp(line, "mig_mode ", 9) == 0) parse_mig_mode(line + 9);
   }
   fclose(f);
 }
@@ -97,11 +143,22 @@ int nvmlDeviceGetName(void* h, char* out, unsigned len) {
   copy_field(out, len, ((FakeGpu*)h)->name);
   return 0;
 }
+static FakeMig* as_mig(void* h) {
+  FakeMig* m = (FakeMig*)h;
+  return (m >= migs && m < migs + 64) ? m : NULL;
+}
+static unsigned gpu_index(void* h) { return (unsigned)((FakeGpu*)h - gpus); }
 int nvmlDeviceGetUUID(void* h, char* out, unsigned len) {
-  copy_field(out, len, ((FakeGpu*)h)->uuid);
+  copy_field(out, len, as_mig(h) ? as_mig(h)->uuid : ((FakeGpu*)h)->uuid);
   return 0;
 }
 int nvmlDeviceGetMemoryInfo(void* h, Memory* m) {
+  if (as_mig(h)) {
+    m->total = as_mig(h)->memory_mib * 1024ULL * 1024ULL;
+    m->free = m->total;
+    m->used = 0;
+    return 0;
+  }
   m->total = ((FakeGpu*)h)->memory;
   m->free = m->total;
   m->used = 0;
@@ -116,5 +173,49 @@ int nvmlDeviceGetPciInfo_v3(void* h, PciInfo* p) {
 }
 int nvmlDeviceGetMinorNumber(void* h, unsigned* minor) {
   *minor = ((FakeGpu*)h)->minor;
+  return 0;
+}
+
+/* MIG, as NVML answers for a GPU with MIG support; a GPU with no mig_mode line has none. */
+int nvmlDeviceGetMigMode(void* h, unsigned* current, unsigned* pending) {
+  if (as_mig(h)) return 3; /* NOT_SUPPORTED */
+  unsigned i = gpu_index(h);
+  if (mig_max[i] == 0 && mig_current[i] == 0) return 3; /* a GPU without MIG */
+  *current = mig_current[i];
+  *pending = mig_current[i];
+  return 0;
+}
+int nvmlDeviceGetMaxMigDeviceCount(void* h, unsigned* count) {
+  *count = as_mig(h) ? 0 : (mig_current[gpu_index(h)] ? mig_max[gpu_index(h)] : 0);
+  return 0;
+}
+int nvmlDeviceGetMigDeviceHandleByIndex(void* h, unsigned index, void** out) {
+  if (as_mig(h)) return 2;
+  unsigned parent = gpu_index(h);
+  if (index >= mig_max[parent]) return 2; /* INVALID_ARGUMENT */
+  for (unsigned i = 0; i < mig_count; ++i) {
+    if (migs[i].parent == parent && migs[i].index == index) {
+      *out = &migs[i];
+      return 0;
+    }
+  }
+  return 6; /* NOT_FOUND: a hole, normal */
+}
+int nvmlDeviceGetGpuInstanceId(void* h, unsigned* id) {
+  if (!as_mig(h)) return 3;
+  *id = as_mig(h)->gi;
+  return 0;
+}
+int nvmlDeviceGetComputeInstanceId(void* h, unsigned* id) {
+  if (!as_mig(h)) return 3;
+  *id = as_mig(h)->ci;
+  return 0;
+}
+int nvmlDeviceGetAttributes_v2(void* h, Attributes* a) {
+  if (!as_mig(h)) return 3;
+  memset(a, 0, sizeof *a);
+  a->gpu_instance_slices = as_mig(h)->gi_slices;
+  a->compute_instance_slices = as_mig(h)->ci_slices;
+  a->memory_size_mb = as_mig(h)->memory_mib;
   return 0;
 }

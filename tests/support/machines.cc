@@ -270,6 +270,104 @@ void mixed_x8(const FixtureRoot& root) {
   filler_devices(m, "0001", 100);
 }
 
+namespace {
+
+struct MigFixture {
+  unsigned index;
+  unsigned gi;
+  unsigned slices;
+  unsigned mib;
+  const char* uuid;
+};
+
+// The real H100 capture (research 1.2, utkuozdemir/nvidia_gpu_exporter linux-x86_64__nvidia-h100-mig):
+// GI ids 2, 3, 9, 10 (not contiguous), CI 0 each, 3g.40gb/2g.20gb/1g.10gb/1g.10gb with
+// 40448/20096/9984/9984 MiB. One change for the checklist (research 6): MIG index 2 is a hole,
+// so the last two sit at 3 and 4. UUIDs in the R470+ form.
+constexpr MigFixture kH100Migs[] = {
+    {0, 2, 3, 40448, "MIG-a65afc88-50b5-5ccf-b0a8-f93b3247ae9e"},
+    {1, 3, 2, 20096, "MIG-0b1c2d3e-4f50-5617-8293-a4b5c6d7e8f9"},
+    {3, 9, 1, 9984, "MIG-1c2d3e4f-5061-5728-93a4-b5c6d7e8f90a"},
+    {4, 10, 1, 9984, "MIG-2d3e4f50-6172-5839-a4b5-c6d7e8f90a1b"},
+};
+
+// mig-minors lists every GI/CI slot of every GPU; the minors fit gi = 3 + 135*M + 9*G and
+// ci = gi + 1 + C (research 1.6).
+unsigned gi_minor(unsigned gpu_minor, unsigned gi) { return 3 + 135 * gpu_minor + 9 * gi; }
+
+std::string mig_minors(unsigned gpus) {
+  std::string out = "config 1\nmonitor 2\n";
+  for (unsigned m = 0; m < gpus; ++m) {
+    for (unsigned g = 0; g < 15; ++g) {
+      const std::string gi = "gpu" + std::to_string(m) + "/gi" + std::to_string(g);
+      out += gi + "/access " + std::to_string(gi_minor(m, g)) + "\n";
+      for (unsigned c = 0; c < 8; ++c) {
+        out += gi + "/ci" + std::to_string(c) + "/access " + std::to_string(gi_minor(m, g) + 1 + c) + "\n";
+      }
+    }
+  }
+  return out;
+}
+
+std::string spec_device(const std::string& name, const std::vector<std::string>& nodes) {
+  std::string out = "  - name: \"" + name + "\"\n    containerEdits:\n      deviceNodes:\n";
+  for (const auto& n : nodes) out += "      - path: " + n + "\n";
+  return out;
+}
+
+}  // namespace
+
+void nvidia_mig(const FixtureRoot& root, bool toolkit_before_118) {
+  MachineBuilder m(root);
+  m.hostname("h100-mig");
+  bmc(m);
+  m.pci({"0000:41:00.0", 0x10de, 0x2330, 0x030200, "nvidia", 1, 128});
+  m.pci({"0001:c1:00.0", 0x10de, 0x2330, 0x030200, "nvidia", 2, 129});
+  m.nvidia_device_node(0);
+  m.nvidia_device_node(1);
+  m.nvidia_version("590.48.01", false);
+  const std::string gpu0 = "GPU-41255406-c9af-f94b-4ebf-9d57ad1853da",
+                    gpu1 = "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
+  m.nvidia_proc_gpu({"0000:41:00.0", "NVIDIA H100 80GB HBM3", gpu0, 1});
+  m.nvidia_proc_gpu({"0001:c1:00.0", "NVIDIA H100 80GB HBM3", gpu1, 0});
+  // NVML index 0 is the GPU on /dev/nvidia1: MIG names count NVML indices, nodes count minors.
+  std::string conf = "driver 590.48.01\n" +
+                     nvml_gpu_line("00000000:41:00.0", "NVIDIA H100 80GB HBM3", gpu0, kH100Bytes, 1, 0x2330) +
+                     nvml_gpu_line("00000001:C1:00.0", "NVIDIA H100 80GB HBM3", gpu1, kH100Bytes, 0, 0x2330) +
+                     "mig_mode 0 1 7\nmig_mode 1 0 7\n";
+  root.write("/proc/driver/nvidia-caps/mig-minors", mig_minors(2));
+  root.char_node("/dev/nvidia-caps/nvidia-cap1", 237, 1);
+  root.char_node("/dev/nvidia-caps/nvidia-cap2", 237, 2);
+  std::string devices,
+      management_nodes = "      - path: /dev/nvidia-caps/nvidia-cap1\n      - path: /dev/nvidia-caps/nvidia-cap2\n";
+  std::vector<std::string> all = {"/dev/nvidia1", "/dev/nvidia0"};
+  for (const auto& mig : kH100Migs) {
+    conf += "mig 0|" + std::to_string(mig.index) + "|" + std::to_string(mig.gi) + "|0|" + std::to_string(mig.slices) +
+            "|" + std::to_string(mig.slices) + "|" + std::to_string(mig.mib) + "|" + mig.uuid + "\n";
+    const unsigned gi = gi_minor(1, mig.gi), ci = gi + 1;
+    root.char_node("/dev/nvidia-caps/nvidia-cap" + std::to_string(gi), 237, gi);
+    root.char_node("/dev/nvidia-caps/nvidia-cap" + std::to_string(ci), 237, ci);
+    const std::vector<std::string> nodes = {"/dev/nvidia1", "/dev/nvidia-caps/nvidia-cap" + std::to_string(gi),
+                                            "/dev/nvidia-caps/nvidia-cap" + std::to_string(ci)};
+    devices += spec_device("0:" + std::to_string(mig.index), nodes) + spec_device(mig.uuid, nodes);
+    all.insert(all.end(), nodes.begin() + 1, nodes.end());
+    management_nodes += "      - path: " + nodes[1] + "\n      - path: " + nodes[2] + "\n";
+  }
+  // Toolkit 1.17 and older also name a GPU in MIG mode whole, with its parent node only;
+  // 1.18 and later leave such a GPU out (research 2).
+  if (toolkit_before_118) devices += spec_device("0", {"/dev/nvidia1"}) + spec_device(gpu0, {"/dev/nvidia1"});
+  devices += spec_device("1", {"/dev/nvidia0"}) + spec_device(gpu1, {"/dev/nvidia0"}) + spec_device("all", all);
+  m.fake_nvml("/usr/lib/x86_64-linux-gnu", conf);
+  m.cdi_spec("nvidia.yaml",
+             "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ncontainerEdits:\n  deviceNodes:\n"
+             "  - path: /dev/nvidiactl\ndevices:\n" +
+                 devices);
+  m.cdi_spec("nvidia-management.yaml",
+             "cdiVersion: 0.5.0\nkind: management.nvidia.com/gpu\ndevices:\n  - name: all\n    containerEdits:\n"
+             "      deviceNodes:\n      - path: /dev/nvidia0\n      - path: /dev/nvidia1\n" +
+                 management_nodes);
+}
+
 const std::vector<NamedMachine>& named_machines() {
   static const std::vector<NamedMachine> machines = {
       {"two-nvidia-nvml", [](const FixtureRoot& r) { two_nvidia_datacenter(r, true); }},
@@ -289,6 +387,8 @@ const std::vector<NamedMachine>& named_machines() {
       {"mi300x-x8-cpx", [](const FixtureRoot& r) { amd_instinct_x8(r, true, 8); }},
       {"mi300x-x8-cpx-63", [](const FixtureRoot& r) { amd_instinct_x8(r, true, 8, true); }},
       {"mixed-x8", mixed_x8},
+      {"h100-mig", [](const FixtureRoot& r) { nvidia_mig(r, false); }},
+      {"h100-mig-toolkit-1.17", [](const FixtureRoot& r) { nvidia_mig(r, true); }},
   };
   return machines;
 }

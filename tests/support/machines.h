@@ -44,6 +44,12 @@ void amd_instinct_x8(const FixtureRoot& root, bool mi300x, unsigned partitions, 
 /// An Intel iGPU, 4 NVIDIA RTX 4090 and 3 AMD Radeon among 200 other PCI devices.
 void mixed_x8(const FixtureRoot& root);
 
+/// 2× H100 through NVML: the one on /dev/nvidia1 (NVML index 0) in MIG mode with four MIG devices
+/// at indices 0, 1, 3, 4 (GI 2, 3, 9, 10), mig-minors and capability nodes; the other MIG-capable
+/// but whole. The NVIDIA spec as toolkit 1.18+ writes it, or as 1.17 did (the MIG GPU named whole
+/// too); a management spec with every capability node.
+void nvidia_mig(const FixtureRoot& root, bool toolkit_before_118);
+
 struct NamedMachine {
   std::string name;
   std::function<void(const FixtureRoot&)> build;
