@@ -67,6 +67,16 @@ void sort_grants(GrantSet& set) {
 
 }  // namespace
 
+std::vector<std::string> reached_nodes(const cdi::IndexedDevice& device) {
+  std::vector<std::string> out;
+  for (const auto& n : device.device_nodes) {
+    if (cdi::is_gpu_own_node(n)) out.push_back(n);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 Result<GrantSet> load_grants(const RootFs& fs) {
   auto text = fs.read_file(kGrantsPath);
   if (!text) {
@@ -86,13 +96,17 @@ Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::Spec
   if (auto ok = check_exclusivity(*set, repo, device, exclusive); !ok) return tl::unexpected(ok.error());
   GrantOutcome outcome;
   if (exclusive) outcome.warnings = alias_warnings(*set, index, repo, device);
+  const auto reached = reached_nodes(*defined(index, device));
   const Grant* existing = set->find(repo, device);
-  if (existing && (existing->exclusive || !exclusive)) {
+  // Granting again what is held records what the name reaches now: how an operator accepts a
+  // name that moved to other hardware.
+  if (existing && (existing->exclusive || !exclusive) && existing->reached == reached) {
     outcome.change = {Change::Kind::unchanged, kGrantsPath, repo + " already holds " + device};
     return outcome;
   }
+  if (existing && existing->exclusive) exclusive = true;
   std::erase_if(set->grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
-  set->grants.push_back({repo, device, exclusive, format_rfc3339_utc(now)});
+  set->grants.push_back({repo, device, exclusive, format_rfc3339_utc(now), reached});
   sort_grants(*set);
   auto written = sink.write(kGrantsPath, grants_text(*set), 0644);
   if (!written) return tl::unexpected(written.error());

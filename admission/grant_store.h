@@ -31,6 +31,9 @@ Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::Spec
 /// Revokes it; `unchanged` when `repo` held no such grant.
 Result<Change> remove_grant(const RootFs& fs, FileSink& sink, const std::string& repo, const std::string& device);
 
+/// The GPU-own nodes a device maps, sorted: what a grant records it reached.
+std::vector<std::string> reached_nodes(const cdi::IndexedDevice& device);
+
 /// Other names that reach the same GPU as `device` ("nvidia.com/gpu=0" for "nvidia.com/gpu=all"),
 /// by cdi::reach_same_gpu: a shared GPU-own node, never a shared control node like /dev/kfd.
 std::vector<std::string> aliases_of(const cdi::SpecIndex& index, const std::string& device);

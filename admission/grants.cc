@@ -38,6 +38,7 @@ std::string grants_text(const GrantSet& set) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& g : set.grants) {
     list.push_back({{"repo", g.repo}, {"device", g.device}, {"exclusive", g.exclusive}, {"granted_at", g.granted_at}});
+    if (g.reached) list.back()["reached"] = *g.reached;
   }
   nlohmann::ordered_json doc = {{"schema", kGrantsSchema}, {"grants", list}};
   return doc.dump(2) + "\n";
@@ -53,8 +54,10 @@ Result<GrantSet> parse_grants(std::string_view text, std::string_view where) {
     }
     GrantSet set;
     for (const auto& g : doc->at("grants")) {
-      set.grants.push_back({g.at("repo").get<std::string>(), g.at("device").get<std::string>(),
-                            g.at("exclusive").get<bool>(), g.at("granted_at").get<std::string>()});
+      Grant grant{g.at("repo").get<std::string>(), g.at("device").get<std::string>(), g.at("exclusive").get<bool>(),
+                  g.at("granted_at").get<std::string>(), std::nullopt};
+      if (auto it = g.find("reached"); it != g.end()) grant.reached = it->get<std::vector<std::string>>();
+      set.grants.push_back(std::move(grant));
     }
     return set;
   } catch (const json::exception& e) {

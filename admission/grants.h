@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ struct Grant {
   std::string device;  ///< a qualified CDI name, "nvidia.com/gpu=all"
   bool exclusive = false;
   std::string granted_at;  ///< RFC 3339, UTC
+  /// The GPU-own nodes the name mapped when it was granted, sorted; absent in grants written
+  /// before rediacc-gpu recorded them. Lets doctor tell a name that now reaches other hardware
+  /// (partitions renumbered, MIG reconfigured) from one that did not move.
+  std::optional<std::vector<std::string>> reached = std::nullopt;
 
   bool operator==(const Grant&) const = default;
 };
@@ -38,6 +43,7 @@ struct GrantSet {
 using GrantsSource = std::function<Result<std::shared_ptr<const GrantSet>>()>;
 
 /// The grants file's text: {"schema": 1, "grants": [...]}, two-space indent, trailing newline.
+/// `reached` is an optional field, so the schema stays 1 and an older rediacc-gpu still reads it.
 std::string grants_text(const GrantSet& set);
 
 /// Parses the grants file; `where` names it in the error, which tells the operator the file is

@@ -14,6 +14,9 @@ std::vector<Check> device_node_checks(const Facts& facts);
 std::vector<Check> runtime_checks(const Facts& facts);
 std::vector<Check> spec_checks(const Facts& facts);
 std::vector<Check> policy_checks(const Facts& facts);
+/// The NVIDIA spec's MIG names against the MIG devices present: fails on names of slices that
+/// are gone and slices without a name, naming the grants that point at stale names.
+Check mig_spec_check(const Facts& facts);
 /// Whether each running dockerd maps container root to an unprivileged host user (userns-remap,
 /// rootless): the one defence left against a bind source swapped for a link after the gate's check.
 Check user_namespaces(const Facts& facts);

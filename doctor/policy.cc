@@ -11,6 +11,13 @@ namespace {
 
 constexpr int kLayer = 5;
 
+std::string node_list(const std::vector<std::string>& nodes) {
+  if (nodes.empty()) return "no GPU node";
+  std::string out;
+  for (const auto& n : nodes) out += (out.empty() ? "" : " ") + n;
+  return out;
+}
+
 std::vector<Check> grants(const Facts& f) {
   if (!f.grants) {
     return {{"grants", kLayer, Status::fail, f.grants.error().message,
@@ -23,17 +30,30 @@ std::vector<Check> grants(const Facts& f) {
     const auto def = std::find_if(f.specs.devices.begin(), f.specs.devices.end(),
                                   [&g](const auto& d) { return d.qualified_name == g.device; });
     const bool defined = def != f.specs.devices.end();
+    const std::string revoke = "rediacc-gpu revoke " + g.repo + " --device " + g.device;
     if (defined) {
       if (auto why = cdi::ungrantable_reason(*def); !why.empty()) {
-        out.push_back({"grants", kLayer, Status::fail, g.repo + " holds " + g.device, why,
-                       "revoke it (rediacc-gpu revoke " + g.repo + " --device " + g.device + ")"});
+        out.push_back(
+            {"grants", kLayer, Status::fail, g.repo + " holds " + g.device, why, "revoke it (" + revoke + ")"});
+      }
+      if (auto now = admission::reached_nodes(*def); g.reached && *g.reached != now) {
+        out.push_back({"grants", kLayer, Status::fail,
+                       g.repo + " holds " + g.device + ", which reached " + node_list(*g.reached) +
+                           " when granted and reaches " + node_list(now) + " now",
+                       "the name points at other hardware than was granted (partitions renumbered by a mode change "
+                       "or a reboot, MIG reconfigured, a toolkit upgrade, a GPU removed)",
+                       "check what " + g.repo + " should have, then re-grant to accept it (rediacc-gpu grant " +
+                           g.repo + " --device " + g.device + ") or revoke it (" + revoke + ")"});
       }
     }
     if (!defined) {
-      out.push_back(
-          {"grants", kLayer, Status::warn, g.repo + " holds " + g.device + ", which no spec defines now",
-           "the repository's containers asking for it fail at create",
-           "revoke it (rediacc-gpu revoke " + g.repo + " --device " + g.device + ") or bring the device back"});
+      out.push_back({"grants", kLayer, Status::warn,
+                     g.repo + " holds " + g.device + ", which no spec defines now" +
+                         (g.reached ? " (it reached " + node_list(*g.reached) + " when granted)" : ""),
+                     "the repository's containers asking for it fail at create",
+                     "revoke it (" + revoke +
+                         ") or bring the device back; after a re-partition or MIG change, "
+                         "grant the name that now reaches that hardware"});
     }
     if (!g.exclusive) continue;
     for (const auto& h : admission::alias_holders(*f.grants, f.specs, g.repo, g.device)) {

@@ -77,6 +77,7 @@ Check inventory(const Facts& f) {
 std::vector<Check> spec_checks(const Facts& f) {
   auto out = specs_parse(f);
   out.push_back(our_specs(f));
+  out.push_back(mig_spec_check(f));
   out.push_back(inventory(f));
   return out;
 }

@@ -57,7 +57,9 @@ TEST_CASE("grants: a grant is recorded once, and granting twice is harmless") {
   CHECK(again->change.kind == Change::Kind::unchanged);
   auto set = load_grants(m.fs);
   REQUIRE(set->grants.size() == 1);
-  CHECK(set->grants[0] == Grant{"web", "nvidia.com/gpu=all", false, format_rfc3339_utc(kNow)});
+  CHECK(set->grants[0] == Grant{"web", "nvidia.com/gpu=all", false, format_rfc3339_utc(kNow),
+                                std::vector<std::string>{"/dev/dri/card1", "/dev/dri/card2", "/dev/dri/renderD128",
+                                                         "/dev/dri/renderD129", "/dev/nvidia0", "/dev/nvidia1"}});
 }
 
 TEST_CASE("grants: a name no spec defines is refused with the closest names, and nothing is recorded") {

@@ -375,6 +375,90 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
   }
 }
 
+namespace {
+
+std::string amd_ctk_spec(const std::string& render) {
+  return R"({"cdiVersion":"0.6.0","kind":"amd.com/gpu","devices":[{"name":"3","containerEdits":{"deviceNodes":[)"
+         R"({"path":"/dev/kfd"},{"path":")" +
+         render + R"("}]}}]})";
+}
+
+nlohmann::json checks_with_id(const Doctor& d, const std::string& id) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : d.checks) {
+    if (c["id"] == id) out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+// amd-ctk numbers partitions 0, 1… in order, so re-partitioning renumbers every name; ours carry
+// the mode and vanish instead. Either way the grant no longer reaches what it was granted.
+TEST_CASE("doctor: a grant whose name now reaches other hardware fails, one whose name vanished warns") {
+  FixtureRoot cpx;
+  amd_instinct_x8(cpx, true, 8);
+  cpx.write("/etc/cdi/amd.json", amd_ctk_spec("/dev/dri/renderD138"));  // card 0's partition 3
+  REQUIRE(run_tool({"cdi", "generate", "--root", cpx.str()}).exit_code == 0);
+  REQUIRE(run_tool({"grant", "web", "--device", "amd.com/gpu=3", "--root", cpx.str()}).exit_code == 0);
+  REQUIRE(run_tool({"grant", "ml", "--device", "rediacc.io/amd=gpu0-cpx3", "--root", cpx.str()}).exit_code == 0);
+  CHECK(checks_with_id(doctor(cpx), "grants")[0]["status"] == "ok");
+
+  // The same machine after `amd-smi set --compute-partition DPX` and a new spec from amd-ctk.
+  FixtureRoot dpx;
+  amd_instinct_x8(dpx, true, 2);
+  dpx.write("/etc/rediacc/gpu/grants.json", cpx.read("/etc/rediacc/gpu/grants.json"));
+  dpx.write("/etc/cdi/amd.json", amd_ctk_spec("/dev/dri/renderD137"));  // now card 1's partition 1
+  REQUIRE(run_tool({"cdi", "generate", "--root", dpx.str()}).exit_code == 0);
+  const auto d = doctor(dpx);
+  const auto grants = checks_with_id(d, "grants");
+  INFO(grants.dump(2));
+  REQUIRE(grants.size() == 2);
+  for (const auto& c : grants) {
+    const std::string observed = c["observed"];
+    if (observed.starts_with("web")) {
+      CHECK(c["status"] == "fail");
+      CHECK(observed ==
+            "web holds amd.com/gpu=3, which reached /dev/dri/renderD138 when granted and reaches "
+            "/dev/dri/renderD137 now");
+      CHECK_THAT(c["decision"].get<std::string>(), Catch::Contains("rediacc-gpu grant web --device amd.com/gpu=3"));
+    } else {
+      CHECK(c["status"] == "warn");
+      CHECK_THAT(observed, Catch::Contains("no spec defines now (it reached /dev/dri/renderD138 when granted)"));
+    }
+  }
+  CHECK(d.exit_code == 1);
+  // Granting the name again accepts what it reaches now.
+  REQUIRE(run_tool({"grant", "web", "--device", "amd.com/gpu=3", "--root", dpx.str()}).exit_code == 0);
+  for (const auto& c : checks_with_id(doctor(dpx), "grants")) CHECK(c["status"] != "fail");
+}
+
+TEST_CASE("doctor: MIG reconfigured after the NVIDIA spec was made fails, naming stale names and their grants") {
+  FixtureRoot root;
+  nvidia_mig(root, false);
+  REQUIRE(run_tool({"grant", "web", "--device", "nvidia.com/gpu=0:4", "--root", root.str()}).exit_code == 0);
+  CHECK(doctor(root).check("nvidia-mig-spec")["status"] == "ok");
+  // GI 10 (MIG index 4) destroyed, a 1g.10gb made as GI 11, which NVML puts at MIG index 2.
+  const std::string conf_path = "/usr/lib/x86_64-linux-gnu/fake-nvml.conf";
+  std::string conf = root.read(conf_path);
+  const std::string gone = "mig 0|4|10|0|1|1|9984|MIG-2d3e4f50-6172-5839-a4b5-c6d7e8f90a1b\n";
+  REQUIRE(conf.find(gone) != std::string::npos);
+  conf.replace(conf.find(gone), gone.size(), "mig 0|2|11|0|1|1|9984|MIG-3e4f5061-7283-594a-b5c6-d7e8f90a1b2c\n");
+  root.write(conf_path, conf);
+  const auto d = doctor(root);
+  const auto c = d.check("nvidia-mig-spec");
+  INFO(c.dump(2));
+  CHECK(c["status"] == "fail");
+  CHECK(c["layer"] == 4);
+  const std::string observed = c["observed"];
+  CHECK_THAT(observed, Catch::Contains("nvidia.com/gpu=0:4, nvidia.com/gpu=MIG-2d3e4f50-6172-5839-a4b5-c6d7e8f90a1b"));
+  CHECK_THAT(observed, Catch::Contains("without a name in the spec: 0000:41:00.0 MIG 2 (1g.10gb)"));
+  CHECK_THAT(observed, Catch::Contains("grants that point at them: web: nvidia.com/gpu=0:4"));
+  CHECK_THAT(c["decision"].get<std::string>(), Catch::Contains("re-run rediacc-gpu setup") &&
+                                                   Catch::Contains("re-grant or revoke: web: nvidia.com/gpu=0:4"));
+  CHECK(d.exit_code == 1);
+}
+
 TEST_CASE("metrics: the textfile collector's format, written atomically, passes promtool") {
   FixtureRoot root;
   healthy_nvidia(root);
