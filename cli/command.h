@@ -43,6 +43,7 @@ Runner attach_revoke(CLI::App& sub, GlobalOptions& global);
 Runner attach_grants(CLI::App& sub, GlobalOptions& global);
 Runner attach_admit(CLI::App& sub, GlobalOptions& global);
 Runner attach_doctor(CLI::App& sub, GlobalOptions& global);
+Runner attach_check_image(CLI::App& sub, GlobalOptions& global);
 Runner attach_metrics(CLI::App& sub, GlobalOptions& global);
 Runner attach_authz_plugin(CLI::App& sub, GlobalOptions& global);
 Runner attach_completion(CLI::App& sub, GlobalOptions& global);

@@ -41,6 +41,10 @@ constexpr Command kCommands[] = {
      "rediacc-gpu doctor\n"
      "rediacc-gpu doctor --repo team-a --image nvidia/cuda:12.4.1-base-ubuntu22.04 "
      "--docker-host unix:///run/team-a/docker.sock"},
+    {"check-image", "Say whether this host's NVIDIA driver gives the CUDA an image needs; exit 1 when not.",
+     attach_check_image,
+     "rediacc-gpu check-image nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+     "rediacc-gpu check-image vllm/vllm-openai:v0.23.0 --docker-host unix:///run/team-a/docker.sock"},
     {"metrics", "Write the doctor's findings and GPU counts for node_exporter's textfile collector.", attach_metrics,
      "rediacc-gpu metrics --textfile /var/lib/prometheus/node-exporter/rediacc-gpu.prom"},
     {"authz-plugin", "Serve a repository's dockerd as its authorization plugin (--authorization-plugin).",

@@ -4,6 +4,9 @@
 
 #include "doctor/container.h"
 
+#include "doctor/cuda_requirement.h"
+#include "doctor/docker_api.h"
+
 namespace rgpu::doctor {
 namespace {
 
@@ -77,10 +80,44 @@ Check run_one(CommandRunner& runner, const ContainerRequest& req, const std::str
 
 }  // namespace
 
+Check image_cuda(const Facts& f, const ContainerRequest& req) {
+  auto socket = docker_socket(req.docker_host);
+  auto verdict = socket ? check_image_cuda(f.fresh, *socket, req.image) : tl::unexpected(socket.error());
+  if (!verdict) {
+    return {"image-cuda",
+            kLayer,
+            Status::warn,
+            verdict.error().message,
+            "the image's CUDA requirement could not be compared with the host driver",
+            "pull the image on that daemon"};
+  }
+  using Kind = CudaVerdict::Kind;
+  switch (verdict->kind) {
+    case Kind::ok: return {"image-cuda", kLayer, Status::ok, verdict->text, "", ""};
+    case Kind::not_stated: return {"image-cuda", kLayer, Status::skip, verdict->text, "", ""};
+    case Kind::forward_compat:
+      return {"image-cuda",
+              kLayer,
+              Status::warn,
+              verdict->text,
+              "the image's CUDA is newer than the driver's; only data-center GPUs run it, through its compat libraries",
+              "install a driver whose CUDA reaches the image's, or use an older tag of the image"};
+    case Kind::too_new:
+    case Kind::no_driver: break;
+  }
+  return {"image-cuda",
+          kLayer,
+          Status::fail,
+          verdict->text,
+          "the workload fails inside (CUDA error 35, or a silent CPU fallback): with CDI nothing checks this at start",
+          "install a newer driver, or use an older tag of the image"};
+}
+
 std::vector<Check> container_checks(const Facts& f, CommandRunner& runner, const ContainerRequest& req) {
   if (req.repo.empty() || req.image.empty()) {
     return {{"container", kLayer, Status::skip, "not asked for (--repo and --image)", "", ""}};
   }
+  std::vector<Check> out = {image_cuda(f, req)};
   std::vector<std::string> devices;
   if (f.grants) {
     for (const auto& g : f.grants->grants) {
@@ -88,10 +125,10 @@ std::vector<Check> container_checks(const Facts& f, CommandRunner& runner, const
     }
   }
   if (devices.empty()) {
-    return {{"container", kLayer, Status::fail, req.repo + " holds no grant", "its containers can attach no GPU",
-             "rediacc-gpu grant " + req.repo + " --device NAME (rediacc-gpu cdi list shows the names)"}};
+    out.push_back({"container", kLayer, Status::fail, req.repo + " holds no grant", "its containers can attach no GPU",
+                   "rediacc-gpu grant " + req.repo + " --device NAME (rediacc-gpu cdi list shows the names)"});
+    return out;
   }
-  std::vector<Check> out;
   for (const auto& d : devices) out.push_back(run_one(runner, req, d));
   return out;
 }

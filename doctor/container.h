@@ -16,7 +16,8 @@ struct ContainerRequest {
 };
 
 /// One check per device the repository holds: `docker run --rm --device NAME IMAGE` must see the
-/// device inside (nvidia-smi -L for NVIDIA, the node for DRI and AMD). Skipped without repo and image.
+/// device inside (nvidia-smi -L for NVIDIA, the node for DRI and AMD); and first, the image's CUDA
+/// requirement against the host driver, read through the Docker API. Skipped without repo and image.
 std::vector<Check> container_checks(const Facts& facts, CommandRunner& runner, const ContainerRequest& request);
 
 }  // namespace rgpu::doctor

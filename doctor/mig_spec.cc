@@ -52,12 +52,13 @@ Check mig_spec_check(const Facts& f) {
   std::vector<const cdi::IndexedDevice*> slice_names;
   for (const auto& d : f.specs.devices) {
     if (!d.qualified_name.starts_with(kNvidiaKind) || d.qualified_name == "nvidia.com/gpu=all") continue;
-    if (!std::any_of(d.device_nodes.begin(), d.device_nodes.end(), [](const auto& n) { return cdi::is_mig_cap_node(n); }))
+    if (!std::any_of(d.device_nodes.begin(), d.device_nodes.end(),
+                     [](const auto& n) { return cdi::is_mig_cap_node(n); }))
       continue;
     slice_names.push_back(&d);
     const std::string name = d.qualified_name.substr(kNvidiaKind.size());
-    const bool exists = name.starts_with("MIG-") ? now.uuids.count(name) > 0
-                                                 : !now.caps_known || maps_any(d.device_nodes, now.caps);
+    const bool exists =
+        name.starts_with("MIG-") ? now.uuids.count(name) > 0 : !now.caps_known || maps_any(d.device_nodes, now.caps);
     if (!exists) stale.push_back(d.qualified_name);
   }
   std::vector<std::string> unnamed;
@@ -73,8 +74,12 @@ Check mig_spec_check(const Facts& f) {
     return {"nvidia-mig-spec", kLayer, Status::skip, "no MIG device, and no MIG name in the NVIDIA spec", "", ""};
   }
   if (stale.empty() && unnamed.empty()) {
-    return {"nvidia-mig-spec", kLayer, Status::ok,
-            std::to_string(now.present.size()) + " MIG devices, each named in the NVIDIA spec", "", ""};
+    return {"nvidia-mig-spec",
+            kLayer,
+            Status::ok,
+            std::to_string(now.present.size()) + " MIG devices, each named in the NVIDIA spec",
+            "",
+            ""};
   }
   std::vector<std::string> grants;
   if (f.grants) {
@@ -85,10 +90,14 @@ Check mig_spec_check(const Facts& f) {
   std::string observed;
   if (!stale.empty()) observed = "the NVIDIA spec names MIG devices that no longer exist: " + joined(stale);
   if (!unnamed.empty()) {
-    observed += (observed.empty() ? "" : "; ") + std::string("MIG devices without a name in the spec: ") + joined(unnamed);
+    observed +=
+        (observed.empty() ? "" : "; ") + std::string("MIG devices without a name in the spec: ") + joined(unnamed);
   }
   if (!grants.empty()) observed += "; grants that point at them: " + joined(grants);
-  return {"nvidia-mig-spec", kLayer, Status::fail, observed,
+  return {"nvidia-mig-spec",
+          kLayer,
+          Status::fail,
+          observed,
           "MIG was reconfigured after the spec was generated (the toolkit's refresh does not watch MIG changes): "
           "containers asking for a stale name fail, and index names may now reach another slice",
           "re-run rediacc-gpu setup (it regenerates the NVIDIA spec)" +

@@ -211,6 +211,7 @@ json to_json(const Inventory& inventory) {
               {"generated_at", inventory.generated_at},
               {"hostname", opt(inventory.hostname)},
               {"platform", to_string(inventory.platform)},
+              {"cuda_driver_version", opt(inventory.cuda_driver_version)},
               {"gpus", gpus},
               {"cdi_devices", inventory.cdi_devices}};
 }
@@ -226,6 +227,7 @@ Result<Inventory> inventory_from_json(const json& j, std::string_view where) {
     inv.generated_at = j.at("generated_at").get<std::string>();
     inv.hostname = get_opt<std::string>(j, "hostname");
     inv.platform = platform_from_string(j.value("platform", "native"));
+    inv.cuda_driver_version = get_opt<std::string>(j, "cuda_driver_version");
     for (const auto& g : j.at("gpus")) inv.gpus.push_back(gpu_from_json(g));
     inv.cdi_devices = j.value("cdi_devices", std::vector<std::string>{});
     return inv;

@@ -79,8 +79,9 @@ struct Inventory {
   std::string generated_at;             ///< RFC 3339, UTC
   std::optional<std::string> hostname;  ///< absent when the machine names none
   Platform platform = Platform::native;
-  std::vector<Gpu> gpus;                 ///< sorted by PCI address, then name
-  std::vector<std::string> cdi_devices;  ///< every grantable name on the machine, sorted
+  std::optional<std::string> cuda_driver_version;  ///< NVML's: the highest CUDA the NVIDIA driver supports
+  std::vector<Gpu> gpus;                           ///< sorted by PCI address, then name
+  std::vector<std::string> cdi_devices;            ///< every grantable name on the machine, sorted
 
   bool operator==(const Inventory&) const = default;
 };

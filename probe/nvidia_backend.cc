@@ -98,6 +98,7 @@ Result<void> NvidiaBackend::enrich(const RootFs& fs, Inventory& inv, Warnings& w
     warnings.push_back(loaded.error().message + " Falling back to /proc/driver/nvidia (memory unknown).");
   }
   auto proc_version = procfs_driver_version(fs);
+  if (nvml) inv.cuda_driver_version = nvml->cuda_version;
   for (Gpu* gpu : gpus) {
     const NvmlGpu* n = nvml ? match(*nvml, *gpu->pci_address) : nullptr;
     if (n) {

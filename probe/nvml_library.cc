@@ -50,6 +50,9 @@ struct NvmlApi {
   NvmlReturn (*gi_id)(NvmlDevice, unsigned*);
   NvmlReturn (*ci_id)(NvmlDevice, unsigned*);
   NvmlReturn (*attributes)(NvmlDevice, NvmlAttributes*);
+  // The CUDA version: _v2 asks libcuda itself; the first form may answer "a known supported
+  // version" when libcuda is missing. Either may be absent.
+  NvmlReturn (*cuda_version)(int*);
 };
 
 struct DlClose {
@@ -78,6 +81,8 @@ Result<NvmlApi> bind_api(void* lib, const std::string& where) {
       bind(lib, "nvmlDeviceGetGpuInstanceId", api.gi_id) && bind(lib, "nvmlDeviceGetComputeInstanceId", api.ci_id) &&
       bind(lib, "nvmlDeviceGetAttributes_v2", api.attributes);
   if (!mig) api.mig_mode = nullptr;
+  if (!bind(lib, "nvmlSystemGetCudaDriverVersion_v2", api.cuda_version))
+    bind(lib, "nvmlSystemGetCudaDriverVersion", api.cuda_version);
   return api;
 }
 
@@ -142,6 +147,10 @@ NvmlReport read_report(const NvmlApi& api) {
   NvmlReport report;
   char version[kNameLength] = {};
   if (api.driver_version(version, sizeof version) == kSuccess) report.driver_version = std::string(version);
+  int cuda = 0;
+  if (api.cuda_version && api.cuda_version(&cuda) == kSuccess && cuda > 0) {
+    report.cuda_version = std::to_string(cuda / 1000) + "." + std::to_string((cuda % 1000) / 10);
+  }
   unsigned count = 0;
   if (api.count(&count) != kSuccess) return report;
   for (unsigned i = 0; i < count; ++i) {

@@ -43,6 +43,7 @@ std::string mig_profile_name(unsigned gi_slices, unsigned ci_slices, std::uint64
 struct NvmlReport {
   std::string library;  ///< machine path of the libnvidia-ml.so.1 that answered
   std::optional<std::string> driver_version;
+  std::optional<std::string> cuda_version;  ///< the highest CUDA the driver supports, "12.4"
   std::vector<NvmlGpu> gpus;
 };
 

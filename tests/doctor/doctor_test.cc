@@ -514,8 +514,21 @@ TEST_CASE("doctor: the container check tells a device seen inside from a silent 
   const rgpu::doctor::Facts facts{fs, {}, std::nullopt, std::nullopt, {}, grants, {}};
   const rgpu::doctor::ContainerRequest req{"web", "cuda:12", "unix:///run/web/docker.sock"};
 
+  // The image's CUDA check comes first; no daemon answers at that socket, which it says.
+  ScriptedRunner none;
+  auto all = rgpu::doctor::container_checks(facts, none, req);
+  REQUIRE(all.size() == 3);
+  CHECK(all[0].id == "image-cuda");
+  CHECK(all[0].status == rgpu::doctor::Status::warn);
+  CHECK_THAT(all[0].observed, Catch::Contains("cannot reach the Docker daemon at /run/web/docker.sock"));
+  const auto containers = [](const auto& f, auto& runner, const auto& request) {
+    auto checks = rgpu::doctor::container_checks(f, runner, request);
+    std::erase_if(checks, [](const auto& c) { return c.id != "container"; });
+    return checks;
+  };
+
   ScriptedRunner seen;
-  auto ok = rgpu::doctor::container_checks(facts, seen, req);
+  auto ok = containers(facts, seen, req);
   REQUIRE(ok.size() == 2);
   CHECK(ok[0].status == rgpu::doctor::Status::ok);
   CHECK(seen.calls[0] == rgpu::Argv{"docker", "-H", "unix:///run/web/docker.sock", "run", "--rm", "--device",
@@ -525,7 +538,7 @@ TEST_CASE("doctor: the container check tells a device seen inside from a silent 
   ScriptedRunner fallback;
   fallback.code = 1;
   fallback.output = "sh: nvidia-smi: not found\n";
-  auto cpu = rgpu::doctor::container_checks(facts, fallback, req);
+  auto cpu = containers(facts, fallback, req);
   CHECK(cpu[0].status == rgpu::doctor::Status::fail);
   CHECK_THAT(cpu[0].meaning, Catch::Contains("silent CPU fallback"));
 
@@ -533,7 +546,7 @@ TEST_CASE("doctor: the container check tells a device seen inside from a silent 
   ScriptedRunner old_cli;
   old_cli.code = 125;
   old_cli.output = "docker: nvidia.com/gpu=all is not an absolute path.\nSee 'docker run --help'.\n";
-  auto cli = rgpu::doctor::container_checks(facts, old_cli, req);
+  auto cli = containers(facts, old_cli, req);
   CHECK(cli[0].status == rgpu::doctor::Status::fail);
   CHECK_THAT(cli[0].meaning, Catch::Contains("the docker CLI predates CDI"));
   CHECK_THAT(cli[0].decision, Catch::Contains("docker CLI 25 or later"));

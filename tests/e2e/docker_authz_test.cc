@@ -130,3 +130,60 @@ TEST_CASE("e2e: a link a tenant made in its own volume, bound by its host path, 
   INFO(ok.err << plugin.log());
   CHECK(ok.exit_code == 0);
 }
+
+// check-image and doctor read the image's configuration from the real daemon's API: no container.
+TEST_CASE("e2e: check-image compares an image's CUDA with the host driver through a real dockerd") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);  // driver 550.54.15, NVML says CUDA 12.4
+  DockerDaemon daemon;
+  daemon.import_busybox("base");
+  const auto created = daemon.docker({"create", "--name", "seed", "base", "true"});
+  INFO(created.err);
+  REQUIRE(created.exit_code == 0);
+  const std::vector<std::pair<std::string, std::string>> images = {
+      {"cuda13", "NVIDIA_REQUIRE_CUDA=cuda>=13.0 brand=unknown,driver>=575,driver<576"},
+      {"cuda124", "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471"},
+      {"legacy126", "CUDA_VERSION=12.6.3"},
+  };
+  for (const auto& [name, env] : images) {
+    REQUIRE(daemon.docker({"commit", "--change", "ENV " + env, "seed", "example.com/team/" + name + ":v1"}).exit_code ==
+            0);
+  }
+  const auto check = [&](const std::string& image, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {
+        "check-image", "example.com/team/" + image + ":v1", "--root", root.str(), "--docker-host", daemon.host()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_tool(args);
+  };
+  auto too_new = check("cuda13");
+  INFO(too_new.out << too_new.err);
+  CHECK(too_new.exit_code == 1);
+  CHECK_THAT(too_new.err, Catch::Contains("needs CUDA >= 13.0, but the host driver 550.54.15 supports CUDA 12.4") &&
+                              Catch::Contains("580.65.06 or later") && Catch::Contains("older tag"));
+  auto fits = check("cuda124");
+  CHECK(fits.exit_code == 0);
+  CHECK_THAT(fits.out, Catch::Contains("needs CUDA >= 12.4; the host driver 550.54.15 supports CUDA 12.4 (NVML)"));
+  CHECK(check("legacy126").exit_code == 1);
+  REQUIRE(daemon.docker({"tag", "base", "example.com/team/base:v1"}).exit_code == 0);
+  auto plain = check("base");
+  CHECK(plain.exit_code == 0);
+  CHECK_THAT(plain.out, Catch::Contains("states no CUDA requirement"));
+  auto missing = check("nothing-here");
+  CHECK(missing.exit_code == 1);
+  CHECK_THAT(missing.err, Catch::Contains("has no image \"example.com/team/nothing-here:v1\"; pull it there first"));
+
+  // doctor --repo --image carries the same finding at layer 6.
+  auto d = run_tool({"doctor", "-o", "json", "--root", root.str(), "--repo", "web", "--image",
+                     "example.com/team/cuda13:v1", "--docker-host", daemon.host()});
+  auto checks = nlohmann::json::parse(d.out);
+  bool found = false;
+  for (const auto& c : checks) {
+    if (c["id"] != "image-cuda") continue;
+    found = true;
+    CHECK(c["status"] == "fail");
+    CHECK(c["layer"] == 6);
+    CHECK_THAT(c["observed"].get<std::string>(), Catch::Contains("supports CUDA 12.4"));
+  }
+  CHECK(found);
+  CHECK(d.exit_code == 1);
+}

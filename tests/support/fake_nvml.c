@@ -3,6 +3,7 @@
  * is what the tests exercise. Lines:
  *   driver <version>
  *   init_error <nvml error code>
+ *   cuda <1000*major + 10*minor>   (without it, the CUDA version call fails as without libcuda)
  *   gpu <bus id>|<name>|<uuid>|<memory bytes>|<minor>|<pci device id, 0xDDDDVVVV>
  *   mig_mode <gpu index> <current> <max MIG device count>
  *   mig <gpu index>|<MIG index>|<GI id>|<CI id>|<GI slices>|<CI slices>|<memory MiB>|<uuid>
@@ -55,6 +56,7 @@ static unsigned mig_count;
 
 static char driver[64];
 static int init_error;
+static int cuda_version;
 
 static void copy_field(char* dst, size_t size, const char* src) { snprintf(dst, size, "%s", src ? src : ""); }
 
@@ -102,6 +104,7 @@ static void load_config(void) {
   memset(mig_max, 0, sizeof mig_max);
   driver[0] = '\0';
   init_error = 0;
+  cuda_version = 0;
   if (!dladdr((void*)load_config, &info) || !info.dli_fname) return;
   char dir[4096];
   copy_field(dir, sizeof dir, info.dli_fname);
@@ -114,6 +117,7 @@ static void load_config(void) {
     line[strcspn(line, "\n")] = '\0';
     if (strncmp(line, "driver ", 7) == 0) copy_field(driver, sizeof driver, line + 7);
     if (strncmp(line, "init_error ", 11) == 0) init_error = atoi(line + 11);
+    if (strncmp(line, "cuda ", 5) == 0) cuda_version = atoi(line + 5);
     if (strncmp(line, "gpu ", 4) == 0) parse_gpu(line + 4);
     if (strncmp(line, "mig ", 4) == 0) parse_mig(line + 4);
     if (strncmp(line, "mig_mode ", 9) == 0) parse_mig_mode(line + 9);
@@ -128,6 +132,11 @@ int nvmlInit_v2(void) {
 int nvmlShutdown(void) { return 0; }
 int nvmlSystemGetDriverVersion(char* out, unsigned len) {
   copy_field(out, len, driver);
+  return 0;
+}
+int nvmlSystemGetCudaDriverVersion_v2(int* version) {
+  if (!cuda_version) return 12; /* LIBRARY_NOT_FOUND: no libcuda.so.1 */
+  *version = cuda_version;
   return 0;
 }
 int nvmlDeviceGetCount_v2(unsigned* count) {

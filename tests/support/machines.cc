@@ -64,7 +64,7 @@ void two_nvidia_datacenter(const FixtureRoot& root, bool with_nvml) {
   m.nvidia_proc_gpu({"0001:c1:00.0", "NVIDIA H100 80GB HBM3", "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", 0});
   if (!with_nvml) return;
   m.fake_nvml("/usr/lib/x86_64-linux-gnu",
-              "driver 550.54.15\n" +
+              "driver 550.54.15\ncuda 12040\n" +
                   nvml_gpu_line("00000001:C1:00.0", "NVIDIA H100 80GB HBM3", "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee",
                                 kH100Bytes, 0, 0x2330) +
                   nvml_gpu_line("00000000:41:00.0", "NVIDIA H100 80GB HBM3", "GPU-11111111-2222-3333-4444-555555555555",
@@ -331,7 +331,7 @@ void nvidia_mig(const FixtureRoot& root, bool toolkit_before_118) {
   m.nvidia_proc_gpu({"0000:41:00.0", "NVIDIA H100 80GB HBM3", gpu0, 1});
   m.nvidia_proc_gpu({"0001:c1:00.0", "NVIDIA H100 80GB HBM3", gpu1, 0});
   // NVML index 0 is the GPU on /dev/nvidia1: MIG names count NVML indices, nodes count minors.
-  std::string conf = "driver 590.48.01\n" +
+  std::string conf = "driver 590.48.01\ncuda 13010\n" +
                      nvml_gpu_line("00000000:41:00.0", "NVIDIA H100 80GB HBM3", gpu0, kH100Bytes, 1, 0x2330) +
                      nvml_gpu_line("00000001:C1:00.0", "NVIDIA H100 80GB HBM3", gpu1, kH100Bytes, 0, 0x2330) +
                      "mig_mode 0 1 7\nmig_mode 1 0 7\n";

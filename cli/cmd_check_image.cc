@@ -1,0 +1,60 @@
+// rediacc-gpu check-image IMG: does this host's NVIDIA driver give the CUDA the image needs? For
+// CI pipelines: exit 1 when the image needs more than the host has.
+
+#include <iostream>
+
+#include "cli/command.h"
+#include "cli/probe_machine.h"
+#include "doctor/cuda_requirement.h"
+#include "doctor/docker_api.h"
+
+namespace rgpu::cli {
+namespace {
+
+struct CheckImageFlags {
+  std::string image;
+  std::string docker_host;
+  bool allow_forward_compat = false;
+};
+
+int run_check_image(const GlobalOptions& global, const CheckImageFlags& f) {
+  RootFs fs(global.root);
+  auto report = probe_machine(fs);
+  if (!report) return report_failure(report.error());
+  auto socket = doctor::docker_socket(f.docker_host);
+  if (!socket) return report_failure(socket.error());
+  auto verdict = doctor::check_image_cuda(report->inventory, *socket, f.image);
+  if (!verdict) return report_failure(verdict.error());
+  using Kind = doctor::CudaVerdict::Kind;
+  switch (verdict->kind) {
+    case Kind::ok:
+    case Kind::not_stated: std::cout << verdict->text << "\n"; return kExitOk;
+    case Kind::forward_compat:
+      if (f.allow_forward_compat) {
+        std::cerr << "warning: " << verdict->text << "\n";
+        return kExitOk;
+      }
+      std::cerr << "rediacc-gpu: " << verdict->text
+                << "; pass --allow-forward-compat if this host's GPUs are of that brand and the image ships its "
+                   "compat libraries.\n";
+      return kExitFailure;
+    case Kind::too_new:
+    case Kind::no_driver: std::cerr << "rediacc-gpu: " << verdict->text << ".\n"; return kExitFailure;
+  }
+  return kExitFailure;
+}
+
+}  // namespace
+
+Runner attach_check_image(CLI::App& sub, GlobalOptions& global) {
+  add_root_option(sub, global);
+  auto f = std::make_shared<CheckImageFlags>();
+  sub.add_option("image", f->image, "The image, as the daemon names it (nvidia/cuda:12.4.1-base-ubuntu22.04)")
+      ->required();
+  sub.add_option("--docker-host", f->docker_host, "The daemon holding the image (unix://…); default $DOCKER_HOST");
+  sub.add_flag("--allow-forward-compat", f->allow_forward_compat,
+               "Accept an image that runs only through CUDA forward compatibility (data-center GPUs)");
+  return [&global, f] { return run_check_image(global, *f); };
+}
+
+}  // namespace rgpu::cli
