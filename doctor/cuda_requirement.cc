@@ -134,8 +134,8 @@ ImageRequirement requirement_from_env(const std::vector<std::string>& env) {
     // A "legacy" image: CUDA_VERSION alone means cuda>=<major.minor>.
     auto v = parse_dotted(*cuda_version);
     if (!v) return req;
-    req.alternatives = {{{"cuda", ">=", std::to_string(v->parts[0]) + "." +
-                                            std::to_string(v->parts.size() > 1 ? v->parts[1] : 0)}}};
+    req.alternatives = {
+        {{"cuda", ">=", std::to_string(v->parts[0]) + "." + std::to_string(v->parts.size() > 1 ? v->parts[1] : 0)}}};
     req.source = "CUDA_VERSION=" + *cuda_version;
     req.stated = true;
     return req;
@@ -215,8 +215,9 @@ std::optional<std::string> minimum_driver_for(const DottedVersion& cuda) {
 CudaVerdict judge(const std::string& image, const ImageRequirement& req, const HostCuda& host) {
   using Kind = CudaVerdict::Kind;
   if (!req.stated) {
-    return {Kind::not_stated, image + " states no CUDA requirement" +
-                                  (req.source.empty() ? " (no NVIDIA_REQUIRE_CUDA or CUDA_VERSION)" : " (" + req.source + ")")};
+    return {Kind::not_stated,
+            image + " states no CUDA requirement" +
+                (req.source.empty() ? " (no NVIDIA_REQUIRE_CUDA or CUDA_VERSION)" : " (" + req.source + ")")};
   }
   const std::string needs = image + " needs " + needed_cuda(req);
   if (!host.driver) {
@@ -240,8 +241,9 @@ CudaVerdict judge(const std::string& image, const ImageRequirement& req, const H
     compat = compat || all;
   }
   if (compat) {
-    return {Kind::forward_compat, needs + "; " + has + ": it runs only through forward compatibility (the image's "
-                                                        "cuda-compat libraries), on GPUs of brand " +
+    return {Kind::forward_compat, needs + "; " + has +
+                                      ": it runs only through forward compatibility (the image's "
+                                      "cuda-compat libraries), on GPUs of brand " +
                                       brands(req) + " only"};
   }
   std::string way = "install a newer NVIDIA driver";

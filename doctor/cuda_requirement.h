@@ -30,7 +30,7 @@ struct Constraint {
 struct ImageRequirement {
   /// Any one alternative (space-separated) whose constraints (comma-separated) all hold.
   std::vector<std::vector<Constraint>> alternatives;
-  std::string source;  ///< "NVIDIA_REQUIRE_CUDA=…", "CUDA_VERSION=12.4.1", or why there is none
+  std::string source;   ///< "NVIDIA_REQUIRE_CUDA=…", "CUDA_VERSION=12.4.1", or why there is none
   bool stated = false;  ///< false: the image states no CUDA requirement (or disables it)
 };
 

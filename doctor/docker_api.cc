@@ -1,9 +1,9 @@
 #include "doctor/docker_api.h"
 
 #include <boost/asio.hpp>
-#include <cctype>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cctype>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
