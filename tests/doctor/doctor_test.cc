@@ -433,6 +433,22 @@ TEST_CASE("doctor: a grant whose name now reaches other hardware fails, one whos
   for (const auto& c : checks_with_id(doctor(dpx), "grants")) CHECK(c["status"] != "fail");
 }
 
+// Toolkit 1.18 stopped naming a GPU in MIG mode whole: a grant of its index name silently names
+// nothing after the upgrade.
+TEST_CASE("doctor: after a toolkit upgrade drops a MIG GPU's whole name, its grant is named with what it reached") {
+  FixtureRoot root, upgraded;
+  nvidia_mig(root, true);
+  nvidia_mig(upgraded, false);
+  REQUIRE(run_tool({"grant", "web", "--device", "nvidia.com/gpu=0", "--root", root.str()}).exit_code == 0);
+  root.write("/etc/cdi/nvidia.yaml", upgraded.read("/etc/cdi/nvidia.yaml"));
+  const auto grants = checks_with_id(doctor(root), "grants");
+  REQUIRE(grants.size() == 1);
+  CHECK(grants[0]["status"] == "warn");
+  CHECK(grants[0]["observed"] == "web holds nvidia.com/gpu=0, which no spec defines now (it reached /dev/nvidia1 "
+                                 "when granted)");
+  CHECK_THAT(grants[0]["decision"].get<std::string>(), Catch::Contains("grant the name that now reaches"));
+}
+
 TEST_CASE("doctor: MIG reconfigured after the NVIDIA spec was made fails, naming stale names and their grants") {
   FixtureRoot root;
   nvidia_mig(root, false);
