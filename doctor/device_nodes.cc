@@ -15,10 +15,14 @@ std::string gpu_label(const probe::Gpu& g) { return g.name + (g.pci_address ? " 
 std::vector<Check> per_gpu_nodes(const Facts& f) {
   std::vector<Check> out;
   for (const auto& g : f.fresh.gpus) {
-    std::vector<std::string> missing;
-    for (const auto& node : g.device_nodes) {
+    // A MIG device's capability node is made only when something (nvidia-smi) asks for it.
+    std::vector<std::string> nodes = g.device_nodes, missing;
+    for (const auto& p : g.partitions) nodes.insert(nodes.end(), p.device_nodes.begin(), p.device_nodes.end());
+    for (const auto& node : nodes) {
       if (!f.fs.char_device(node)) missing.push_back(node);
     }
+    const bool caps_missing = std::any_of(missing.begin(), missing.end(),
+                                          [](const std::string& n) { return n.starts_with("/dev/nvidia-caps/"); });
     Check c{"device-nodes", kLayer, Status::ok, gpu_label(g) + ": ", "", ""};
     if (g.device_nodes.empty()) {
       c.status = Status::fail;
@@ -30,9 +34,10 @@ std::vector<Check> per_gpu_nodes(const Facts& f) {
       for (const auto& m : missing) c.observed += (c.observed.back() == ' ' ? "" : ", ") + m;
       c.observed += " missing or not a character device";
       c.meaning = "sysfs knows the node but /dev does not have it: containers given it fail to start";
-      c.decision = "reload the driver or run udevadm trigger, then rediacc-gpu setup";
+      c.decision = caps_missing ? "run nvidia-smi once (it makes the MIG capability nodes), then rediacc-gpu setup"
+                                : "reload the driver or run udevadm trigger, then rediacc-gpu setup";
     } else {
-      for (const auto& n : g.device_nodes) c.observed += (c.observed.back() == ' ' ? "" : ", ") + n;
+      for (const auto& n : nodes) c.observed += (c.observed.back() == ' ' ? "" : ", ") + n;
     }
     out.push_back(std::move(c));
   }

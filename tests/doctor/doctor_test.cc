@@ -444,9 +444,21 @@ TEST_CASE("doctor: after a toolkit upgrade drops a MIG GPU's whole name, its gra
   const auto grants = checks_with_id(doctor(root), "grants");
   REQUIRE(grants.size() == 1);
   CHECK(grants[0]["status"] == "warn");
-  CHECK(grants[0]["observed"] == "web holds nvidia.com/gpu=0, which no spec defines now (it reached /dev/nvidia1 "
-                                 "when granted)");
+  CHECK(grants[0]["observed"] ==
+        "web holds nvidia.com/gpu=0, which no spec defines now (it reached /dev/nvidia1 "
+        "when granted)");
   CHECK_THAT(grants[0]["decision"].get<std::string>(), Catch::Contains("grant the name that now reaches"));
+}
+
+TEST_CASE("doctor: a MIG device whose capability node is missing fails at layer 2, saying to run nvidia-smi") {
+  FixtureRoot root;
+  nvidia_mig(root, false);
+  CHECK(doctor(root).check("device-nodes")["status"] == "ok");
+  fs::remove(root.host("/dev/nvidia-caps/nvidia-cap220"));  // GI 9's compute instance on /dev/nvidia1
+  const auto d = doctor(root);
+  expect(d, "device-nodes", 2, "fail", "run nvidia-smi once");
+  CHECK_THAT(d.check("device-nodes")["observed"].get<std::string>(),
+             Catch::Contains("/dev/nvidia-caps/nvidia-cap220 missing"));
 }
 
 TEST_CASE("doctor: MIG reconfigured after the NVIDIA spec was made fails, naming stale names and their grants") {
