@@ -20,7 +20,13 @@ std::string speed(std::optional<double> gts) {
   return buf;
 }
 
-std::string width(std::optional<unsigned> w) { return w ? "x" + std::to_string(*w) : "unknown width"; }
+// Appended, not "x" + std::to_string(…): GCC 12 -O3 takes that for an overlapping copy (-Wrestrict).
+std::string width(std::optional<unsigned> w) {
+  if (!w) return "unknown width";
+  std::string out = "x";
+  out += std::to_string(*w);
+  return out;
+}
 
 std::string numa(const probe::Gpu& g) {
   return g.numa_node ? "NUMA node " + std::to_string(*g.numa_node) : "NUMA node unknown (the firmware names none)";

@@ -95,6 +95,30 @@ TEST_CASE(
   ran(docker, run_with(docker, {"--group-add", "video"}, "true"));
 }
 
+// On an MI300X in CPX mode each partition is grantable alone and the card's name gives all of it:
+// Docker 26 injects exactly the nodes the gate let through.
+TEST_CASE("docker26: a partition's name gives that partition alone, the card's name every partition") {
+  FixtureRoot machine;
+  amd_mi300x_partitioned(machine);
+  REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
+  Docker26 docker(machine, "web");
+  docker.import_busybox("img");
+  const std::string list = "ls /dev/dri | tr '\\n' ' '; test -c /dev/kfd && echo kfd";
+  refused_by_gate(docker, run_with(docker, {"--device", "rediacc.io/amd=gpu0-cpx3"}, list),
+                  "has no grant for rediacc.io/amd=gpu0-cpx3");
+  grant(machine, "rediacc.io/amd=gpu0-cpx3");
+  const auto part = run_with(docker, {"--device", "rediacc.io/amd=gpu0-cpx3"}, list);
+  ran(docker, part);
+  CHECK(part.out == "renderD131 kfd\n");
+  grant(machine, "rediacc.io/amd=gpu1");
+  const auto card = run_with(docker, {"--device", "rediacc.io/amd=gpu1"}, list);
+  ran(docker, card);
+  CHECK(card.out ==
+        "renderD136 renderD137 renderD138 renderD139 renderD140 renderD141 renderD142 renderD143 kfd\n");
+  refused_by_gate(docker, run_with(docker, {"--device", "rediacc.io/amd=gpu0-cpx4"}, list),
+                  "has no grant for rediacc.io/amd=gpu0-cpx4");
+}
+
 TEST_CASE(
     "docker26: nvidia.com/gpu=all passes the gate only when granted, and then dockerd (not the gate) fails on the "
     "missing host files") {
