@@ -63,11 +63,16 @@ Check mig_spec_check(const Facts& f) {
   }
   std::vector<std::string> unnamed;
   if (now.caps_known) {
-    for (const auto& [gpu, p] : now.present) {
-      const bool named = std::any_of(slice_names.begin(), slice_names.end(), [&](const cdi::IndexedDevice* d) {
-        return maps_any(d->device_nodes, {p->device_nodes.begin(), p->device_nodes.end()});
-      });
-      if (!named) unnamed.push_back(gpu + " MIG " + std::to_string(p->index) + " (" + p->profile.value_or("?") + ")");
+    for (const auto& present : now.present) {
+      const probe::Partition& p = *present.second;
+      const std::set<std::string> own(p.device_nodes.begin(), p.device_nodes.end());
+      const bool named = std::any_of(slice_names.begin(), slice_names.end(),
+                                     [&own](const cdi::IndexedDevice* d) { return maps_any(d->device_nodes, own); });
+      if (!named) {
+        std::string line = present.first;
+        line += " MIG " + std::to_string(p.index) + " (" + p.profile.value_or("?") + ")";
+        unnamed.push_back(line);
+      }
     }
   }
   if (slice_names.empty() && now.present.empty()) {
