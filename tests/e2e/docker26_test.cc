@@ -113,8 +113,7 @@ TEST_CASE("docker26: a partition's name gives that partition alone, the card's n
   grant(machine, "rediacc.io/amd=gpu1");
   const auto card = run_with(docker, {"--device", "rediacc.io/amd=gpu1"}, list);
   ran(docker, card);
-  CHECK(card.out ==
-        "renderD136 renderD137 renderD138 renderD139 renderD140 renderD141 renderD142 renderD143 kfd\n");
+  CHECK(card.out == "renderD136 renderD137 renderD138 renderD139 renderD140 renderD141 renderD142 renderD143 kfd\n");
   refused_by_gate(docker, run_with(docker, {"--device", "rediacc.io/amd=gpu0-cpx4"}, list),
                   "has no grant for rediacc.io/amd=gpu0-cpx4");
 }
