@@ -64,6 +64,12 @@ std::optional<std::string> check_cdi_request(const GoValue& req, LazyGrants& gra
     if (id.kind() != GoValue::Kind::string || !qualified_cdi_name(name)) {
       return "refused: \"" + name + "\" is not a qualified CDI name (vendor.com/class=name).";
     }
+    // CDI kinds are matched exactly, so this prefix is the management spec's every spelling.
+    if (name.starts_with("management.")) {
+      return "refused: " + name +
+             " is a management device (every GPU's capability nodes); it is never given to a "
+             "tenant, whatever the grants say.";
+    }
     const auto& set = grants.get();
     if (!set) return "refused: " + set.error().message;
     if (!(*set)->find(repo, name)) {

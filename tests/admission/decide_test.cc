@@ -109,6 +109,16 @@ TEST_CASE("admission: device requests other than cdi, and malformed cdi requests
                  req("POST", "/containers/create",
                      R"({"HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["nvidia.com/gpu=all"]}]}})")),
           "no grant for nvidia.com/gpu=all");
+  // NVIDIA's management device (every capability node, MIG configuration included) is refused even
+  // when a hand-edited grants file holds it: grant never records it.
+  GrantSet edited = web_grants();
+  edited.grants.push_back({"web", "management.nvidia.com/gpu=all", false, "2026-11-29T00:00:00Z"});
+  refused(
+      decide(
+          edited, "web",
+          req("POST", "/containers/create",
+              R"({"HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["management.nvidia.com/gpu=all"]}]}})")),
+      "management device");
 }
 
 TEST_CASE("admission: runtimes, annotations, devices, cgroup rules, privileges and unconfining options are refused") {
