@@ -224,6 +224,8 @@ void amd_instinct_x8(const FixtureRoot& root, bool mi300x, unsigned partitions, 
     std::snprintf(addr, sizeof addr, "0000:%02x:00.0", buses[card]);
     m.pci({addr, 0x1002, device, pci_class, "amdgpu", 1 + card, 128 + card});
     m.amd_vram(addr, memory);
+    // Mode strings as amdgpu prints them (xcp_desc[], nps_desc[]); NPS4 only with CPX (AMD's
+    // MI300X partitioning overview). Cards 0-3 on socket 0, 4-7 on socket 1, Gen5 x16 each.
     if (mi300x) m.amd_partition_modes(addr, partition_mode(partitions), partitions == 8 ? "NPS4" : "NPS1");
     m.pcie_placement(addr, card < 4 ? 0 : 1, "32.0 GT/s PCIe", 16, "32.0 GT/s PCIe", 16);
     const std::string unique_id = std::to_string(5847760019078012339ULL + card * 7919ULL);
