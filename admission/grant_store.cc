@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "core/edit_distance.h"
+#include "core/joined.h"
 #include "core/state_paths.h"
 
 #include "core/file_lock.h"
@@ -16,12 +17,6 @@ const cdi::IndexedDevice* defined(const cdi::SpecIndex& index, const std::string
     if (d.qualified_name == device) return &d;
   }
   return nullptr;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
 }
 
 Result<void> check_defined(const cdi::SpecIndex& index, const std::string& device) {

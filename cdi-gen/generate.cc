@@ -56,13 +56,14 @@ std::vector<const probe::Gpu*> amd_cards_in_kfd_order(const probe::Inventory& in
   return cards;
 }
 
-// The render nodes a card's name maps: every partition's on a split card, else the card's own.
-std::vector<std::string> card_renders(const probe::Gpu& card) {
-  std::vector<std::string> out;
+// The render nodes a card's name maps, each with the partition it belongs to: every partition's on
+// a split card, else the card's own (no partition).
+std::vector<std::pair<std::string, std::optional<unsigned>>> card_renders(const probe::Gpu& card) {
+  std::vector<std::pair<std::string, std::optional<unsigned>>> out;
   for (const auto& p : card.partitions) {
-    if (p.render_node) out.push_back(*p.render_node);
+    if (p.render_node) out.emplace_back(*p.render_node, p.index);
   }
-  if (out.empty()) out.push_back(*card.render_node);
+  if (out.empty()) out.emplace_back(*card.render_node, std::nullopt);
   return out;
 }
 
@@ -93,7 +94,8 @@ Spec amd_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::st
     Device whole{"gpu" + std::to_string(number), {*kfd}};
     std::vector<Device> parts;
     bool complete = true;
-    for (const auto& path : card_renders(*card)) {
+    // A card whose partitions are not all there is left out whole, never named by what is left.
+    for (const auto& [path, partition] : card_renders(*card)) {
       auto render = node_on_machine(fs, path);
       if (!render) {
         warnings.push_back("leaving AMD GPU " + card->pci_address.value_or("?") + " out of rediacc.io/amd: " +
@@ -102,15 +104,10 @@ Spec amd_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::st
         break;
       }
       whole.nodes.push_back(*render);
+      if (partition)
+        parts.push_back({whole.name + "-" + partition_mode(*card) + std::to_string(*partition), {*kfd, *render}});
     }
     if (!complete) continue;
-    // A card whose partitions are not all there is left out whole, never named by what is left.
-    for (const auto& p : card->partitions) {
-      if (!p.render_node) continue;
-      auto render = node_on_machine(fs, *p.render_node);
-      if (!render) continue;
-      parts.push_back({whole.name + "-" + partition_mode(*card) + std::to_string(p.index), {*kfd, *render}});
-    }
     all.nodes.insert(all.nodes.end(), whole.nodes.begin() + 1, whole.nodes.end());
     spec.devices.push_back(std::move(whole));
     for (auto& d : parts) spec.devices.push_back(std::move(d));

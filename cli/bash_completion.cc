@@ -3,6 +3,8 @@
 #include <sstream>
 #include <vector>
 
+#include "core/joined.h"
+
 namespace rgpu::cli {
 namespace {
 
@@ -16,12 +18,6 @@ void collect(const CLI::App* app, const std::string& path, std::vector<Node>& ou
   for (const CLI::App* sub : app->get_subcommands([](const CLI::App*) { return true; })) {
     collect(sub, path.empty() ? sub->get_name() : path + " " + sub->get_name(), out);
   }
-}
-
-std::string join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
-  return out;
 }
 
 bool takes_value(const CLI::Option* opt) { return opt->get_type_size_max() > 0 && opt->get_expected_max() > 0; }
@@ -88,8 +84,8 @@ std::string bash_completion(const CLI::App& root, const std::string& program) {
       }
       if (takes_value(opt)) values << value_arm(node.path, opt, program);
     }
-    tree << "      \"" << node.path << "\") subs=\"" << join(subs) << "\" opts=\"" << join(opts) << "\" valued=\""
-         << join(valued) << "\" ;;\n";
+    tree << "      \"" << node.path << "\") subs=\"" << joined(subs, " ") << "\" opts=\"" << joined(opts, " ")
+         << "\" valued=\"" << joined(valued, " ") << "\" ;;\n";
   }
   const std::string fn = "_rediacc_gpu";
   std::ostringstream out;

@@ -5,18 +5,14 @@
 
 #include "cli/command.h"
 #include "cli/render.h"
+#include "core/joined.h"
 #include "core/time_text.h"
 #include "probe/inventory_file.h"
 
 namespace rgpu::cli {
 namespace {
 
-std::string joined(const std::vector<std::string>& names) {
-  if (names.empty()) return "-";
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
+std::string names_or_dash(const std::vector<std::string>& names) { return names.empty() ? "-" : joined(names); }
 
 std::string age_of(const probe::Inventory& inv) {
   auto made = parse_rfc3339_utc(inv.generated_at);
@@ -50,11 +46,11 @@ std::string table(const probe::Inventory& inv, bool wide) {
     const std::string driver =
         g.driver ? *g.driver + " " + g.driver_version.value_or("(version unknown)") : g.driver_version.value_or("none");
     rows.push_back({g.pci_address.value_or("-"), g.name, driver, human_bytes(g.memory_bytes),
-                    probe::to_string(g.platform), age, joined(g.cdi_devices)});
+                    probe::to_string(g.platform), age, names_or_dash(g.cdi_devices)});
     if (wide) rows.back().insert(rows.back().end() - 1, {numa_text(g), link_text(g.pcie_link)});
     for (const auto& p : g.partitions) {
       rows.push_back({"  - " + std::to_string(p.index), partition_name(g, p), "", human_bytes(p.memory_bytes), "", "",
-                      joined(p.cdi_devices)});
+                      names_or_dash(p.cdi_devices)});
       if (wide) rows.back().insert(rows.back().end() - 1, {"", ""});
     }
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/joined.h"
 #include "doctor/docker_api.h"
 
 namespace rgpu::doctor {
@@ -83,9 +84,7 @@ std::string brands(const ImageRequirement& req) {
       if (c.key == "brand" && std::find(out.begin(), out.end(), c.value) == out.end()) out.push_back(c.value);
     }
   }
-  std::string s;
-  for (const auto& b : out) s += (s.empty() ? "" : ", ") + b;
-  return s;
+  return joined(out);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/joined.h"
 #include "doctor/doctor.h"
 
 namespace rgpu::doctor {
@@ -36,12 +37,6 @@ Slices slices_now(const probe::Inventory& inv) {
 
 bool maps_any(const std::vector<std::string>& nodes, const std::set<std::string>& wanted) {
   return std::any_of(nodes.begin(), nodes.end(), [&](const std::string& n) { return wanted.count(n) > 0; });
-}
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out;
 }
 
 }  // namespace

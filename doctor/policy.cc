@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "admission/grant_store.h"
+#include "core/joined.h"
 #include "core/structured_text.h"
 #include "doctor/doctor.h"
 
@@ -12,10 +13,7 @@ namespace {
 constexpr int kLayer = 5;
 
 std::string node_list(const std::vector<std::string>& nodes) {
-  if (nodes.empty()) return "no GPU node";
-  std::string out;
-  for (const auto& n : nodes) out += (out.empty() ? "" : " ") + n;
-  return out;
+  return nodes.empty() ? "no GPU node" : joined(nodes, " ");
 }
 
 std::vector<Check> grants(const Facts& f) {
