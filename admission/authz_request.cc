@@ -1,10 +1,7 @@
 #include "admission/authz_request.h"
 
 #include <simdjson.h>
-#include <algorithm>
-#include <array>
-#include <cctype>
-#include <cstdint>
+
 #include <nlohmann/json.hpp>
 
 namespace rgpu::admission {
@@ -18,10 +15,42 @@ simdjson::dom::parser& envelope_parser() {
   return parser;
 }
 
-std::string string_member(simdjson::dom::object envelope, std::string_view key) {
-  std::string_view value;
-  if (envelope[key].get(value) != simdjson::SUCCESS) return "";
-  return std::string(value);
+bool ascii_iequal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
+    const char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] - 'A' + 'a') : b[i];
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// JSON's escapes for an ASCII message, as nlohmann writes them (a test holds the two equal);
+// false for a message with a byte above 0x7F, which may not be UTF-8.
+bool escape_ascii(std::string_view text, std::string& out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x80) return false;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (u < 0x20) {
+          out += "\\u00";
+          out += kHex[u >> 4];
+          out += kHex[u & 0xF];
+        } else {
+          out += c;
+        }
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -31,17 +60,24 @@ Result<AuthzRequest> parse_authz_request(std::string_view json) {
   if (envelope_parser().parse(json.data(), json.size(), true).get(envelope) != simdjson::SUCCESS)
     return fail("the plugin request is not valid JSON");
   AuthzRequest r;
-  r.method = string_member(envelope, "RequestMethod");
-  r.uri = string_member(envelope, "RequestUri");
-  simdjson::dom::object headers;
-  if (envelope["RequestHeaders"].get(headers) == simdjson::SUCCESS) {
-    for (auto [key, value] : headers) {
-      std::string_view text;
-      if (value.get(text) == simdjson::SUCCESS) r.headers[std::string(key)] = std::string(text);
+  std::string_view body64;
+  for (auto [key, value] : envelope) {
+    std::string_view text;
+    if (key == "RequestMethod") {
+      if (value.get(text) == simdjson::SUCCESS) r.method = text;
+    } else if (key == "RequestUri") {
+      if (value.get(text) == simdjson::SUCCESS) r.uri = text;
+    } else if (key == "RequestBody") {
+      if (value.get(text) == simdjson::SUCCESS) body64 = text;
+    } else if (key == "RequestHeaders") {
+      simdjson::dom::object headers;
+      if (value.get(headers) != simdjson::SUCCESS) continue;
+      for (auto [name, header] : headers) {
+        if (ascii_iequal(name, "Content-Type") && header.get(text) == simdjson::SUCCESS) r.content_type = text;
+      }
     }
   }
-  std::string_view body64;
-  if (envelope["RequestBody"].get(body64) == simdjson::SUCCESS) {
+  if (!body64.empty()) {
     auto body = base64_decode(body64);
     if (!body) return tl::unexpected(body.error());
     r.body = std::move(*body);
@@ -52,27 +88,14 @@ Result<AuthzRequest> parse_authz_request(std::string_view json) {
 
 std::string authz_response(const Decision& d) {
   if (d.allow) return R"({"Allow":true})";
-  // Most refusals are printable ASCII without quotes or backslashes: written as they are.
-  const bool plain = std::all_of(d.msg.begin(), d.msg.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return u >= 0x20 && u < 0x7F && c != '"' && c != '\\';
-  });
-  if (plain) return R"({"Allow":false,"Msg":")" + d.msg + R"("})";
-  nlohmann::ordered_json j = {{"Allow", d.allow}};
-  if (!d.allow) j["Msg"] = d.msg;
+  // Refusals are ASCII, most quoting what they refuse: escaped here without a JSON tree.
+  std::string out = R"({"Allow":false,"Msg":")";
+  out.reserve(out.size() + d.msg.size() + 16);
+  if (escape_ascii(d.msg, out)) return out += "\"}";
+  nlohmann::ordered_json j = {{"Allow", false}, {"Msg", d.msg}};
   // A message can quote bytes of the request that are not UTF-8 (a percent-decoded path):
   // they become U+FFFD rather than an exception that would leave the request unanswered.
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-}
-
-std::string header(const AuthzRequest& request, std::string_view name) {
-  for (const auto& [k, v] : request.headers) {
-    if (k.size() == name.size() && std::equal(k.begin(), k.end(), name.begin(),
-                                              [](char a, char b) { return std::tolower(a) == std::tolower(b); })) {
-      return v;
-    }
-  }
-  return "";
 }
 
 }  // namespace rgpu::admission

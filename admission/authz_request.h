@@ -1,7 +1,6 @@
 #pragma once
 // The request dockerd sends an authorization plugin (AuthZPlugin.AuthZReq), and its answer.
 
-#include <map>
 #include <string>
 #include <string_view>
 
@@ -11,10 +10,10 @@
 namespace rgpu::admission {
 
 struct AuthzRequest {
-  std::string method;                          ///< RequestMethod
-  std::string uri;                             ///< RequestUri: raw, as the client sent it
-  std::map<std::string, std::string> headers;  ///< RequestHeaders
-  std::string body;                            ///< RequestBody, base64-decoded
+  std::string method;        ///< RequestMethod
+  std::string uri;           ///< RequestUri: raw, as the client sent it
+  std::string content_type;  ///< RequestHeaders' Content-Type (the name in any case); the only header read
+  std::string body;          ///< RequestBody, base64-decoded
 };
 
 struct Decision {
@@ -27,8 +26,5 @@ Result<AuthzRequest> parse_authz_request(std::string_view json);
 
 /// {"Allow":true} or {"Allow":false,"Msg":"..."}.
 std::string authz_response(const Decision& decision);
-
-/// The header's value, name compared case-insensitively; empty when absent.
-std::string header(const AuthzRequest& request, std::string_view name);
 
 }  // namespace rgpu::admission

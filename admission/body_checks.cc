@@ -31,13 +31,17 @@ enum Field : size_t {
   kBinds,
   kMounts,
   kVolumeDriver,
-  kFieldCount
+  kFieldCount,
+  // A create body's own fields, read in the same pass as the HostConfig fields at its top level.
+  kWorkingDir = kFieldCount,
+  kHostConfig,
+  kCreateFieldCount
 };
-constexpr std::string_view kFieldNames[kFieldCount] = {
-    "Privileged", "DeviceRequests", "Runtime",     "Annotations",   "Devices",     "DeviceCgroupRules", "CapAdd",
-    "CapDrop",    "SecurityOpt",    "MaskedPaths", "ReadonlyPaths", "PidMode",     "IpcMode",           "NetworkMode",
-    "UsernsMode", "CgroupParent",   "Binds",       "Mounts",        "VolumeDriver"};
-using Fields = std::array<std::optional<GoValue>, kFieldCount>;
+constexpr std::string_view kFieldNames[kCreateFieldCount] = {
+    "Privileged", "DeviceRequests", "Runtime",     "Annotations",   "Devices",      "DeviceCgroupRules", "CapAdd",
+    "CapDrop",    "SecurityOpt",    "MaskedPaths", "ReadonlyPaths", "PidMode",      "IpcMode",           "NetworkMode",
+    "UsernsMode", "CgroupParent",   "Binds",       "Mounts",        "VolumeDriver", "WorkingDir",        "HostConfig"};
+using Fields = std::array<std::optional<GoValue>, kCreateFieldCount>;
 
 constexpr const char* kCdiForm =
     "ask for devices by CDI name: docker run --device nvidia.com/gpu=all (Compose: devices: [nvidia.com/gpu=all])";
@@ -201,6 +205,27 @@ std::optional<std::string> check_devices(const Fields& hc) {
   return "refused: raw device \"" + path + "\"; ask for it by CDI name: " + cdi_form_for(path) + ".";
 }
 
+std::optional<std::string> check_host_config_fields(const Fields& hc, CheckContext& context) {
+  if (const auto& p = hc[kPrivileged]; p && !p->is_empty()) {
+    return std::string("refused: --privileged gives every host device; ") + kCdiForm + ".";
+  }
+  if (auto bad = check_device_requests(hc, context.grants, context.repo)) return bad;
+  if (auto bad = check_runtime_and_annotations(hc)) return bad;
+  if (auto bad = check_devices(hc)) return bad;
+  if (auto bad = check_strings(
+          hc[kDeviceCgroupRules],
+          "device cgroup rules; a CDI grant is the way to a device: --device rediacc.io/dri=renderD128.")) {
+    return bad;
+  }
+  if (auto bad = check_capabilities(hc[kCapAdd], hc[kCapDrop])) return bad;
+  if (auto bad = check_security_options(hc[kSecurityOpt])) return bad;
+  if (auto bad = check_system_paths(hc[kMaskedPaths], hc[kReadonlyPaths])) return bad;
+  if (auto bad = check_namespaces(hc)) return bad;
+  if (auto bad = check_binds(hc[kBinds], context.host_paths)) return bad;
+  if (auto bad = check_mounts(hc[kMounts], context.host_paths)) return bad;
+  return check_volume(hc[kVolumeDriver], std::nullopt);
+}
+
 }  // namespace
 
 const Result<std::shared_ptr<const GrantSet>>& LazyGrants::get() {
@@ -222,28 +247,31 @@ std::optional<std::string> check_volume(const std::optional<GoValue>& driver, co
   return std::nullopt;
 }
 
+std::optional<std::string> check_working_dir(const std::optional<GoValue>& dir) {
+  if (!dir || dir->text().empty()) return std::nullopt;
+  const std::string cleaned = clean_path(dir->text());
+  if (cleaned == "/proc" || cleaned.rfind("/proc/", 0) == 0)
+    return "refused: a working directory under /proc (\"" + std::string(dir->text()) +
+           "\") can leak into the host's namespaces; use a directory of the image.";
+  return std::nullopt;
+}
+
 std::optional<std::string> check_host_config(const GoValue& host_config, CheckContext& context) {
   if (host_config.kind() != GoValue::Kind::object) return std::nullopt;
   Fields hc;
-  host_config.pick(kFieldNames, hc);
-  if (const auto& p = hc[kPrivileged]; p && !p->is_empty()) {
-    return std::string("refused: --privileged gives every host device; ") + kCdiForm + ".";
+  host_config.pick(std::span(kFieldNames).first<kFieldCount>(), std::span(hc).first<kFieldCount>());
+  return check_host_config_fields(hc, context);
+}
+
+std::optional<std::string> check_create(const GoValue& body, CheckContext& context) {
+  Fields top;
+  body.pick(kFieldNames, top);
+  if (auto bad = check_working_dir(top[kWorkingDir])) return bad;
+  if (const auto& hc = top[kHostConfig]) {
+    if (auto bad = check_host_config(*hc, context)) return bad;
   }
-  if (auto bad = check_device_requests(hc, context.grants, context.repo)) return bad;
-  if (auto bad = check_runtime_and_annotations(hc)) return bad;
-  if (auto bad = check_devices(hc)) return bad;
-  if (auto bad = check_strings(
-          hc[kDeviceCgroupRules],
-          "device cgroup rules; a CDI grant is the way to a device: --device rediacc.io/dri=renderD128.")) {
-    return bad;
-  }
-  if (auto bad = check_capabilities(hc[kCapAdd], hc[kCapDrop])) return bad;
-  if (auto bad = check_security_options(hc[kSecurityOpt])) return bad;
-  if (auto bad = check_system_paths(hc[kMaskedPaths], hc[kReadonlyPaths])) return bad;
-  if (auto bad = check_namespaces(hc)) return bad;
-  if (auto bad = check_binds(hc[kBinds], context.host_paths)) return bad;
-  if (auto bad = check_mounts(hc[kMounts], context.host_paths)) return bad;
-  return check_volume(hc[kVolumeDriver], std::nullopt);
+  // Engines up to 26.1 read HostConfig fields at the top level of a create body too.
+  return check_host_config_fields(top, context);
 }
 
 }  // namespace rgpu::admission

@@ -33,6 +33,14 @@ struct CheckContext {
 /// and loosens none of the confinement that keeps the host out.
 std::optional<std::string> check_host_config(const GoValue& host_config, CheckContext& context);
 
+/// A create body: its WorkingDir, its HostConfig, and the HostConfig fields that engines up to
+/// 26.1 read at its top level too (each checked, whichever the engine applies).
+std::optional<std::string> check_create(const GoValue& body, CheckContext& context);
+
+/// runc once left a descriptor of the host's mount namespace open as /proc/self/fd/N while it
+/// set the working directory (CVE-2024-21626); no workload needs a working directory under /proc.
+std::optional<std::string> check_working_dir(const std::optional<GoValue>& dir);
+
 /// Volume driver and options (volumes/create, Mounts[].VolumeOptions).
 std::optional<std::string> check_volume(const std::optional<GoValue>& driver, const std::optional<GoValue>& options);
 

@@ -32,10 +32,11 @@ bool pulls_buildkit(const Route& route) {
 
 // The request's media type, lower-cased, without parameters ("application/json").
 std::string media_type(const AuthzRequest& request) {
-  const std::string content_type = header(request, "Content-Type");
-  std::string media = content_type.substr(0, content_type.find(';'));
+  std::string media = request.content_type.substr(0, request.content_type.find(';'));
   while (!media.empty() && std::isspace(static_cast<unsigned char>(media.back()))) media.pop_back();
-  for (auto& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : media) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
   return media;
 }
 
@@ -64,28 +65,6 @@ std::optional<GoDocument> read_body(const AuthzRequest& request, std::string& wh
     return std::nullopt;
   }
   return std::move(*body);
-}
-
-// runc once left a descriptor of the host's mount namespace open as /proc/self/fd/N while it set
-// the working directory (CVE-2024-21626); no workload needs a working directory under /proc.
-std::optional<std::string> check_working_dir(const GoValue& body) {
-  const auto dir = body.field("WorkingDir");
-  if (!dir || dir->text().empty()) return std::nullopt;
-  const std::string cleaned = clean_path(dir->text());
-  if (cleaned == "/proc" || cleaned.rfind("/proc/", 0) == 0)
-    return "refused: a working directory under /proc (\"" + std::string(dir->text()) +
-           "\") can leak into the host's namespaces; use a directory of the image.";
-  return std::nullopt;
-}
-
-Decision decide_create(const GoValue& body, CheckContext& context) {
-  if (auto bad = check_working_dir(body)) return deny(*bad);
-  if (const auto hc = body.field("HostConfig")) {
-    if (auto bad = check_host_config(*hc, context)) return deny(*bad);
-  }
-  // Engines up to 26.1 read HostConfig fields at the top level of a create body too.
-  if (auto bad = check_host_config(body, context)) return deny(*bad);
-  return allow();
 }
 
 // dockerd reads query parameters with Go's r.FormValue, which also parses a form-encoded body,
@@ -121,7 +100,7 @@ Decision decide_build(const AuthzRequest& request, const Route& route) {
 }
 
 Decision decide_exec(const GoValue& body) {
-  if (auto bad = check_working_dir(body)) return deny(*bad);
+  if (auto bad = check_working_dir(body.field("WorkingDir"))) return deny(*bad);
   if (const auto p = body.field("Privileged"); p && !p->is_empty()) {
     return deny("refused: a privileged exec; run the command without --privileged.");
   }
@@ -131,6 +110,23 @@ Decision decide_exec(const GoValue& body) {
 Decision decide_volume(const GoValue& body) {
   if (auto bad = check_volume(body.field("Driver"), body.field("DriverOpts"))) return deny(*bad);
   return allow();
+}
+
+// Reading a field that two keys name throws FoldedDuplicate, caught by the caller.
+Decision decide_body(RouteKind kind, const GoValue& body, CheckContext& context) {
+  switch (kind) {
+    case RouteKind::container_create: {
+      auto bad = check_create(body, context);
+      return bad ? deny(*bad) : allow();
+    }
+    case RouteKind::container_update: {
+      auto bad = check_host_config(body, context);
+      return bad ? deny(*bad) : allow();
+    }
+    case RouteKind::exec_create: return decide_exec(body);
+    case RouteKind::volume_create: return decide_volume(body);
+    default: return allow();
+  }
 }
 
 }  // namespace
@@ -179,15 +175,10 @@ Decision decide(const GrantsSource& source, const std::string& repo, const Authz
   LazyGrants grants(source);
   CheckContext context{grants, repo, options.host_paths};
   if (!body) return deny(why);
-  switch (route->kind) {
-    case RouteKind::container_create: return decide_create(body->root(), context);
-    case RouteKind::container_update: {
-      auto bad = check_host_config(body->root(), context);
-      return bad ? deny(*bad) : allow();
-    }
-    case RouteKind::exec_create: return decide_exec(body->root());
-    case RouteKind::volume_create: return decide_volume(body->root());
-    default: return allow();
+  try {
+    return decide_body(route->kind, body->root(), context);
+  } catch (const FoldedDuplicate& e) {
+    return deny(std::string("refused: ") + e.what() + ".");
   }
 }
 

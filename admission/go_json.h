@@ -1,14 +1,18 @@
 #pragma once
 // A JSON reader that sees a body the way dockerd's Go decoder does. simdjson's DOM keeps every
-// raw key (unescaped), so keys are matched with Go's case folding, and an object with two keys
-// that fold to the same name is refused (Go would merge them, last one winning: a checker that
-// reads the first would be fooled). simdjson because a decision must cost microseconds: it parses
-// a create body several times faster than a tree of nlohmann values can be built.
+// raw key (unescaped), so keys are matched with Go's case folding. Two keys of one object that
+// Go reads as the same struct field are merged by Go (the last one winning, objects combined): a
+// checker that read one of them would be fooled, so reading such a field throws FoldedDuplicate.
+// Only the fields the gate reads are checked: a duplicate in an object it never reads (Labels,
+// Env, a map Go keys exactly) cannot change what it decides. simdjson because a decision must
+// cost microseconds: it parses a create body several times faster than a tree of nlohmann values
+// can be built.
 
 #include <simdjson.h>
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,7 +41,8 @@ class GoValue {
   GoItems items() const;
   /// Object members with their raw keys, in order; nothing for any other kind.
   GoFields fields() const;
-  /// The member Go's decoder would put in field `name` (ASCII), or nothing.
+  /// The member Go's decoder would put in field `name` (ASCII), or nothing; throws
+  /// FoldedDuplicate when two members would.
   std::optional<GoValue> field(std::string_view name) const;
   /// Several fields in one pass over the keys, as Go's decoder fills a struct: out[i] is what
   /// field(names[i]) is. For a checker that reads many fields of one object (HostConfig).
@@ -133,8 +138,13 @@ std::string go_fold(std::string_view key);
 /// True when Go's decoder would match `key` to a field named `name`; no allocation.
 bool go_fold_equal(std::string_view key, std::string_view name);
 
-/// Parses one JSON value; trailing data, invalid UTF-8, folded-duplicate keys and nesting deeper
-/// than 64 are errors.
+/// Two keys of one object that Go's decoder would put in the same field: the request is refused.
+class FoldedDuplicate : public std::runtime_error {
+ public:
+  explicit FoldedDuplicate(std::string_view key);
+};
+
+/// Parses one JSON value; trailing data, invalid UTF-8 and nesting deeper than 64 are errors.
 Result<GoDocument> read_go_json(std::string_view text);
 
 }  // namespace rgpu::admission

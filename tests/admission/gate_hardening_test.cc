@@ -43,9 +43,7 @@ struct Machine {
 
 Decision create_on(const HostPathJudge* machine, const std::string& host_config) {
   GrantSet grants;
-  AuthzRequest r{"POST",
-                 "/v1.41/containers/create",
-                 {{"Content-Type", "application/json"}},
+  AuthzRequest r{"POST", "/v1.41/containers/create", "application/json",
                  R"({"Image":"img","HostConfig":)" + host_config + "}"};
   return decide(grants, "web", r, DecideOptions{.host_paths = machine});
 }
@@ -181,9 +179,7 @@ TEST_CASE("gate: host namespaces are refused, another container's stays allowed"
   allowed(create(
       R"({"PidMode":"container:db","IpcMode":"shareable","NetworkMode":"bridge","UTSMode":"","UsernsMode":""})"));
   refused(decide(GrantSet{}, "web",
-                 AuthzRequest{"POST",
-                              "/v1.41/containers/create",
-                              {{"Content-Type", "application/json"}},
+                 AuthzRequest{"POST", "/v1.41/containers/create", "application/json",
                               R"({"Image":"img","PidMode":"host"})"}),
           "--pid host");  // legacy top level, no HostConfig
 }
@@ -249,7 +245,7 @@ TEST_CASE("gate: every protected host path is refused as a bind source, and none
 
 TEST_CASE("gate: build, start and checkpoint parameters that reach the host are refused, in every query spelling") {
   const auto call = [](const std::string& uri, const std::string& content_type = "application/x-tar") {
-    return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, {{"Content-Type", content_type}}, ""});
+    return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, content_type, ""});
   };
   refused(call("/v1.41/build?t=x&networkmode=host"), "--network host");
   refused(call("/v1.41/build?networkmode=bridge&networkmode=host"), "--network host");  // any value counts
@@ -265,17 +261,15 @@ TEST_CASE("gate: build, start and checkpoint parameters that reach the host are 
   refused(call("/v1.41/containers/abc/start?checkpoint-dir=/srv/x", ""), "CRIU");
   refused(call("/v1.41/containers/abc/start", "application/x-www-form-urlencoded"), "a body on containers/start");
   allowed(call("/v1.41/containers/abc/start?detachKeys=ctrl-x", ""));
-  refused(decide(GrantSet{}, "web",
-                 AuthzRequest{"POST",
-                              "/v1.41/containers/abc/checkpoints",
-                              {{"Content-Type", "application/json"}},
-                              R"({"CheckpointID":"c1"})"}),
-          "CRIU");
+  refused(
+      decide(GrantSet{}, "web",
+             AuthzRequest{"POST", "/v1.41/containers/abc/checkpoints", "application/json", R"({"CheckpointID":"c1"})"}),
+      "CRIU");
 }
 
 TEST_CASE("gate: a working directory under /proc is refused on create and exec") {
   const auto call = [](const std::string& uri, const std::string& body) {
-    return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, {{"Content-Type", "application/json"}}, body});
+    return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, "application/json", body});
   };
   refused(call("/v1.41/containers/create", R"({"Image":"img","WorkingDir":"/proc/self/fd/7"})"), "/proc");
   refused(call("/v1.41/containers/create", R"({"Image":"img","workingdir":"//proc/../proc/self/cwd"})"), "/proc");

@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string body(reinterpret_cast<const char*>(data + 1), size - 1);
   rgpu::admission::GrantSet grants;
   grants.grants = {{"web", "nvidia.com/gpu=all", false, ""}};
-  rgpu::admission::AuthzRequest request{"POST", uri, {{"Content-Type", "application/json"}}, body};
+  rgpu::admission::AuthzRequest request{"POST", uri, "application/json", body};
   const auto decision = rgpu::admission::decide(grants, "web", request);
   if (!decision.allow) return 0;
   const auto oracle = nlohmann::json::parse(body, nullptr, false);
