@@ -29,10 +29,14 @@ bool ascii_iequal(std::string_view a, std::string_view b) {
 // false for a message with a byte above 0x7F, which may not be UTF-8.
 bool escape_ascii(std::string_view text, std::string& out) {
   static constexpr char kHex[] = "0123456789abcdef";
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
+  size_t plain = 0;  // start of the run of bytes written as they are, appended in one go
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto u = static_cast<unsigned char>(text[i]);
     if (u >= 0x80) return false;
-    switch (c) {
+    if (u >= 0x20 && u != '"' && u != '\\') continue;
+    out.append(text, plain, i - plain);
+    plain = i + 1;
+    switch (u) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
       case '\b': out += "\\b"; break;
@@ -41,15 +45,12 @@ bool escape_ascii(std::string_view text, std::string& out) {
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (u < 0x20) {
-          out += "\\u00";
-          out += kHex[u >> 4];
-          out += kHex[u & 0xF];
-        } else {
-          out += c;
-        }
+        out += "\\u00";
+        out += kHex[u >> 4];
+        out += kHex[u & 0xF];
     }
   }
+  out.append(text, plain);
   return true;
 }
 
