@@ -14,11 +14,22 @@ std::optional<std::uint64_t> number(const std::map<std::string, std::string>& pr
   return it == props.end() ? std::nullopt : parse_decimal_attribute(it->second);
 }
 
-std::optional<std::uint64_t> bank_memory(const RootFs& fs, const std::string& node_dir) {
-  auto banks = fs.list_dir(node_dir + "/mem_banks");
-  if (!banks || banks->empty()) return std::nullopt;
+// The kernel numbers a node's banks 0..mem_banks_count-1 and says the count in the node's
+// properties: reading them by number spares listing the directory (four system calls a node,
+// 66 nodes on an MI300X machine in CPX). Without the count, the directory is listed.
+std::optional<std::uint64_t> bank_memory(const RootFs& fs, const std::string& node_dir,
+                                         std::optional<std::uint64_t> count) {
+  std::vector<std::string> banks;
+  if (count && *count <= 64) {
+    for (std::uint64_t i = 0; i < *count; ++i) banks.push_back(std::to_string(i));
+  } else {
+    auto listed = fs.list_dir(node_dir + "/mem_banks");
+    if (!listed) return std::nullopt;
+    banks = std::move(*listed);
+  }
+  if (banks.empty()) return std::nullopt;
   std::uint64_t total = 0;
-  for (const auto& bank : *banks) {
+  for (const auto& bank : banks) {
     auto text = fs.read_file(node_dir + "/mem_banks/" + bank + "/properties");
     if (!text) return std::nullopt;
     auto size = number(parse_space_pairs(*text), "size_in_bytes");
@@ -50,7 +61,7 @@ std::optional<KfdGpuNode> read_node(const RootFs& fs, unsigned node, Warnings& w
                                     static_cast<std::uint32_t>(*location));
   if (auto minor = number(props, "drm_render_minor")) gpu.render_minor = static_cast<unsigned>(*minor);
   if (auto it = props.find("unique_id"); it != props.end() && it->second != "0") gpu.unique_id = it->second;
-  gpu.memory_bytes = bank_memory(fs, dir);
+  gpu.memory_bytes = bank_memory(fs, dir, number(props, "mem_banks_count"));
   return gpu;
 }
 

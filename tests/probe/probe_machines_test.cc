@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "probe/inventory.h"
 #include "probe/nvml_library.h"
@@ -100,6 +102,39 @@ TEST_CASE("probe: an AMD GPU without KFD still gets its render node and VRAM") {
   CHECK(a.render_node == "/dev/dri/renderD128");
   CHECK(a.memory_bytes == 64 * kGiB);
   CHECK_FALSE(a.uuid);
+}
+
+TEST_CASE("probe: a KFD node's memory banks are read by the count it gives, or listed without one") {
+  FixtureRoot root;
+  amd_mi300x_partitioned(root);
+  const std::string nodes = "/sys/class/kfd/kfd/topology/nodes/";
+  const auto properties = [&](unsigned node) {
+    std::ifstream in(root.host(nodes + std::to_string(node) + "/properties"));
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const auto bank = [&](unsigned node, unsigned index, std::uint64_t bytes) {
+    root.write(nodes + std::to_string(node) + "/mem_banks/" + std::to_string(index) + "/properties",
+               "heap_type 1\nsize_in_bytes " + std::to_string(bytes) + "\nflags 0\n");
+  };
+  // Node 2 (partition 0): two banks, counted. Node 3 (partition 1): no count, two banks listed.
+  std::string two = properties(2);
+  two.replace(two.find("mem_banks_count 1"), 17, "mem_banks_count 2");
+  root.write(nodes + "2/properties", two);
+  bank(2, 1, 8 * kGiB);
+  std::string uncounted = properties(3);
+  uncounted.erase(uncounted.find("mem_banks_count 1\n"), 18);
+  root.write(nodes + "3/properties", uncounted);
+  bank(3, 1, 4 * kGiB);
+  // Node 4 (partition 2): counts a bank that is not there: no memory, as a missing bank file.
+  std::string missing = properties(4);
+  missing.replace(missing.find("mem_banks_count 1"), 17, "mem_banks_count 3");
+  root.write(nodes + "4/properties", missing);
+  const auto& a = gpu_at(probe_fixture(root).inventory, "0000:05:00.0");
+  REQUIRE(a.partitions.size() == 8);
+  CHECK(a.partitions[0].memory_bytes == 32 * kGiB);
+  CHECK(a.partitions[1].memory_bytes == 28 * kGiB);
+  CHECK_FALSE(a.partitions[2].memory_bytes);
+  CHECK(a.partitions[3].memory_bytes == 24 * kGiB);
 }
 
 TEST_CASE("probe: partitioned MI300X counts cards, not partitions, and memory from KFD") {
