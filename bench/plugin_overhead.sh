@@ -16,6 +16,7 @@ pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done; done
+  rm -f "/run/docker/plugins/$plugin-floor.sock"  # ours removes its own socket; the floor does not
   rm -rf "$work"
 }
 trap cleanup EXIT
