@@ -2,7 +2,8 @@
 // repeated to 100,000 requests: parse_authz_request + decide, as the plugin and admit run them.
 // The peer, measured in the same run on the same requests: the floor's work (the envelope and
 // the base64-decoded body parsed with simdjson's DOM, one field read), see admit_floor.cc.
-// Targets: p99 under 5 us; decide/floor time at most 1.3.
+// Target: p99 under 5 us. The in-process ratio to the floor has none (admit --jsonl is held to
+// 1.3): it tells the decision's own cost from the pipe's.
 
 #include <simdjson.h>
 
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
   const double floor = std::chrono::duration<double>(Clock::now() - floor_start).count();
 
   std::sort(latencies.begin(), latencies.end());
-  std::printf("in-process decide/floor time %.2f   (target <= 1.3)   decide %.0f/s, floor %.0f/s (%zu privileged)\n",
+  std::printf("in-process decide/floor time %.2f   (no target)   decide %.0f/s, floor %.0f/s (%zu privileged)\n",
               ours / floor, total / ours, total / floor, privileged);
   std::printf("in-process latency: p50 %.2f us, p99 %.2f us, max %.1f us   (target p99 < 5 us; %zu allowed of %zu)\n",
               latencies[total / 2], latencies[total * 99 / 100], latencies.back(), allowed, total);
