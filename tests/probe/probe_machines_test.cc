@@ -129,7 +129,8 @@ TEST_CASE("probe: a KFD node's memory banks are read by the count it gives, or l
   std::string missing = properties(4);
   missing.replace(missing.find("mem_banks_count 1"), 17, "mem_banks_count 3");
   root.write(nodes + "4/properties", missing);
-  const auto& a = gpu_at(probe_fixture(root).inventory, "0000:05:00.0");
+  const auto report = probe_fixture(root);
+  const auto& a = gpu_at(report.inventory, "0000:05:00.0");
   REQUIRE(a.partitions.size() == 8);
   CHECK(a.partitions[0].memory_bytes == 32 * kGiB);
   CHECK(a.partitions[1].memory_bytes == 28 * kGiB);
