@@ -4,6 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "admission/envelope_scan.h"
+#include "core/ascii_case.h"
+
 namespace rgpu::admission {
 
 namespace {
@@ -13,16 +16,6 @@ namespace {
 simdjson::dom::parser& envelope_parser() {
   thread_local simdjson::dom::parser parser;
   return parser;
-}
-
-bool ascii_iequal(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
-    const char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] - 'A' + 'a') : b[i];
-    if (x != y) return false;
-  }
-  return true;
 }
 
 // JSON's escapes for an ASCII message, as nlohmann writes them (a test holds the two equal);
@@ -54,37 +47,59 @@ bool escape_ascii(std::string_view text, std::string& out) {
   return true;
 }
 
+Result<AuthzRequest> request_of(std::string_view method, std::string_view uri, std::string_view content_type,
+                                std::string body) {
+  if (method.empty() || uri.empty()) return fail("the plugin request has no RequestMethod or RequestUri");
+  return AuthzRequest{std::string(method), std::string(uri), std::string(content_type), std::move(body)};
+}
+
 }  // namespace
 
-Result<AuthzRequest> parse_authz_request(std::string_view json) {
+Result<AuthzRequest> parse_authz_request_tree(std::string_view json) {
   simdjson::dom::object envelope;
   if (envelope_parser().parse(json.data(), json.size(), true).get(envelope) != simdjson::SUCCESS)
     return fail("the plugin request is not valid JSON");
-  AuthzRequest r;
+  std::string_view method;
+  std::string_view uri;
   std::string_view body64;
+  std::string_view content_type;
   for (auto [key, value] : envelope) {
     std::string_view text;
     if (key == "RequestMethod") {
-      if (value.get(text) == simdjson::SUCCESS) r.method = text;
+      if (value.get(text) == simdjson::SUCCESS) method = text;
     } else if (key == "RequestUri") {
-      if (value.get(text) == simdjson::SUCCESS) r.uri = text;
+      if (value.get(text) == simdjson::SUCCESS) uri = text;
     } else if (key == "RequestBody") {
       if (value.get(text) == simdjson::SUCCESS) body64 = text;
     } else if (key == "RequestHeaders") {
       simdjson::dom::object headers;
       if (value.get(headers) != simdjson::SUCCESS) continue;
       for (auto [name, header] : headers) {
-        if (ascii_iequal(name, "Content-Type") && header.get(text) == simdjson::SUCCESS) r.content_type = text;
+        if (ascii_iequal(name, "Content-Type") && header.get(text) == simdjson::SUCCESS) content_type = text;
       }
     }
   }
+  std::string body;
   if (!body64.empty()) {
-    auto body = base64_decode(body64);
-    if (!body) return tl::unexpected(body.error());
-    r.body = std::move(*body);
+    auto decoded = base64_decode(body64);
+    if (!decoded) return tl::unexpected(decoded.error());
+    body = std::move(*decoded);
   }
-  if (r.method.empty() || r.uri.empty()) return fail("the plugin request has no RequestMethod or RequestUri");
-  return r;
+  return request_of(method, uri, content_type, std::move(body));
+}
+
+Result<AuthzRequest> parse_authz_request(std::string_view json) {
+  // dockerd's envelopes are read without a tree; the tree reads whatever else comes, and the body
+  // when the scan's text is not base64 (then it may not have been all of the string).
+  const auto f = scan_envelope(json);
+  if (!f) return parse_authz_request_tree(json);
+  std::string body;
+  if (!f->body64.empty()) {
+    auto decoded = base64_decode(f->body64);
+    if (!decoded) return parse_authz_request_tree(json);
+    body = std::move(*decoded);
+  }
+  return request_of(f->method, f->uri, f->content_type, std::move(body));
 }
 
 std::string authz_response(const Decision& d) {

@@ -24,6 +24,9 @@ struct Decision {
 /// Reads the plugin request's JSON (fields spelled exactly as dockerd's Go tags: RequestUri).
 Result<AuthzRequest> parse_authz_request(std::string_view json);
 
+/// The same, always through a JSON tree: the judge of the scan parse_authz_request tries first.
+Result<AuthzRequest> parse_authz_request_tree(std::string_view json);
+
 /// {"Allow":true} or {"Allow":false,"Msg":"..."}.
 std::string authz_response(const Decision& decision);
 

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstring>
 
 namespace rgpu::cli {
 namespace {
@@ -14,32 +16,41 @@ constexpr size_t kWriteBatch = 64 * 1024;  // written early past this, whatever 
 
 std::optional<std::string_view> JsonlStream::next() {
   while (true) {
-    const size_t newline = in_buf_.find('\n', pos_);
-    if (newline != std::string::npos) {
-      const std::string_view line(in_buf_.data() + pos_, newline - pos_);
-      pos_ = newline + 1;
+    const char* start = in_buf_.get() + pos_;
+    if (const void* nl = pos_ < end_ ? std::memchr(start, '\n', end_ - pos_) : nullptr) {
+      const std::string_view line(start, static_cast<size_t>(static_cast<const char*>(nl) - start));
+      pos_ += line.size() + 1;
       return line;
     }
     if (eof_) {
-      if (pos_ >= in_buf_.size()) return std::nullopt;
-      const std::string_view line(in_buf_.data() + pos_, in_buf_.size() - pos_);
-      pos_ = in_buf_.size();
+      if (pos_ >= end_) return std::nullopt;
+      const std::string_view line(start, end_ - pos_);
+      pos_ = end_;
       return line;
     }
-    in_buf_.erase(0, pos_);  // keep only the partial line
-    pos_ = 0;
     flush();
-    const size_t kept = in_buf_.size();
-    in_buf_.resize(kept + kReadChunk);
+    // Keep only the partial line, at the front; grow when it leaves less than a chunk to read into.
+    const size_t kept = end_ - pos_;
+    if (kept + kReadChunk > cap_) {
+      const size_t cap = std::max(2 * cap_, kept + kReadChunk);
+      auto bigger = std::make_unique_for_overwrite<char[]>(cap);
+      if (kept) std::memcpy(bigger.get(), start, kept);
+      in_buf_ = std::move(bigger);
+      cap_ = cap;
+    } else if (kept) {
+      std::memmove(in_buf_.get(), start, kept);
+    }
+    pos_ = 0;
+    end_ = kept;
     ssize_t got = 0;
     do {
-      got = ::read(in_, in_buf_.data() + kept, kReadChunk);
+      got = ::read(in_, in_buf_.get() + end_, cap_ - end_);
     } while (got < 0 && errno == EINTR);
     if (got <= 0) {  // a read error ends the input like its end does
       eof_ = true;
       got = 0;
     }
-    in_buf_.resize(kept + static_cast<size_t>(got));
+    end_ += static_cast<size_t>(got);
   }
 }
 

@@ -4,6 +4,7 @@
 // so a stream of many requests costs a write per batch, and a gateway that waits for each answer
 // still gets it before it sends the next request.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,10 +27,13 @@ class JsonlStream {
   bool flush();
 
  private:
+  // Input bytes [pos_, end_) of a buffer of cap_, not yet split into lines; never zero-filled.
   int in_;
   int out_;
-  std::string in_buf_;
+  std::unique_ptr<char[]> in_buf_;
+  size_t cap_ = 0;
   size_t pos_ = 0;
+  size_t end_ = 0;
   bool eof_ = false;
   std::string out_buf_;
 };

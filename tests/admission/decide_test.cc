@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 
 #include "admission/decide.h"
 #include "admission/go_json.h"
@@ -344,6 +345,48 @@ TEST_CASE("admit: one request on stdin, the plugin's answer on stdout, exit 0 or
   auto many = run_tool({"admit", "--repo", "web", "--jsonl", "--root", root.str()}, corpus);
   CHECK(many.exit_code == 0);
   CHECK(std::count(many.out.begin(), many.out.end(), '\n') == std::count(corpus.begin(), corpus.end(), '\n'));
+}
+
+TEST_CASE("admit --jsonl reads lines split across reads, longer than its buffer, and a last one without newline") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  REQUIRE(run_tool({"grant", "web", "--device", "nvidia.com/gpu=all", "--root", root.str()}).exit_code == 0);
+  std::ifstream in(std::string(RGPU_FIXTURES_DIR) + "/docker-cli/corpus.jsonl");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE_FALSE(lines.empty());
+  // A create with a 600 KB environment: one line over twice the 256 KB read.
+  nlohmann::json body = {{"Image", "img"}, {"Env", nlohmann::json::array()}, {"HostConfig", {{"Privileged", true}}}};
+  for (int i = 0; i < 6000; ++i) body["Env"].push_back("VAR_" + std::to_string(i) + "=" + std::string(90, 'x'));
+  std::string text = body.dump();
+  text.resize((text.size() + 2) / 3 * 3, ' ');  // JSON's trailing spaces: base64 without padding
+  std::string b64;
+  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (size_t i = 0; i < text.size(); i += 3) {
+    const unsigned v = static_cast<unsigned char>(text[i]) << 16 | static_cast<unsigned char>(text[i + 1]) << 8 |
+                       static_cast<unsigned char>(text[i + 2]);
+    for (int shift = 18; shift >= 0; shift -= 6) b64 += alphabet[(v >> shift) & 63];
+  }
+  const std::string big = R"({"RequestMethod":"POST","RequestUri":"/v1.41/containers/create",)"
+                          R"("RequestHeaders":{"Content-Type":"application/json"},"RequestBody":")" +
+                          b64 + "\"}";
+  std::string input;
+  size_t expected = 0;
+  for (int i = 0; i < 400; ++i) {  // ~1 MB: many lines cross a read's end
+    input += (i == 150 ? big : lines[i % lines.size()]) + "\n";
+    ++expected;
+    if (i == 200) input += "\n";  // an empty line is no request
+  }
+  input += lines[0];  // no newline at the end
+  ++expected;
+  const auto out = run_tool({"admit", "--repo", "web", "--jsonl", "--root", root.str()}, input);
+  CHECK(out.exit_code == 0);
+  std::vector<std::string> answers;
+  std::istringstream answer_lines(out.out);
+  for (std::string a; std::getline(answer_lines, a);) answers.push_back(a);
+  REQUIRE(answers.size() == expected);
+  CHECK_THAT(answers[150], Catch::StartsWith("{\"Allow\":false,\"Msg\":\"refused: --privileged"));
+  CHECK(answers.back() == "{\"Allow\":true}");
 }
 
 TEST_CASE("admit --jsonl answers each request as it comes, for a gateway that waits for the answer") {
