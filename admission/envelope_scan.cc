@@ -1,11 +1,20 @@
 #include "admission/envelope_scan.h"
 
+#include <array>
 #include <cstring>
 
 #include "core/ascii_case.h"
 
 namespace rgpu::admission {
 namespace {
+
+// Bytes a plain string holds as they are: printable ASCII but the quote and the backslash.
+constexpr std::array<bool, 256> plain_bytes() {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x80; ++c) t[static_cast<size_t>(c)] = c != '"' && c != '\\';
+  return t;
+}
+constexpr std::array<bool, 256> kPlain = plain_bytes();
 
 class Scanner {
  public:
@@ -22,33 +31,29 @@ class Scanner {
   }
   char peek() const { return p_ == end_ ? '\0' : *p_; }
 
-  // A string of printable ASCII without escapes, from its opening quote; its text.
-  std::optional<std::string_view> plain_string() {
-    if (!take('"')) return std::nullopt;
+  // A string of printable ASCII without escapes, from its opening quote; its text. (Results are
+  // out-parameters: an optional<string_view> returned through the stack stalled on every string.)
+  bool plain_string(std::string_view& text) {
+    if (!take('"')) return false;
     const char* start = p_;
-    for (; p_ < end_; ++p_) {
-      const auto c = static_cast<unsigned char>(*p_);
-      if (c == '"') {
-        const std::string_view text(start, static_cast<size_t>(p_ - start));
-        ++p_;
-        return text;
-      }
-      if (c == '\\' || c < 0x20 || c >= 0x80) return std::nullopt;
-    }
-    return std::nullopt;
+    while (p_ < end_ && kPlain[static_cast<unsigned char>(*p_)]) ++p_;
+    if (p_ == end_ || *p_ != '"') return false;
+    text = std::string_view(start, static_cast<size_t>(p_ - start));
+    ++p_;
+    return true;
   }
 
   // The body's string up to the next quote, unchecked: base64 has no quote, backslash, control or
   // non-ASCII byte, so a text the decoder then accepts was all of the string (and the caller falls
   // back to the tree when it does not).
-  std::optional<std::string_view> raw_string() {
-    if (!take('"')) return std::nullopt;
+  bool raw_string(std::string_view& text) {
+    if (!take('"')) return false;
     const void* quote = std::memchr(p_, '"', static_cast<size_t>(end_ - p_));
-    if (quote == nullptr) return std::nullopt;
+    if (quote == nullptr) return false;
     const char* close = static_cast<const char*>(quote);
-    const std::string_view text(p_, static_cast<size_t>(close - p_));
+    text = std::string_view(p_, static_cast<size_t>(close - p_));
     p_ = close + 1;
-    return text;
+    return true;
   }
 
   bool literal(std::string_view word) {
@@ -67,12 +72,10 @@ class Scanner {
     }
   }
 
-  // A string, null, true or false; the string's text when it is one.
-  bool flat_value(std::optional<std::string_view>& text) {
-    text.reset();
-    if (peek() != '"') return scalar();
-    text = plain_string();
-    return text.has_value();
+  // A string, null, true or false; `is_string` and its text when it is a string.
+  bool flat_value(std::string_view& text, bool& is_string) {
+    is_string = peek() == '"';
+    return is_string ? plain_string(text) : scalar();
   }
 
   // {"name": flat value, ...}; `on_member` sees each name and string value.
@@ -82,14 +85,15 @@ class Scanner {
     skip_ws();
     if (take('}')) return true;
     while (true) {
-      const auto name = plain_string();
-      if (!name) return false;
+      std::string_view name;
+      if (!plain_string(name)) return false;
       skip_ws();
       if (!take(':')) return false;
       skip_ws();
-      std::optional<std::string_view> text;
-      if (!flat_value(text)) return false;
-      if (text) on_member(*name, *text);
+      std::string_view text;
+      bool is_string = false;
+      if (!flat_value(text, is_string)) return false;
+      if (is_string) on_member(name, text);
       skip_ws();
       if (take('}')) return true;
       if (!take(',')) return false;
@@ -113,27 +117,26 @@ std::optional<EnvelopeFields> scan_envelope(std::string_view json) {
   s.skip_ws();
   if (!s.take('}')) {
     while (true) {
-      const auto key = s.plain_string();
-      if (!key) return std::nullopt;
+      std::string_view key;
+      if (!s.plain_string(key)) return std::nullopt;
       s.skip_ws();
       if (!s.take(':')) return std::nullopt;
       s.skip_ws();
-      if (*key == "RequestBody" && s.peek() == '"') {
-        const auto body = s.raw_string();
-        if (!body || body_seen) return std::nullopt;
+      if (key == "RequestBody" && s.peek() == '"') {
+        if (body_seen || !s.raw_string(f.body64)) return std::nullopt;
         body_seen = true;
-        f.body64 = *body;
       } else if (s.peek() == '{') {
-        const bool headers = *key == "RequestHeaders";
+        const bool headers = key == "RequestHeaders";
         const bool ok = s.flat_object([&](std::string_view name, std::string_view value) {
           if (headers && ascii_iequal(name, "Content-Type")) f.content_type = value;
         });
         if (!ok) return std::nullopt;
       } else {
-        std::optional<std::string_view> text;
-        if (!s.flat_value(text)) return std::nullopt;
-        if (text && *key == "RequestMethod") f.method = *text;
-        if (text && *key == "RequestUri") f.uri = *text;
+        std::string_view text;
+        bool is_string = false;
+        if (!s.flat_value(text, is_string)) return std::nullopt;
+        if (is_string && key == "RequestMethod") f.method = text;
+        if (is_string && key == "RequestUri") f.uri = text;
       }
       s.skip_ws();
       if (s.take('}')) break;
