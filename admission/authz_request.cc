@@ -102,16 +102,29 @@ Result<AuthzRequest> parse_authz_request(std::string_view json) {
   return request_of(f->method, f->uri, f->content_type, std::move(body));
 }
 
-std::string authz_response(const Decision& d) {
-  if (d.allow) return R"({"Allow":true})";
+void append_authz_response(const Decision& d, std::string& out) {
+  if (d.allow) {
+    out += R"({"Allow":true})";
+    return;
+  }
   // Refusals are ASCII, most quoting what they refuse: escaped here without a JSON tree.
-  std::string out = R"({"Allow":false,"Msg":")";
-  out.reserve(out.size() + d.msg.size() + 16);
-  if (escape_ascii(d.msg, out)) return out += "\"}";
+  const size_t start = out.size();
+  out += R"({"Allow":false,"Msg":")";
+  if (escape_ascii(d.msg, out)) {
+    out += "\"}";
+    return;
+  }
+  out.resize(start);
   nlohmann::ordered_json j = {{"Allow", false}, {"Msg", d.msg}};
   // A message can quote bytes of the request that are not UTF-8 (a percent-decoded path):
   // they become U+FFFD rather than an exception that would leave the request unanswered.
-  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  out += j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+std::string authz_response(const Decision& d) {
+  std::string out;
+  append_authz_response(d, out);
+  return out;
 }
 
 }  // namespace rgpu::admission

@@ -30,4 +30,7 @@ Result<AuthzRequest> parse_authz_request_tree(std::string_view json);
 /// {"Allow":true} or {"Allow":false,"Msg":"..."}.
 std::string authz_response(const Decision& decision);
 
+/// The same, appended to `out` (admit --jsonl writes answers straight into its output buffer).
+void append_authz_response(const Decision& decision, std::string& out);
+
 }  // namespace rgpu::admission

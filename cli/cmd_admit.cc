@@ -48,7 +48,8 @@ int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
     JsonlStream stream(STDIN_FILENO, STDOUT_FILENO);
     while (auto line = stream.next()) {
       if (line->empty()) continue;
-      stream.answer(admission::authz_response(decide_text(cache, *repo, *line, options)));
+      const auto decision = decide_text(cache, *repo, *line, options);
+      stream.answer_with([&](std::string& out) { admission::append_authz_response(decision, out); });
     }
     return stream.flush() ? kExitOk : kExitFailure;
   }

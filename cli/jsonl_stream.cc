@@ -54,8 +54,7 @@ std::optional<std::string_view> JsonlStream::next() {
   }
 }
 
-void JsonlStream::answer(std::string_view line) {
-  out_buf_.append(line);
+void JsonlStream::end_answer() {
   out_buf_ += '\n';
   if (out_buf_.size() >= kWriteBatch) flush();
 }

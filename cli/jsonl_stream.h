@@ -21,12 +21,19 @@ class JsonlStream {
   /// The next line without its newline (a last line without one counts), or nothing at the end
   /// of input. The view lasts until the next call.
   std::optional<std::string_view> next();
-  /// Queues one answer line; written at the latest before the next read.
-  void answer(std::string_view line);
+  /// Queues one answer line, which `write(std::string&)` appends to the queue itself (no copy
+  /// between); written at the latest before the next read.
+  template <typename Write>
+  void answer_with(Write&& write) {
+    write(out_buf_);
+    end_answer();
+  }
   /// Writes the queued answers; false when the output cannot be written.
   bool flush();
 
  private:
+  void end_answer();
+
   // Input bytes [pos_, end_) of a buffer of cap_, not yet split into lines; never zero-filled.
   int in_;
   int out_;
