@@ -4,10 +4,11 @@
 
 namespace rgpu::admission {
 
+GrantsCache::GrantsCache(const RootFs& fs) : fs_(fs), path_(fs.host_path(kGrantsPath).string()) {}
+
 Result<std::shared_ptr<const GrantSet>> GrantsCache::current() {
   struct stat st {};
-  const auto path = fs_.host_path(kGrantsPath);
-  const bool exists = ::stat(path.c_str(), &st) == 0;
+  const bool exists = ::stat(path_.c_str(), &st) == 0;
   const bool same = have_ && exists == (seen_.st_ino != 0) &&
                     (!exists || (st.st_ino == seen_.st_ino && st.st_dev == seen_.st_dev &&
                                  st.st_mtim.tv_sec == seen_.st_mtim.tv_sec &&

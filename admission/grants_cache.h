@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 #include <memory>
+#include <string>
 
 #include "admission/grants.h"
 #include "core/root_fs.h"
@@ -13,12 +14,13 @@ namespace rgpu::admission {
 
 class GrantsCache {
  public:
-  explicit GrantsCache(const RootFs& fs) : fs_(fs) {}
+  explicit GrantsCache(const RootFs& fs);
   /// The grants now in force; an error when the file does not parse (every request is then refused).
   Result<std::shared_ptr<const GrantSet>> current();
 
  private:
   const RootFs& fs_;
+  std::string path_;  // the grants file on the host, built once: a decision costs one stat
   struct stat seen_ {};
   bool have_ = false;
   std::shared_ptr<const GrantSet> grants_;
