@@ -105,6 +105,7 @@ Word load(const char* p) {
 // that differ in another bit do not match, and words equal as they are do. Only a key spelled in
 // another case than the name is compared byte by byte (a byte loop here was a tenth of admit).
 inline bool ascii_folded_equal(std::string_view a, std::string_view b) {
+  constexpr uint64_t kCaseBits = 0x2020202020202020ull;
   const size_t n = a.size();
   uint64_t loose = 0;
   uint64_t exact = 0;
@@ -113,8 +114,8 @@ inline bool ascii_folded_equal(std::string_view a, std::string_view b) {
     exact |= static_cast<uint64_t>(x ^ y);
   };
   if (n >= 8) {
-    for (size_t i = 0; i + 8 < n; i += 8) word(load<uint64_t>(a.data() + i), load<uint64_t>(b.data() + i), ~0ull / 255 * 0x20);
-    word(load<uint64_t>(a.data() + n - 8), load<uint64_t>(b.data() + n - 8), ~0ull / 255 * 0x20);
+    for (size_t i = 0; i + 8 < n; i += 8) word(load<uint64_t>(a.data() + i), load<uint64_t>(b.data() + i), kCaseBits);
+    word(load<uint64_t>(a.data() + n - 8), load<uint64_t>(b.data() + n - 8), kCaseBits);
   } else if (n >= 4) {
     word(load<uint32_t>(a.data()), load<uint32_t>(b.data()), 0x20202020u);
     word(load<uint32_t>(a.data() + n - 4), load<uint32_t>(b.data() + n - 4), 0x20202020u);

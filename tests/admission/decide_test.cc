@@ -196,6 +196,41 @@ TEST_CASE("admission: bodies are read as Go reads them: folded keys, escapes, du
   CHECK(go_fold("\xE2\x84\xAA") == "K");
 }
 
+TEST_CASE("admission: pick and field find a name under every spelling Go folds to it, and no other, at any length") {
+  std::mt19937 random(20261201);
+  const std::string bytes = "abcxyzABCXYZ@`[{_019~^";
+  int matched = 0;
+  for (int round = 0; round < 4000; ++round) {
+    std::string name(1 + random() % 20, 'a');
+    for (auto& c : name) c = bytes[random() % bytes.size()];
+    std::string key = name;
+    switch (random() % 4) {
+      case 0: break;
+      case 1:  // flip the case bit of one byte: a match only where it is a letter
+      case 2: key[random() % key.size()] ^= 0x20; break;
+      default: key[random() % key.size()] = bytes[random() % bytes.size()];
+    }
+    if (random() % 2) {  // and other letters in other cases, which always match
+      for (auto& c : key) {
+        if (std::isalpha(static_cast<unsigned char>(c)) && random() % 2) c ^= 0x20;
+      }
+    }
+    const bool same = go_fold(key) == go_fold(name);
+    matched += same;
+    const std::string text = nlohmann::json{{"Other", 1}, {key, 7}}.dump();
+    auto doc = read_go_json(text);
+    REQUIRE(doc);
+    INFO(name << " / " << key);
+    const std::string_view names[] = {"Other", name};
+    std::optional<GoValue> out[2];
+    doc->root().pick(names, out);
+    CHECK(out[1].has_value() == same);
+    CHECK(doc->root().field(name).has_value() == same);
+  }
+  CHECK(matched > 1000);
+  CHECK(matched < 3000);
+}
+
 TEST_CASE("admission: folded duplicates are refused in every object the gate reads, of any size, at any depth") {
   auto body = [](const std::string& b) { return decide(web_grants(), "web", req("POST", "/containers/create", b)); };
   std::string filler;
