@@ -79,13 +79,9 @@ Result<AuthzRequest> parse_authz_request_tree(std::string_view json) {
       }
     }
   }
-  std::string body;
-  if (!body64.empty()) {
-    auto decoded = base64_decode(body64);
-    if (!decoded) return tl::unexpected(decoded.error());
-    body = std::move(*decoded);
-  }
-  return request_of(method, uri, content_type, std::move(body));
+  auto body = base64_decode(body64);  // "" for no body
+  if (!body) return tl::unexpected(body.error());
+  return request_of(method, uri, content_type, std::move(*body));
 }
 
 Result<AuthzRequest> parse_authz_request(std::string_view json) {
@@ -93,13 +89,9 @@ Result<AuthzRequest> parse_authz_request(std::string_view json) {
   // when the scan's text is not base64 (then it may not have been all of the string).
   const auto f = scan_envelope(json);
   if (!f) return parse_authz_request_tree(json);
-  std::string body;
-  if (!f->body64.empty()) {
-    auto decoded = base64_decode(f->body64);
-    if (!decoded) return parse_authz_request_tree(json);
-    body = std::move(*decoded);
-  }
-  return request_of(f->method, f->uri, f->content_type, std::move(body));
+  auto body = base64_decode(f->body64);
+  if (!body) return parse_authz_request_tree(json);
+  return request_of(f->method, f->uri, f->content_type, std::move(*body));
 }
 
 void append_authz_response(const Decision& d, std::string& out) {

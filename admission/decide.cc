@@ -7,6 +7,7 @@
 #include "admission/body_checks.h"
 #include "admission/go_json.h"
 #include "admission/route.h"
+#include "core/ascii_case.h"
 
 namespace rgpu::admission {
 namespace {
@@ -34,9 +35,7 @@ bool pulls_buildkit(const Route& route) {
 std::string media_type(const AuthzRequest& request) {
   std::string media = request.content_type.substr(0, request.content_type.find(';'));
   while (!media.empty() && std::isspace(static_cast<unsigned char>(media.back()))) media.pop_back();
-  for (auto& c : media) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
+  for (auto& c : media) c = ascii_lower(c);
   return media;
 }
 
