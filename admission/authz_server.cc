@@ -29,10 +29,14 @@ using Local = asio::local::stream_protocol;
 constexpr std::uint64_t kMaxPluginBody = 16 * 1024 * 1024;
 constexpr std::size_t kFirstRead = 64 * 1024;
 
+// Lookups in flight at once; each is bounded by the daemon client's timeout, and more wait.
+constexpr std::size_t kWorkers = 4;
+
 struct Shared {
   GrantsSource grants;
   PluginSettings settings;
   RefusalLog log;
+  asio::thread_pool* workers = nullptr;
 };
 
 std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
@@ -64,10 +68,24 @@ class Session : public std::enable_shared_from_this<Session> {
     PluginReply reply{405, R"({"Allow":false,"Err":"plugin calls are POST"})"};
     if (request.method() == http::verb::post) {
       const auto target = request.target();
-      reply = plugin_reply(path_of(std::string_view(target.data(), target.size())), request.body(), shared_.grants,
-                           shared_.settings, shared_.log);
+      const auto path = path_of(std::string_view(target.data(), target.size()));
+      if (asks_daemon(path, request.body())) return answer_off_loop(std::string(path));
+      reply = plugin_reply(path, request.body(), shared_.grants, shared_.settings, shared_.log);
     }
     answer(request.version(), std::move(reply), request.keep_alive());
+  }
+
+  // The decision waits on the daemon, which calls this plugin for its own lookup meanwhile.
+  void answer_off_loop(std::string path) {
+    asio::post(*shared_.workers, [self = shared_from_this(), path = std::move(path)] {
+      const auto& request = self->parser_->get();
+      PluginReply reply =
+          plugin_reply(path, request.body(), self->shared_.grants, self->shared_.settings, self->shared_.log);
+      asio::post(self->socket_.get_executor(), [self, reply = std::move(reply)]() mutable {
+        const auto& req = self->parser_->get();
+        self->answer(req.version(), std::move(reply), req.keep_alive());
+      });
+    });
   }
 
   void answer(unsigned version, PluginReply reply, bool keep_alive) {
@@ -110,6 +128,8 @@ bool socket_is_live(const std::string& path) {
 
 struct AuthzServer::Impl {
   asio::io_context io{1};
+  // Declared after io: joined before the event loop goes, so no worker posts to a destroyed loop.
+  asio::thread_pool workers{kWorkers};
   Local::acceptor acceptor{io};
   asio::signal_set signals{io, SIGINT, SIGTERM};
   Shared shared;
@@ -127,7 +147,7 @@ struct AuthzServer::Impl {
 
 AuthzServer::AuthzServer(GrantsSource grants, PluginSettings settings, RefusalLog log)
     : impl_(std::make_unique<Impl>()) {
-  impl_->shared = Shared{std::move(grants), std::move(settings), std::move(log)};
+  impl_->shared = Shared{std::move(grants), std::move(settings), std::move(log), &impl_->workers};
 }
 
 AuthzServer::~AuthzServer() = default;
@@ -189,6 +209,10 @@ void AuthzServer::run() {
   });
   impl_->accept();
   impl_->io.run();
+  // Lookups still running end within the daemon client's timeout; queued ones are dropped with
+  // their connections (dockerd then refuses those requests).
+  impl_->workers.stop();
+  impl_->workers.join();
   struct stat st {};
   if (!impl_->made_path.empty() && ::lstat(impl_->made_path.c_str(), &st) == 0 && st.st_ino == impl_->made_inode)
     ::unlink(impl_->made_path.c_str());

@@ -1,7 +1,9 @@
 #pragma once
 // The authorization plugin's transport: HTTP/1.1 over a unix socket with Boost.Beast, one event
 // loop on one thread serving any number of connections (dockerd keeps some open). Each call is
-// answered by plugin_reply, from the grants at the moment of the request.
+// answered by plugin_reply, from the grants at the moment of the request. A call whose answer
+// asks the daemon for a stored container is answered on a worker thread: the daemon's own
+// AuthZReq for that lookup arrives while it waits, and the event loop serves it.
 
 #include <memory>
 #include <string>

@@ -263,6 +263,22 @@ std::optional<std::string> check_host_config(const GoValue& host_config, CheckCo
   return check_host_config_fields(hc, context);
 }
 
+std::optional<std::string> check_stored_container(const GoValue& inspect, CheckContext& context) {
+  const auto config = inspect.kind() == GoValue::Kind::object ? inspect.field("Config") : std::nullopt;
+  if (config && config->kind() == GoValue::Kind::object) {
+    if (auto bad = check_working_dir(config->field("WorkingDir"))) return bad;
+  }
+  const auto host_config = inspect.kind() == GoValue::Kind::object ? inspect.field("HostConfig") : std::nullopt;
+  if (!host_config || host_config->kind() != GoValue::Kind::object)
+    return "refused: the daemon's description of the container holds no HostConfig to judge.";
+  Fields hc;
+  host_config->pick(std::span(kFieldNames).first<kFieldCount>(), std::span(hc).first<kFieldCount>());
+  if (auto bad = check_stored_system_paths(hc[kMaskedPaths], hc[kReadonlyPaths])) return bad;
+  hc[kMaskedPaths].reset();
+  hc[kReadonlyPaths].reset();
+  return check_host_config_fields(hc, context);
+}
+
 std::optional<std::string> check_create(const GoValue& body, CheckContext& context) {
   Fields top;
   body.pick(kFieldNames, top);

@@ -37,6 +37,12 @@ std::optional<std::string> check_host_config(const GoValue& host_config, CheckCo
 /// 26.1 read at its top level too (each checked, whichever the engine applies).
 std::optional<std::string> check_create(const GoValue& body, CheckContext& context);
 
+/// A container the daemon already stores, as GET /containers/{name}/json returns it: refused
+/// when its HostConfig (or its working directory) holds anything a create would be refused for
+/// now. The lists the daemon itself fills in (MaskedPaths, ReadonlyPaths) are judged by whether
+/// they still hold Docker's defaults, not by being there.
+std::optional<std::string> check_stored_container(const GoValue& inspect, CheckContext& context);
+
 /// runc once left a descriptor of the host's mount namespace open as /proc/self/fd/N while it
 /// set the working directory (CVE-2024-21626); no workload needs a working directory under /proc.
 std::optional<std::string> check_working_dir(const std::optional<GoValue>& dir);

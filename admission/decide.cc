@@ -98,6 +98,52 @@ Decision decide_build(const AuthzRequest& request, const Route& route) {
   return allow();
 }
 
+bool restart_policy_set(const GoValue& body) {
+  const auto policy = body.field("RestartPolicy");
+  const auto name = policy && policy->kind() == GoValue::Kind::object ? policy->field("Name") : std::nullopt;
+  return name && !name->text().empty() && name->text() != "no";
+}
+
+// "refused: X." -> "X", to be said of a stored container.
+std::string_view reason_of(std::string_view refusal) {
+  if (refusal.starts_with("refused: ")) refusal.remove_prefix(9);
+  while (refusal.ends_with('.')) refusal.remove_suffix(1);
+  return refusal;
+}
+
+std::string container_label(const GoValue& inspect, const std::string& asked) {
+  const auto name = inspect.kind() == GoValue::Kind::object ? inspect.field("Name") : std::nullopt;
+  const auto id = inspect.kind() == GoValue::Kind::object ? inspect.field("Id") : std::nullopt;
+  std::string label = "container \"" + std::string(name && !name->text().empty() ? name->text() : asked) + "\"";
+  if (id && id->text().size() >= 12) label += " (" + std::string(id->text().substr(0, 12)) + ")";
+  return label;
+}
+
+// The route runs a process in a container that already exists: judge what the daemon stored
+// for it as a create would be judged now, so a revoke, a fork or an edited data-root cannot
+// carry a device past the gate.
+Decision decide_stored(const std::string& name, CheckContext& context, const ContainerSource& containers) {
+  const std::string who = "repository \"" + context.repo + "\"";
+  auto text = containers(name);
+  if (!text) {
+    return deny("refused: the gate could not read container \"" + name + "\" from " + who +
+                "'s daemon to check what it attaches: " + std::string(reason_of(text.error().message)) + ".");
+  }
+  auto doc = read_go_json(*text);
+  if (!doc)
+    return deny("refused: " + who + "'s daemon described container \"" + name + "\" in a form the gate cannot read.");
+  try {
+    if (auto bad = check_stored_container(doc->root(), context)) {
+      return deny("refused: " + container_label(doc->root(), name) + " of " + who +
+                  " was made with what a new container would be refused now: " + std::string(reason_of(*bad)) +
+                  "; or recreate the container without it.");
+    }
+  } catch (const FoldedDuplicate& e) {
+    return deny(std::string("refused: the stored container: ") + e.what() + ".");
+  }
+  return allow();
+}
+
 Decision decide_exec(const GoValue& body) {
   if (auto bad = check_working_dir(body.field("WorkingDir"))) return deny(*bad);
   if (const auto p = body.field("Privileged"); p && !p->is_empty()) {
@@ -128,6 +174,41 @@ Decision decide_body(RouteKind kind, const GoValue& body, CheckContext& context)
   }
 }
 
+bool on_stored_container(RouteKind kind) {
+  return kind == RouteKind::container_start || kind == RouteKind::container_restart ||
+         kind == RouteKind::container_unpause || kind == RouteKind::exec_create || kind == RouteKind::container_update;
+}
+
+// The request's own decision, then, where the route runs a process in an existing container,
+// the stored container's.
+Decision decide_request(const GrantsSource& source, const std::string& repo, const AuthzRequest& request,
+                        const Route& route, const DecideOptions& options) {
+  LazyGrants grants(source);
+  CheckContext context{grants, repo, options.host_paths};
+  const auto stored = [&](Decision own) {
+    if (!own.allow || !options.containers) return own;
+    return decide_stored(route.container, context, *options.containers);
+  };
+  switch (route.kind) {
+    case RouteKind::container_start: return stored(decide_start(request, route));
+    case RouteKind::container_restart:
+    case RouteKind::container_unpause: return stored(allow());
+    default: break;
+  }
+  std::string why;
+  auto body = read_body(request, why);
+  if (!body) return deny(why);
+  try {
+    Decision own = decide_body(route.kind, body->root(), context);
+    if (route.kind == RouteKind::exec_create ||
+        (route.kind == RouteKind::container_update && restart_policy_set(body->root())))
+      return stored(std::move(own));
+    return own;
+  } catch (const FoldedDuplicate& e) {
+    return deny(std::string("refused: ") + e.what() + ".");
+  }
+}
+
 }  // namespace
 
 Decision decide(const GrantSet& grants, const std::string& repo, const AuthzRequest& request,
@@ -137,6 +218,11 @@ Decision decide(const GrantSet& grants, const std::string& repo, const AuthzRequ
     return std::shared_ptr<const GrantSet>(std::shared_ptr<const GrantSet>(), &grants);
   };
   return decide(source, repo, request, options);
+}
+
+bool judges_stored_container(const AuthzRequest& request) {
+  auto route = route_of(request.method, request.uri);
+  return route && on_stored_container(route->kind);
 }
 
 Decision decide(const GrantsSource& source, const std::string& repo, const AuthzRequest& request,
@@ -163,21 +249,10 @@ Decision decide(const GrantsSource& source, const std::string& repo, const Authz
                                 "BuildKit. ") +
                     kBuildkitWhy);
       return allow();
-    case RouteKind::container_start: return decide_start(request, *route);
     case RouteKind::build: return decide_build(request, *route);
     case RouteKind::checkpoint_create:
       return deny("refused: checkpoints are restored by CRIU as root on the host; run the container anew instead.");
-    default: break;
-  }
-  std::string why;
-  auto body = read_body(request, why);
-  LazyGrants grants(source);
-  CheckContext context{grants, repo, options.host_paths};
-  if (!body) return deny(why);
-  try {
-    return decide_body(route->kind, body->root(), context);
-  } catch (const FoldedDuplicate& e) {
-    return deny(std::string("refused: ") + e.what() + ".");
+    default: return decide_request(source, repo, request, *route, options);
   }
 }
 

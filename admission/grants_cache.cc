@@ -7,6 +7,7 @@ namespace rgpu::admission {
 GrantsCache::GrantsCache(const RootFs& fs) : fs_(fs), path_(fs.host_path(kGrantsPath).string()) {}
 
 Result<std::shared_ptr<const GrantSet>> GrantsCache::current() {
+  const std::lock_guard hold(mutex_);
   struct stat st {};
   const bool exists = ::stat(path_.c_str(), &st) == 0;
   const bool same = have_ && exists == (seen_.st_ino != 0) &&

@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "admission/grants.h"
@@ -16,10 +17,12 @@ class GrantsCache {
  public:
   explicit GrantsCache(const RootFs& fs);
   /// The grants now in force; an error when the file does not parse (every request is then refused).
+  /// Safe to call from several threads (the plugin judges stored containers off its event loop).
   Result<std::shared_ptr<const GrantSet>> current();
 
  private:
   const RootFs& fs_;
+  std::mutex mutex_;
   std::string path_;  // the grants file on the host, built once: a decision costs one stat
   struct stat seen_ {};
   bool have_ = false;

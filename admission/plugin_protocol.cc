@@ -46,6 +46,12 @@ std::string refusal_line(const std::string& repo, const AuthzRequest& request, c
          "\" reason=\"" + printable(reason) + "\"";
 }
 
+bool asks_daemon(std::string_view path, std::string_view body) {
+  if (path != "/AuthZPlugin.AuthZReq") return false;
+  const auto request = parse_authz_request(body);
+  return request && judges_stored_container(*request);
+}
+
 PluginReply plugin_reply(std::string_view path, std::string_view body, const GrantsSource& grants,
                          const PluginSettings& settings, const RefusalLog& log) {
   if (path == "/Plugin.Activate") return {200, R"({"Implements":["authz"]})"};

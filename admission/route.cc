@@ -84,12 +84,22 @@ std::vector<std::string> segments(const std::string& path) {
   return out;
 }
 
+// dockerd routes /containers/{name:.*}/VERB: the name may hold '/' (a legacy link registers
+// "/parent/alias" as another name of the linked container), so any depth is that route.
+RouteKind classify_container_post(const std::string& verb) {
+  if (verb == "update") return RouteKind::container_update;
+  if (verb == "start") return RouteKind::container_start;
+  if (verb == "restart") return RouteKind::container_restart;
+  if (verb == "unpause") return RouteKind::container_unpause;
+  if (verb == "exec") return RouteKind::exec_create;
+  if (verb == "checkpoints") return RouteKind::checkpoint_create;
+  return RouteKind::other;
+}
+
 RouteKind classify_post(const std::vector<std::string>& s) {
   const size_t n = s.size();
   if (n == 2 && s[0] == "containers" && s[1] == "create") return RouteKind::container_create;
-  if (n == 3 && s[0] == "containers" && s[2] == "update") return RouteKind::container_update;
-  if (n == 3 && s[0] == "containers" && s[2] == "start") return RouteKind::container_start;
-  if (n == 3 && s[0] == "containers" && s[2] == "exec") return RouteKind::exec_create;
+  if (n >= 3 && s[0] == "containers") return classify_container_post(s[n - 1]);
   if (n == 2 && s[0] == "volumes" && s[1] == "create") return RouteKind::volume_create;
   if (n >= 2 && s[0] == "services" && (s[1] == "create" || (n == 3 && s[2] == "update"))) return RouteKind::swarm;
   if (n == 2 && s[0] == "swarm" && (s[1] == "init" || s[1] == "join")) return RouteKind::swarm;
@@ -101,7 +111,6 @@ RouteKind classify_post(const std::vector<std::string>& s) {
   }
   if (n == 1 && (s[0] == "session" || s[0] == "grpc")) return RouteKind::buildkit;
   if (n == 1 && s[0] == "build") return RouteKind::build;
-  if (n == 3 && s[0] == "containers" && s[2] == "checkpoints") return RouteKind::checkpoint_create;
   if (n == 2 && s[0] == "images" && s[1] == "create") return RouteKind::image_pull;
   return RouteKind::other;
 }
@@ -137,9 +146,12 @@ Result<Route> route_of(std::string_view method, std::string_view request_uri) {
   if (!decoded) return tl::unexpected(decoded.error());
   if (!clean(*decoded)) return fail("the request path \"" + *decoded + "\" is not clean (//, . or .. segments)");
   std::string path = strip_version(*decoded);
-  Route route{RouteKind::other, path, std::string(query_of(request_uri))};
+  Route route{RouteKind::other, path, std::string(query_of(request_uri)), {}};
   const auto segs = segments(path);
   if (method == "POST") route.kind = classify_post(segs);
+  if (segs.size() >= 3 && segs[0] == "containers") {
+    for (size_t i = 1; i + 1 < segs.size(); ++i) route.container += (i > 1 ? "/" : "") + segs[i];
+  }
   if (method == "GET" && segs.size() == 1 && (segs[0] == "session" || segs[0] == "grpc"))
     route.kind = RouteKind::buildkit;
   return route;

@@ -16,6 +16,8 @@ enum class RouteKind {
   container_create,
   container_update,
   container_start,
+  container_restart,
+  container_unpause,
   exec_create,
   volume_create,
   swarm,              ///< services create/update, swarm init/join
@@ -31,6 +33,9 @@ struct Route {
   RouteKind kind = RouteKind::other;
   std::string path;   ///< decoded, without the version prefix
   std::string query;  ///< raw, after '?' and before '#'
+  /// The container a /containers/{name}/... route names, as dockerd's router reads {name:.*}:
+  /// every segment between "containers" and the last one ("a/b" for a legacy link's name).
+  std::string container;
 };
 
 /// Every value of `key` in a raw query, as Go's url.ParseQuery reads it ('&' separates, '+' is a

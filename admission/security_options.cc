@@ -52,7 +52,42 @@ std::optional<std::string> check_one(std::string_view opt) {
   return refuse(opt, "is not one dockerd reads");
 }
 
+// The paths every dockerd from 20.10 on masks and makes read-only when the client sends no list
+// (oci/defaults.go, DefaultLinuxSpec; later versions only add to them, 26.0 /sys/devices/virtual/powercap).
+constexpr std::array<std::string_view, 10> kDefaultMaskedPaths = {
+    "/proc/asound",     "/proc/acpi",        "/proc/kcore",       "/proc/keys", "/proc/latency_stats",
+    "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware"};
+constexpr std::array<std::string_view, 5> kDefaultReadonlyPaths = {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
+                                                                   "/proc/sysrq-trigger"};
+
+// The first default `list` lacks, or nothing.
+template <size_t N>
+std::optional<std::string_view> missing_default(const std::optional<GoValue>& list,
+                                                const std::array<std::string_view, N>& defaults) {
+  for (const auto path : defaults) {
+    bool found = false;
+    if (list && list->kind() == GoValue::Kind::array) {
+      for (const GoValue item : list->items())
+        found = found || (item.kind() == GoValue::Kind::string && item.text() == path);
+    }
+    if (!found) return path;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<std::string> check_stored_system_paths(const std::optional<GoValue>& masked,
+                                                     const std::optional<GoValue>& readonly) {
+  const auto gone = missing_default(masked, kDefaultMaskedPaths);
+  const auto writable = gone ? std::nullopt : missing_default(readonly, kDefaultReadonlyPaths);
+  if (!gone && !writable) return std::nullopt;
+  return "refused: the container's " +
+         std::string(gone ? "MaskedPaths no longer mask " : "ReadonlyPaths no longer hold ") +
+         std::string(gone ? *gone : *writable) +
+         ", which Docker keeps from every container (a --security-opt systempaths=unconfined container, or an edited "
+         "hostconfig.json); recreate it without that option.";
+}
 
 std::optional<std::string> check_security_options(const std::optional<GoValue>& options) {
   if (!options || options->is_null()) return std::nullopt;

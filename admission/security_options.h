@@ -25,4 +25,10 @@ std::optional<std::string> check_security_options(const std::optional<GoValue>& 
 std::optional<std::string> check_system_paths(const std::optional<GoValue>& masked,
                                               const std::optional<GoValue>& readonly);
 
+/// The same for a container the daemon stores, where both lists are always filled in: a refusal
+/// message when either lacks one of Docker's default paths (a fork or an edited hostconfig.json
+/// that unmasks /proc/kcore). Paths added to the defaults are the daemon's to add.
+std::optional<std::string> check_stored_system_paths(const std::optional<GoValue>& masked,
+                                                     const std::optional<GoValue>& readonly);
+
 }  // namespace rgpu::admission

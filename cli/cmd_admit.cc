@@ -6,17 +6,20 @@
 #include <string>
 #include <string_view>
 
+#include "admission/daemon_containers.h"
 #include "admission/decide.h"
 #include "admission/grants_cache.h"
 #include "cli/command.h"
 #include "cli/jsonl_stream.h"
 #include "cli/probe_machine.h"
+#include "core/state_paths.h"
 
 namespace rgpu::cli {
 namespace {
 
 struct AdmitFlags {
   std::string repo;
+  std::string docker_host;
   bool jsonl = false;
   bool allow_buildkit = false;
 };
@@ -41,9 +44,18 @@ int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
     report_failure(repo.error());
     return kExitUsage;
   }
+  auto containers = admission::daemon_containers(
+      f.docker_host,
+      "admit was run without --docker-host, so it cannot see what the container attaches; pass the "
+      "repository daemon's socket");
+  if (!containers) {
+    report_failure(containers.error());
+    return kExitUsage;
+  }
   admission::GrantsCache cache(fs);
   const admission::HostPathJudge host_paths(fs);
-  const admission::DecideOptions options{.allow_buildkit = f.allow_buildkit, .host_paths = &host_paths};
+  const admission::DecideOptions options{
+      .allow_buildkit = f.allow_buildkit, .host_paths = &host_paths, .containers = &*containers};
   if (f.jsonl) {
     JsonlStream stream(STDIN_FILENO, STDOUT_FILENO);
     while (auto line = stream.next()) {
@@ -66,6 +78,10 @@ Runner attach_admit(CLI::App& sub, GlobalOptions& global) {
   auto f = std::make_shared<AdmitFlags>();
   sub.add_option("--repo", f->repo, "Repository whose daemon received the request")->required();
   sub.add_flag("--jsonl", f->jsonl, "Read one AuthZReq per line, answer one per line");
+  sub.add_option("--docker-host", f->docker_host,
+                 "The repository's own daemon (unix:///PATH), where a start, restart, unpause or exec reads the "
+                 "stored container it judges; without it those requests are refused")
+      ->envname(state::kDockerHostVariable);
   sub.add_flag("--allow-buildkit", f->allow_buildkit,
                "Allow BuildKit /session and /grpc (only for builders with device entitlements off)");
   return [&global, f] { return run_admit(global, *f); };

@@ -7,9 +7,11 @@
 #include <string>
 
 #include "admission/authz_server.h"
+#include "admission/daemon_containers.h"
 #include "admission/grants_cache.h"
 #include "cli/command.h"
 #include "cli/probe_machine.h"
+#include "core/state_paths.h"
 
 namespace rgpu::cli {
 namespace {
@@ -17,6 +19,7 @@ namespace {
 struct PluginFlags {
   std::string repo;
   std::string socket;
+  std::string docker_host;
   bool allow_buildkit = false;
 };
 
@@ -33,11 +36,25 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
     report_failure(repo.error());
     return kExitUsage;
   }
+  auto containers = admission::daemon_containers(
+      f.docker_host, "the plugin of repository \"" + *repo + "\" was started without --docker-host, so it cannot see " +
+                         "what the container attaches; set " + state::kDockerHostVariable +
+                         "=unix:///PATH/docker.sock in " + state::kPluginEnvDir + "/" + *repo +
+                         ".env and restart rediacc-gpu-authz@" + *repo);
+  if (!containers) {
+    report_failure(containers.error());
+    return kExitUsage;
+  }
   admission::GrantsCache cache(fs);
   const admission::HostPathJudge host_paths(fs);
   admission::AuthzServer server(
       [&cache] { return cache.current(); },
-      admission::PluginSettings{*repo, {.allow_buildkit = f.allow_buildkit, .host_paths = &host_paths}}, log_line);
+      admission::PluginSettings{
+          *repo, {.allow_buildkit = f.allow_buildkit, .host_paths = &host_paths, .containers = &*containers}},
+      log_line);
+  if (f.docker_host.empty()) {
+    log_line("warning: no --docker-host: start, restart, unpause and exec of existing containers are refused");
+  }
   const int activated = admission::socket_from_systemd();
   const std::string socket = f.socket.empty() ? admission::default_plugin_socket(*repo) : f.socket;
   auto ready = activated >= 0 ? server.adopt(activated) : server.listen(socket);
@@ -56,6 +73,10 @@ Runner attach_authz_plugin(CLI::App& sub, GlobalOptions& global) {
   sub.add_option("--socket", f->socket,
                  "Unix socket to listen on (default /run/docker/plugins/rediacc-gpu-REPO.sock, where dockerd "
                  "finds plugin rediacc-gpu-REPO); ignored when systemd passes one");
+  sub.add_option("--docker-host", f->docker_host,
+                 "The repository's own daemon (unix:///PATH), where the stored container of a start, restart, "
+                 "unpause or exec is read and judged; without it those requests are refused")
+      ->envname(state::kDockerHostVariable);
   sub.add_flag("--allow-buildkit", f->allow_buildkit,
                "Allow BuildKit /session and /grpc (only for builders with device entitlements off)");
   return [&global, f] { return run_authz_plugin(global, *f); };

@@ -9,6 +9,13 @@ namespace rgpu::state {
 inline constexpr const char* kConfigDir = "/etc/rediacc/gpu";
 inline constexpr const char* kStateDir = "/var/lib/rediacc/gpu";
 
+/// One environment file per repository's plugin (REPO.env), read by rediacc-gpu-authz@REPO:
+/// REDIACC_GPU_DOCKER_HOST names the repository's own daemon, where the plugin reads stored
+/// containers. Setup writes it for each repository daemon it finds running behind our plugin.
+inline constexpr const char* kPluginEnvDir = "/etc/rediacc/gpu/plugins";
+/// The variable authz-plugin and admit read when --docker-host is not given.
+inline constexpr const char* kDockerHostVariable = "REDIACC_GPU_DOCKER_HOST";
+
 /// Held by setup for its whole run: a second setup waits, then finds nothing to do.
 inline constexpr const char* kSetupLock = "/var/lib/rediacc/gpu/setup.lock";
 /// Held by grant and revoke while they read, change and write grants.json.

@@ -1,18 +1,11 @@
 #include "doctor/docker_api.h"
 
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <cctype>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
 namespace rgpu::doctor {
 namespace {
-
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
 
 // An image reference keeps its letters; anything else an HTTP target cannot carry is escaped.
 std::string escaped(const std::string& image) {
@@ -32,45 +25,18 @@ std::string escaped(const std::string& image) {
 
 }  // namespace
 
-Result<std::string> docker_socket(const std::string& docker_host) {
-  std::string host = docker_host;
-  if (host.empty()) {
-    const char* env = std::getenv("DOCKER_HOST");
-    host = env && *env ? env : "unix:///var/run/docker.sock";
-  }
-  if (host.starts_with("unix://")) return host.substr(7);
-  if (host.find("://") == std::string::npos && host.starts_with("/")) return host;
-  return fail("the Docker daemon at \"" + host +
-              "\" is not on a unix socket; rediacc-gpu reads images over unix:// only: pass --docker-host "
-              "unix:///path/to/docker.sock.");
-}
-
 Result<std::vector<std::string>> image_env(const std::string& socket, const std::string& image) {
+  auto reply = docker_call(socket, "GET", "/images/" + escaped(image) + "/json");
+  if (!reply) return fail(reply.error().message + ".");
+  if (reply->status == 404) {
+    return fail("the Docker daemon at " + socket + " has no image \"" + image + "\"; pull it there first.");
+  }
+  if (reply->status != 200) {
+    return fail("the Docker daemon at " + socket + " answered " + std::to_string(reply->status) + " for image \"" +
+                image + "\": " + reply->body);
+  }
   try {
-    asio::io_context io;
-    asio::local::stream_protocol::socket sock(io);
-    boost::system::error_code ec;
-    sock.connect(asio::local::stream_protocol::endpoint(socket), ec);
-    if (ec) {
-      return fail("cannot reach the Docker daemon at " + socket + " (" + ec.message() +
-                  "); check that it runs and that you may use its socket.");
-    }
-    http::request<http::empty_body> req{http::verb::get, "/images/" + escaped(image) + "/json", 11};
-    req.set(http::field::host, "docker");
-    http::write(sock, req);
-    beast::flat_buffer buffer;
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(16 * 1024 * 1024);
-    http::read(sock, buffer, parser);
-    const auto& res = parser.get();
-    if (res.result() == http::status::not_found) {
-      return fail("the Docker daemon at " + socket + " has no image \"" + image + "\"; pull it there first.");
-    }
-    if (res.result() != http::status::ok) {
-      return fail("the Docker daemon at " + socket + " answered " + std::to_string(res.result_int()) + " for image \"" +
-                  image + "\": " + res.body());
-    }
-    const auto doc = nlohmann::json::parse(res.body());
+    const auto doc = nlohmann::json::parse(reply->body);
     std::vector<std::string> env;
     if (auto config = doc.find("Config"); config != doc.end() && config->is_object()) {
       if (auto e = config->find("Env"); e != config->end() && e->is_array()) {

@@ -5,13 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "core/docker_client.h"
 #include "core/result.h"
 
 namespace rgpu::doctor {
 
-/// The daemon's socket path for `docker_host` ("unix:///run/docker.sock" or a bare path); empty
-/// means $DOCKER_HOST, else /var/run/docker.sock. Other schemes (tcp://, ssh://) are an error.
-Result<std::string> docker_socket(const std::string& docker_host);
+using rgpu::docker_socket;
 
 /// Config.Env of `image` as the daemon at `socket` has it (GET /images/{name}/json). An image the
 /// daemon lacks is an error that says to pull it.

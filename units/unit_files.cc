@@ -1,5 +1,7 @@
 #include "units/unit_files.h"
 
+#include "core/state_paths.h"
+
 namespace rgpu::units {
 namespace {
 
@@ -57,8 +59,9 @@ std::vector<UnitFile> plugin_units(const UnitOptions& o) {
   const std::string service = header(o) +
                               "[Unit]\nDescription=rediacc-gpu authorization plugin of repository %i\n"
                               "Requires=rediacc-gpu-authz@%i.socket\nAfter=rediacc-gpu-authz@%i.socket\n\n"
-                              "[Service]\nExecStart=" +
-                              o.tool_path +
+                              "[Service]\n# REDIACC_GPU_DOCKER_HOST: the repository's own daemon, where stored "
+                              "containers are read.\nEnvironmentFile=-" +
+                              std::string(state::kPluginEnvDir) + "/%i.env\nExecStart=" + o.tool_path +
                               " authz-plugin --repo %i\nRestart=on-failure\nNoNewPrivileges=yes\nProtectSystem=strict\n"
                               "ProtectHome=yes\nPrivateTmp=yes\nPrivateNetwork=yes\n";
   return {{"/etc/systemd/system/" + std::string(kPluginSocketUnit), socket},

@@ -37,8 +37,9 @@ void refused_runs(const DockerDaemon& daemon, const PluginProcess& plugin,
 TEST_CASE("e2e: behind the plugin, a real dockerd runs what attaches no hardware and refuses every other way") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
-  PluginProcess plugin(unique_name("rgpu-e2e-refusals"), "web", root.str());
-  DockerDaemon daemon({"--authorization-plugin=" + plugin.name()});
+  FixtureRoot place;
+  PluginProcess plugin(unique_name("rgpu-e2e-refusals"), "web", root.str(), DockerDaemon::host_in(place.path()));
+  DockerDaemon daemon({"--authorization-plugin=" + plugin.name()}, place.path());
   daemon.import_busybox("img");
 
   for (const std::vector<std::string>& ok : {std::vector<std::string>{"run", "--rm", "img", "true"},
@@ -71,8 +72,9 @@ TEST_CASE("e2e: behind the plugin, a real dockerd runs what attaches no hardware
 TEST_CASE("e2e: a link a tenant made in its own volume, bound by its host path, is refused by the real daemon's gate") {
   // The plugin judges host paths on this machine, as the units setup writes run it (--root /);
   // it reads no grant here, as no request names a CDI device.
-  PluginProcess plugin(unique_name("rgpu-e2e-links"), "web", "/");
-  DockerDaemon daemon({"--authorization-plugin=" + plugin.name()});
+  FixtureRoot place;
+  PluginProcess plugin(unique_name("rgpu-e2e-links"), "web", "/", DockerDaemon::host_in(place.path()));
+  DockerDaemon daemon({"--authorization-plugin=" + plugin.name()}, place.path());
   daemon.import_busybox("img");
 
   REQUIRE(daemon.docker({"volume", "create", "vol"}).exit_code == 0);

@@ -58,22 +58,37 @@ std::string docker26_root() {
 }
 
 Docker26::Docker26(const FixtureRoot& machine, const std::string& repo)
+    : Docker26(machine, [&] {
+        Docker26Options o;
+        o.repo = repo;
+        return o;
+      }()) {}
+
+Docker26::Docker26(const FixtureRoot& machine, const Docker26Options& options)
     : root_(docker26_root()), plugin_name_(unique_name("rgpu-docker26")) {
   // One daemon at a time uses the root's mount points.
   REQUIRE(mounts_under(root_).empty());
   mounts_.root = root_;
-  mount_all(machine);
-  const auto plugins = scratch_.path() / "plugins";
-  const std::string socket = (plugins / (plugin_name_ + ".sock")).string();
-  plugin_ = bp::child(tool_path(), "authz-plugin", "--repo", repo, "--socket", socket, "--root", machine.str(),
-                      bp::std_out > bp::null, bp::std_err > (scratch_.path() / "plugin.log").string());
-  for (int i = 0; i < 100 && !fs::exists(socket); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  INFO(plugin_log());
-  REQUIRE(fs::exists(socket));
-
+  if (!options.data_from.empty()) {
+    fs::create_directories(scratch_.path() / "data");
+    REQUIRE(run_program("/bin/cp", {"-a", options.data_from + "/.", (scratch_.path() / "data").string()}).exit_code ==
+            0);
+  }
+  mount_all(machine, options);
+  std::string plugins_json;
+  if (options.plugin) {
+    const std::string socket = (scratch_.path() / "plugins" / (plugin_name_ + ".sock")).string();
+    // The plugin reads stored containers from this daemon's socket, as seen from the host.
+    plugin_ = bp::child(tool_path(), "authz-plugin", "--repo", options.repo, "--socket", socket, "--root",
+                        machine.str(), "--docker-host", "unix://" + root_ + "/run/docker.sock", bp::std_out > bp::null,
+                        bp::std_err > (scratch_.path() / "plugin.log").string());
+    for (int i = 0; i < 100 && !fs::exists(socket); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    INFO(plugin_log());
+    REQUIRE(fs::exists(socket));
+    plugins_json = R"(, "authorization-plugins": [")" + plugin_name_ + R"("])";
+  }
   std::ofstream(root_ + "/run/rgpu/daemon.json")
-      << R"({"features": {"cdi": true}, "cdi-spec-dirs": ["/etc/cdi"], "authorization-plugins": [")" << plugin_name_
-      << R"("]})";
+      << R"({"features": {"cdi": true}, "cdi-spec-dirs": ["/etc/cdi"])" << plugins_json << "}";
   daemon_ = bp::child("/usr/sbin/chroot", root_, "/usr/sbin/dockerd", "--config-file", "/run/rgpu/daemon.json",
                       "--host", "unix:///run/docker.sock", "--pidfile", "/run/docker.pid", "--iptables=false",
                       "--bridge=none", "--storage-driver=vfs", bp::std_out > bp::null,
@@ -99,7 +114,7 @@ Docker26::Mounts::~Mounts() {
   }
 }
 
-void Docker26::mount_all(const FixtureRoot& machine) {
+void Docker26::mount_all(const FixtureRoot& machine, const Docker26Options& options) {
   // The chroot's root must be a mount point, or dockerd cannot remount it for image layers.
   must_mount(root_, root_, nullptr, MS_BIND);
   must_mount("proc", root_ + "/proc", "proc", 0);
@@ -132,7 +147,9 @@ void Docker26::mount_all(const FixtureRoot& machine) {
   must_mount((scratch_.path() / "plugins").string(), root_ + "/run/docker/plugins", nullptr, MS_BIND);
   must_mount((scratch_.path() / "data").string(), root_ + "/var/lib/docker", nullptr, MS_BIND);
   must_mount((scratch_.path() / "home").string(), root_ + "/root", nullptr, MS_BIND);
-  must_mount(machine.host("/etc/cdi").string(), root_ + "/etc/cdi", nullptr, MS_BIND);
+  const std::string cdi = options.cdi_dir.empty() ? machine.host("/etc/cdi").string() : options.cdi_dir;
+  fs::create_directories(cdi);
+  must_mount(cdi, root_ + "/etc/cdi", nullptr, MS_BIND);
 }
 
 RunResult Docker26::docker(const std::vector<std::string>& args, const std::string& dir,
@@ -156,7 +173,7 @@ void Docker26::import_busybox(const std::string& name) const {
   FixtureRoot rootfs;
   rootfs.mkdir("/bin");
   fs::copy_file("/bin/busybox", rootfs.host("/bin/busybox"));
-  for (const char* applet : {"sh", "true", "ls", "cat", "stat", "test"})
+  for (const char* applet : {"sh", "true", "ls", "cat", "stat", "test", "sleep"})
     fs::create_symlink("busybox", rootfs.host("/bin/" + std::string(applet)));
   rootfs.write("/etc/group", "root:x:0:\nvideo:x:44:\nrender:x:105:\n");
   const auto tar = run_program("/usr/bin/tar", {"-C", rootfs.str(), "-c", "."});

@@ -18,11 +18,20 @@
 
 namespace rgpu::test {
 
+struct Docker26Options {
+  std::string repo = "web";
+  bool plugin = true;     ///< false: a dockerd with no authorization plugin (the CDI view alone)
+  std::string cdi_dir;    ///< host directory bound over the chroot's /etc/cdi; empty: the machine's /etc/cdi
+  std::string data_from;  ///< a data root copied in (cp -a) before dockerd starts: a fork of its containers
+};
+
 class Docker26 {
  public:
-  /// Starts the plugin for `repo` (reading `machine`'s grants and specs) and dockerd 26 behind it;
-  /// fails the test when the root is missing or the daemon does not answer within 60 s.
+  /// Starts the plugin for `repo` (reading `machine`'s grants and specs, and the daemon's stored
+  /// containers through its socket) and dockerd 26 behind it; fails the test when the root is
+  /// missing or the daemon does not answer within 60 s.
   Docker26(const FixtureRoot& machine, const std::string& repo);
+  Docker26(const FixtureRoot& machine, const Docker26Options& options);
   ~Docker26();
   Docker26(const Docker26&) = delete;
   Docker26& operator=(const Docker26&) = delete;
@@ -41,9 +50,11 @@ class Docker26 {
   std::string daemon_log() const;
   /// The chroot's root, where /run/docker.sock is the daemon's socket.
   const std::string& root() const { return root_; }
+  /// The daemon's data root on the host (containers/<id>/hostconfig.json), for a fork to copy.
+  std::string data_root() const { return (scratch_.path() / "data").string(); }
 
  private:
-  void mount_all(const FixtureRoot& machine);
+  void mount_all(const FixtureRoot& machine, const Docker26Options& options);
 
   /// Unmounts everything under the root when it goes, also when the constructor fails half-way;
   /// declared before the processes, so they are stopped first.

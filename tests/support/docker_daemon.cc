@@ -41,11 +41,14 @@ void stop(bp::child& child) {
 
 std::string unique_name(const std::string& prefix) { return prefix + "-" + std::to_string(::getpid()); }
 
-PluginProcess::PluginProcess(const std::string& name, const std::string& repo, const std::string& root)
+PluginProcess::PluginProcess(const std::string& name, const std::string& repo, const std::string& root,
+                             const std::string& docker_host)
     : name_(name), socket_("/run/docker/plugins/" + name + ".sock") {
   const std::string log_path = (dir_.path() / "plugin.log").string();
-  child_ = bp::child(tool_path(), "authz-plugin", "--repo", repo, "--socket", socket_, "--root", root,
-                     bp::std_out > bp::null, bp::std_err > log_path);
+  std::vector<std::string> args = {"authz-plugin", "--repo", repo, "--socket", socket_, "--root", root};
+  if (!docker_host.empty()) args.insert(args.end(), {"--docker-host", docker_host});
+  child_ = bp::child(tool_path(), bp::args(args), bp::env["REDIACC_GPU_DOCKER_HOST"] = "", bp::std_out > bp::null,
+                     bp::std_err > log_path);
   for (int i = 0; i < 100 && !fs::exists(socket_); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   INFO(log());
   REQUIRE(fs::exists(socket_));
@@ -55,10 +58,13 @@ PluginProcess::~PluginProcess() { stop(child_); }
 
 std::string PluginProcess::log() const { return slurp(dir_.path() / "plugin.log"); }
 
-DockerDaemon::DockerDaemon(const std::vector<std::string>& extra_args) {
+std::string DockerDaemon::host_in(const fs::path& dir) { return "unix://" + (dir / "docker.sock").string(); }
+
+DockerDaemon::DockerDaemon(const std::vector<std::string>& extra_args, const fs::path& dir)
+    : dir_(dir.empty() ? own_.path() : dir) {
   require_program("/usr/sbin/dockerd");  // installed by the README's test command: never skipped
   require_program(docker_cli());
-  const auto d = dir_.path();
+  const auto d = dir_;
   std::vector<std::string> args = {"--data-root",
                                    (d / "data").string(),
                                    "--exec-root",
@@ -95,7 +101,7 @@ void DockerDaemon::import_busybox(const std::string& name) const {
   FixtureRoot rootfs;
   rootfs.mkdir("/bin");
   fs::copy_file("/bin/busybox", rootfs.host("/bin/busybox"));
-  for (const char* applet : {"sh", "true", "ls", "cat", "ln"})
+  for (const char* applet : {"sh", "true", "ls", "cat", "ln", "sleep"})
     fs::create_symlink("busybox", rootfs.host("/bin/" + std::string(applet)));
   rootfs.write("/etc/group", "root:x:0:\nvideo:x:44:\n");
   const auto tar = run_program("/usr/bin/tar", {"-C", rootfs.str(), "-c", "."});
@@ -105,8 +111,6 @@ void DockerDaemon::import_busybox(const std::string& name) const {
   REQUIRE(imported.exit_code == 0);
 }
 
-std::string DockerDaemon::host() const { return "unix://" + (dir_.path() / "docker.sock").string(); }
-
-std::string DockerDaemon::log() const { return slurp(dir_.path() / "dockerd.log"); }
+std::string DockerDaemon::log() const { return slurp(dir_ / "dockerd.log"); }
 
 }  // namespace rgpu::test

@@ -18,7 +18,10 @@ namespace rgpu::test {
 /// Our plugin, listening where dockerd discovers plugin `name` (/run/docker/plugins/NAME.sock).
 class PluginProcess {
  public:
-  PluginProcess(const std::string& name, const std::string& repo, const std::string& root);
+  /// `docker_host`: the repository daemon it reads stored containers from (--docker-host); empty
+  /// runs it without one, so starts of existing containers are refused.
+  PluginProcess(const std::string& name, const std::string& repo, const std::string& root,
+                const std::string& docker_host);
   ~PluginProcess();
   /// What it wrote on stderr so far.
   std::string log() const;
@@ -33,8 +36,10 @@ class PluginProcess {
 
 class DockerDaemon {
  public:
-  /// Starts dockerd with `extra_args` and waits until it answers (fails the test after 60 s).
-  explicit DockerDaemon(const std::vector<std::string>& extra_args = {});
+  /// Starts dockerd with `extra_args` and waits until it answers (fails the test after 60 s). It
+  /// keeps its data root (data/), exec root, socket (docker.sock) and log in `dir`, a directory
+  /// of its own when empty: a daemon started again on the same `dir` finds its containers.
+  explicit DockerDaemon(const std::vector<std::string>& extra_args = {}, const std::filesystem::path& dir = {});
   ~DockerDaemon();
   /// Runs the docker CLI against this daemon, with `env` added to its environment.
   RunResult docker(const std::vector<std::string>& args, const std::string& input = "",
@@ -43,10 +48,15 @@ class DockerDaemon {
   void import_busybox(const std::string& name) const;
   std::string log() const;
   /// The daemon's address, for DOCKER_HOST or docker -H.
-  std::string host() const;
+  std::string host() const { return host_in(dir_); }
+  /// The address of a daemon started with `dir`, known before it starts (for its plugin).
+  static std::string host_in(const std::filesystem::path& dir);
+  /// Its data root: containers/<id>/hostconfig.json, as a fork would copy it.
+  std::filesystem::path data_root() const { return dir_ / "data"; }
 
  private:
-  FixtureRoot dir_;
+  FixtureRoot own_;
+  std::filesystem::path dir_;
   boost::process::child child_;
 };
 

@@ -1,0 +1,26 @@
+#include "admission/daemon_containers.h"
+
+#include "core/docker_client.h"
+
+namespace rgpu::admission {
+
+Result<ContainerSource> daemon_containers(const std::string& docker_host, const std::string& unset_why,
+                                          std::chrono::milliseconds timeout) {
+  if (docker_host.empty()) {
+    return ContainerSource([unset_why](const std::string&) -> Result<std::string> { return fail(unset_why); });
+  }
+  auto socket = docker_socket(docker_host);
+  if (!socket) return tl::unexpected(socket.error());
+  return ContainerSource([socket = *socket, timeout](const std::string& name) -> Result<std::string> {
+    auto reply = docker_call(socket, "GET", "/containers/" + escaped_segment(name) + "/json", "", timeout);
+    if (!reply) return tl::unexpected(reply.error());
+    if (reply->status == 404) return fail("the daemon at " + socket + " has no container \"" + name + "\"");
+    if (reply->status != 200) {
+      return fail("the daemon at " + socket + " answered HTTP " + std::to_string(reply->status) + " for container \"" +
+                  name + "\"");
+    }
+    return std::move(reply->body);
+  });
+}
+
+}  // namespace rgpu::admission
