@@ -1,8 +1,5 @@
 #include "core/docker_client.h"
 
-#include <sys/socket.h>
-#include <sys/time.h>
-
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -17,15 +14,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 
 constexpr std::uint64_t kMaxReply = 64 * 1024 * 1024;  // an inspect or a list of many containers
-
-// A blocking socket that gives up after `timeout` on every read and write: the exchange is a
-// handful of system calls, so this bounds it too, without an event loop of its own.
-void set_timeouts(asio::local::stream_protocol::socket& sock, std::chrono::milliseconds timeout) {
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(timeout).count();
-  timeval tv{static_cast<time_t>(us / 1000000), static_cast<suseconds_t>(us % 1000000)};
-  ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(sock.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-}
 
 std::string unreachable(const std::string& socket, const std::string& why) {
   return "cannot reach the Docker daemon at " + socket + " (" + why +
@@ -47,15 +35,13 @@ Result<std::string> docker_socket(const std::string& docker_host) {
               "unix:///path/to/docker.sock.");
 }
 
+// The exchange runs on an event loop of its own for at most `timeout`: asio's blocking reads poll
+// without end after a socket timeout, so the deadline is the loop's, not the socket's.
 Result<DockerReply> docker_call(const std::string& socket, std::string_view method, const std::string& target,
                                 const std::string& body, std::chrono::milliseconds timeout) {
   try {
     asio::io_context io;
     asio::local::stream_protocol::socket sock(io);
-    boost::system::error_code ec;
-    sock.connect(asio::local::stream_protocol::endpoint(socket), ec);
-    if (ec) return fail(unreachable(socket, ec.message()));
-    set_timeouts(sock, timeout);
     http::request<http::string_body> req{http::string_to_verb(beast::string_view(method.data(), method.size())), target,
                                          11};
     req.set(http::field::host, "docker");
@@ -64,16 +50,26 @@ Result<DockerReply> docker_call(const std::string& socket, std::string_view meth
       req.body() = body;
     }
     req.prepare_payload();
-    http::write(sock, req, ec);
     beast::flat_buffer buffer;
     http::response_parser<http::string_body> parser;
     parser.body_limit(kMaxReply);
-    if (!ec) http::read(sock, buffer, parser, ec);
-    if (ec) {
-      const bool slow = ec == asio::error::would_block || ec == asio::error::timed_out || ec == asio::error::try_again;
-      return fail(unreachable(socket, slow ? "no answer within " + std::to_string(timeout.count()) + " ms to " +
-                                                 std::string(method) + " " + target
-                                           : ec.message()));
+    boost::system::error_code failed;
+    bool done = false;
+    sock.async_connect(asio::local::stream_protocol::endpoint(socket), [&](boost::system::error_code ec) {
+      if (ec) return void(failed = ec);
+      http::async_write(sock, req, [&](boost::system::error_code wec, std::size_t) {
+        if (wec) return void(failed = wec);
+        http::async_read(sock, buffer, parser, [&](boost::system::error_code rec, std::size_t) {
+          failed = rec;
+          done = !rec;
+        });
+      });
+    });
+    io.run_for(timeout);
+    if (failed) return fail(unreachable(socket, failed.message()));
+    if (!done) {
+      return fail(unreachable(socket, "no answer within " + std::to_string(timeout.count()) + " ms to " +
+                                          std::string(method) + " " + target));
     }
     return DockerReply{static_cast<int>(parser.get().result_int()), parser.get().body()};
   } catch (const std::exception& e) {

@@ -1,0 +1,120 @@
+// A grant is the only door for containers that already exist too, through Docker 26 and Compose:
+// a container made while its repository held a name is refused at every route that runs it once
+// the name is revoked, and a fork (a copied data-root behind another repository's plugin) starts
+// none of its parent's device containers. What a container sees is read from its own command.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "tests/support/docker26.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu::test;
+
+namespace {
+
+const std::string kDri = "rediacc.io/dri=renderD128";
+const std::string kShow = "stat -c '%t:%T' /dev/dri/renderD128";
+
+void refused_by_gate(const Docker26& docker, const RunResult& r, const std::string& words) {
+  INFO(r.out << r.err << docker.plugin_log());
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, Catch::Contains("authorization denied by plugin " + docker.plugin_name() + ": refused: "));
+  CHECK_THAT(r.err, Catch::Contains(words));
+}
+
+void ran(const Docker26& docker, const RunResult& r) {
+  INFO(r.out << r.err << docker.plugin_log() << docker.daemon_log());
+  CHECK(r.exit_code == 0);
+}
+
+void tool(const std::vector<std::string>& args) {
+  const auto r = run_tool(args);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "docker26: after a revoke, start, restart, rename, update --restart, exec and Compose of containers made while "
+    "granted are refused") {
+  FixtureRoot machine;
+  two_amd_instinct(machine);
+  tool({"cdi", "generate", "--root", machine.str()});
+  Docker26 docker(machine, "web");
+  docker.import_busybox("img");
+  tool({"grant", "web", "--device", kDri, "--root", machine.str()});
+
+  ran(docker, docker.docker({"create", "--name", "held", "--device", kDri, "img", "sh", "-c", kShow}));
+  const auto first = docker.docker({"start", "-a", "held"});
+  ran(docker, first);
+  CHECK(first.out == "e2:80\n");  // 226:128, seen by the container's own command
+  ran(docker, docker.docker({"run", "-d", "--name", "busy", "--device", kDri, "img", "sleep", "600"}));
+  ran(docker, docker.docker({"exec", "busy", "true"}));
+  FixtureRoot project;
+  project.write("/compose.yaml", "services:\n  gpu:\n    image: img\n    command: [\"sh\", \"-c\", \"" + kShow +
+                                     "\"]\n    network_mode: none\n    devices: [\"" + kDri + "\"]\n");
+  ran(docker, docker.docker({"compose", "-p", "rgpu", "up", "-d"}, project.str()));
+
+  tool({"revoke", "web", "--device", kDri, "--root", machine.str()});
+  const std::string lacks = "has no grant for " + kDri +
+                            "; an operator can grant it with: rediacc-gpu grant web --device " + kDri +
+                            "; or recreate the container without it";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"start", "held"}, {"restart", "held"}, {"exec", "busy", "true"}}) {
+    INFO(args.front());
+    const auto r = docker.docker(args);
+    refused_by_gate(docker, r, "of repository \"web\" was made with what a new container would be refused now");
+    CHECK_THAT(r.err, Catch::Contains(lacks));
+  }
+  refused_by_gate(docker, docker.docker({"start", "held"}), "container \"/held\"");
+  ran(docker, docker.docker({"rename", "held", "renamed"}));
+  refused_by_gate(docker, docker.docker({"start", "renamed"}), "container \"/renamed\"");
+  refused_by_gate(docker, docker.docker({"update", "--restart", "always", "renamed"}), lacks);
+  ran(docker, docker.docker({"update", "--restart", "no", "renamed"}));  // stopping nothing from starting is no door
+  refused_by_gate(docker, docker.docker({"compose", "-p", "rgpu", "restart"}, project.str()), lacks);
+  refused_by_gate(docker, docker.docker({"compose", "-p", "rgpu", "up", "-d"}, project.str()), lacks);
+  // A running container keeps the device cgroup it started with until it stops (docs/gate-limits.md);
+  // once stopped it does not come back.
+  ran(docker, docker.docker({"stop", "-t", "0", "busy"}));
+  refused_by_gate(docker, docker.docker({"start", "busy"}), lacks);
+
+  // Granted again, the same containers start: the grant in force decides, not the one at create.
+  tool({"grant", "web", "--device", kDri, "--root", machine.str()});
+  const auto again = docker.docker({"start", "-a", "renamed"});
+  ran(docker, again);
+  CHECK(again.out == "e2:80\n");
+}
+
+TEST_CASE(
+    "docker26: a fork, a copied data-root behind another repository's plugin, starts none of its parent's devices") {
+  FixtureRoot machine;
+  two_amd_instinct(machine);
+  tool({"cdi", "generate", "--root", machine.str()});
+  tool({"grant", "alpha", "--device", kDri, "--root", machine.str()});
+  FixtureRoot copy;
+  {
+    Docker26Options alpha_options;
+    alpha_options.repo = "alpha";
+    Docker26 alpha(machine, alpha_options);
+    alpha.import_busybox("img");
+    ran(alpha, alpha.docker({"create", "--name", "held", "--device", kDri, "img", "sh", "-c", kShow}));
+    ran(alpha, alpha.docker({"create", "--name", "plain", "img", "true"}));
+    ran(alpha, alpha.docker({"start", "-a", "held"}));
+    const auto copied = run_program("/bin/cp", {"-a", alpha.data_root() + "/.", copy.str()});
+    REQUIRE(copied.exit_code == 0);
+  }
+  Docker26Options beta_options;
+  beta_options.repo = "beta";
+  beta_options.data_from = copy.str();
+  Docker26 beta(machine, beta_options);
+  for (const char* verb : {"start", "restart"}) {
+    refused_by_gate(beta, beta.docker({verb, "held"}), "container \"/held\" (");
+    refused_by_gate(beta, beta.docker({verb, "held"}), "repository \"beta\" has no grant for " + kDri);
+  }
+  ran(beta, beta.docker({"start", "plain"}));  // what attaches nothing still runs in the fork
+  CHECK_THAT(beta.plugin_log(), Catch::Contains("refused repo=beta route=\"POST /v1.45/containers/held/start\""));
+}

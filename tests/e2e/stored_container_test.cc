@@ -1,0 +1,108 @@
+// A container that already exists is judged again when it starts, through a real dockerd 20.10:
+// its stored hostconfig.json, edited while the daemon was stopped (what a fork, a restored backup
+// or anything that writes the data-root can do), is refused as a create would be.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/docker_daemon.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+void refused_by_plugin(const RunResult& r, const std::string& plugin, const std::string& words) {
+  INFO(r.out << r.err);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, Catch::Contains("authorization denied by plugin " + plugin + ": refused: "));
+  CHECK_THAT(r.err, Catch::Contains(words));
+}
+
+void ran(const RunResult& r, const std::string& log) {
+  INFO(r.out << r.err << log);
+  CHECK(r.exit_code == 0);
+}
+
+std::string trimmed(std::string s) {
+  s.erase(s.find_last_not_of("\n") + 1);
+  return s;
+}
+
+void edit_host_config(const fs::path& data_root, const std::string& id, const std::function<void(json&)>& edit) {
+  const fs::path file = data_root / "containers" / id / "hostconfig.json";
+  json config = json::parse(slurp(file));
+  edit(config);
+  std::ofstream(file) << config.dump();
+}
+
+}  // namespace
+
+TEST_CASE("e2e: containers whose stored configuration was edited to carry hardware are refused at start and restart") {
+  FixtureRoot machine;
+  two_nvidia_datacenter(machine, true);
+  FixtureRoot place;  // the daemon's data-root, socket and log, kept across its restart
+  const std::string name = unique_name("rgpu-e2e-stored");
+  const std::vector<std::string> edited = {"device", "privileged", "unmasked", "rules", "caps"};
+  std::map<std::string, std::string> ids;
+  {
+    PluginProcess plugin(name, "web", machine.str(), DockerDaemon::host_in(place.path()));
+    DockerDaemon daemon({"--authorization-plugin=" + plugin.name()}, place.path());
+    daemon.import_busybox("img");
+    for (const std::string& c : edited) {
+      REQUIRE(daemon.docker({"create", "--name", c, "img", "true"}).exit_code == 0);
+      ids[c] = trimmed(daemon.docker({"inspect", "-f", "{{.Id}}", c}).out);
+    }
+    REQUIRE(daemon.docker({"create", "--name", "clean", "img", "true"}).exit_code == 0);
+    const std::string clean_id = trimmed(daemon.docker({"inspect", "-f", "{{.Id}}", "clean"}).out);
+    // A name, a short ID prefix and a full ID: dockerd resolves each for the plugin as for the start.
+    for (const std::string& how : {std::string("clean"), clean_id.substr(0, 7), clean_id})
+      ran(daemon.docker({"start", how}), plugin.log());
+  }
+  // Edited while the daemon is stopped, as a copied or restored data-root would be.
+  const auto data = place.path() / "data";
+  edit_host_config(data, ids["device"], [](json& c) {
+    c["Devices"] = json::array(
+        {{{"PathOnHost", "/dev/null"}, {"PathInContainer", "/dev/dri/renderD128"}, {"CgroupPermissions", "rwm"}}});
+  });
+  edit_host_config(data, ids["privileged"], [](json& c) { c["Privileged"] = true; });
+  edit_host_config(data, ids["unmasked"], [](json& c) { c["MaskedPaths"] = json::array(); });
+  edit_host_config(data, ids["rules"], [](json& c) { c["DeviceCgroupRules"] = {"c 226:* rwm"}; });
+  edit_host_config(data, ids["caps"], [](json& c) { c["CapAdd"] = {"SYS_ADMIN"}; });
+  {
+    PluginProcess plugin(name, "web", machine.str(), DockerDaemon::host_in(place.path()));
+    DockerDaemon daemon({"--authorization-plugin=" + plugin.name()}, place.path());
+    ran(daemon.docker({"start", "clean"}), plugin.log());
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"device", "raw device \"/dev/null\""},
+        {"privileged", "--privileged"},
+        {"unmasked", "MaskedPaths no longer mask /proc/asound"},
+        {"rules", "device cgroup rules"},
+        {"caps", "capability CAP_SYS_ADMIN"},
+    };
+    for (const auto& [c, words] : cases) {
+      INFO(c);
+      for (const char* verb : {"start", "restart"}) {
+        const auto r = daemon.docker({verb, c});
+        refused_by_plugin(r, plugin.name(),
+                          "container \"/" + c + "\" (" + ids[c].substr(0, 12) + ") of repository \"web\"");
+        CHECK_THAT(r.err, Catch::Contains(words));
+      }
+    }
+    CHECK_THAT(plugin.log(), Catch::Contains("refused repo=web route=\"POST /v1.41/containers/device/start\""));
+  }
+  // A plugin that was not told the repository's daemon cannot judge a start: it refuses, and says
+  // where the daemon's address goes.
+  PluginProcess blind(name, "web", machine.str(), "");
+  DockerDaemon daemon({"--authorization-plugin=" + blind.name()}, place.path());
+  refused_by_plugin(daemon.docker({"start", "clean"}), blind.name(),
+                    "was started without --docker-host, so it cannot see what the container attaches; set "
+                    "REDIACC_GPU_DOCKER_HOST=unix:///PATH/docker.sock in /etc/rediacc/gpu/plugins/web.env");
+  CHECK_THAT(blind.log(), Catch::Contains("warning: no --docker-host"));
+}
