@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "admission/grant_views.h"
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_index.h"
 #include "cdi-gen/spec_writer.h"
@@ -30,12 +31,31 @@ int run_generate(const GlobalOptions& global) {
     print_warnings(report->warnings);
     return report_failure(changes.error());
   }
+  auto views = admission::refresh_views(fs, sink);
+  if (!views) {
+    print_warnings(report->warnings);
+    return report_failure(views.error());
+  }
+  changes->insert(changes->end(), views->begin(), views->end());
   attach_cdi_names(fs, *report);
   print_warnings(report->warnings);
   auto recorded = probe::record_inventory(fs, sink, report->inventory);
   if (!recorded) return report_failure(recorded.error());
   changes->push_back(*recorded);
   for (const auto& c : *changes) std::cout << to_string(c.kind) << " " << fs.host_path(c.target).string() << "\n";
+  return kExitOk;
+}
+
+// What the path unit runs when /etc/cdi or the grants change.
+int run_views(const GlobalOptions& global) {
+  RootFs fs(global.root);
+  MachineFileSink sink(fs);
+  auto changes = admission::refresh_views(fs, sink);
+  if (!changes) return report_failure(changes.error());
+  for (const auto& c : *changes) {
+    if (c.kind != Change::Kind::unchanged)
+      std::cout << to_string(c.kind) << " " << fs.host_path(c.target).string() << "\n";
+  }
   return kExitOk;
 }
 
@@ -68,10 +88,15 @@ Runner attach_cdi(CLI::App& sub, GlobalOptions& global) {
   add_root_option(*generate, global);
   CLI::App* list = sub.add_subcommand("list", "List every CDI name the specs in /etc/cdi define, with its file.");
   add_root_option(*list, global);
+  CLI::App* views = sub.add_subcommand(
+      "views", "Rebuild each repository's CDI view (/var/lib/rediacc/gpu/cdi/REPO: the names it holds) from /etc/cdi.");
+  add_root_option(*views, global);
   auto output = std::make_shared<std::string>("table");
   list->add_option("-o,--output", *output, "Output format: table or json")->check(CLI::IsMember({"table", "json"}));
-  return
-      [&global, generate, output] { return generate->parsed() ? run_generate(global) : run_cdi_list(global, *output); };
+  return [&global, generate, views, output] {
+    if (generate->parsed()) return run_generate(global);
+    return views->parsed() ? run_views(global) : run_cdi_list(global, *output);
+  };
 }
 
 }  // namespace rgpu::cli

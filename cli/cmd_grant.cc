@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "admission/grant_store.h"
+#include "admission/grant_views.h"
 #include "cli/command.h"
 #include "cli/probe_machine.h"
 #include "cli/render.h"
@@ -18,6 +19,15 @@ struct GrantFlags {
   std::string output = "table";
 };
 
+// The grants file is written; the daemons' own CDI views follow it (also after an unchanged
+// grant: a view left stale by an earlier failure is mended by doing it again).
+int refreshed_views(const RootFs& fs, FileSink& sink) {
+  auto views = admission::refresh_views(fs, sink);
+  if (views) return kExitOk;
+  return report_failure({"the grants are recorded, but the repositories' CDI views were not updated (" +
+                         views.error().message + "); run rediacc-gpu cdi views once that is fixed"});
+}
+
 int run_grant(const GlobalOptions& global, const GrantFlags& f) {
   RootFs fs(global.root);
   auto repo = repo_of(fs, f.repo);
@@ -26,6 +36,7 @@ int run_grant(const GlobalOptions& global, const GrantFlags& f) {
   auto outcome = admission::add_grant(fs, sink, cdi::read_spec_index(fs), *repo, f.device, f.exclusive,
                                       std::chrono::system_clock::now());
   if (!outcome) return report_failure(outcome.error());
+  if (auto views = refreshed_views(fs, sink); views != kExitOk) return views;
   for (const auto& w : outcome->warnings) std::cerr << "warning: " << w << "\n";
   if (outcome->change.kind == Change::Kind::unchanged) {
     std::cout << *repo << " already holds " << f.device << (f.exclusive ? " exclusively" : "") << "\n";
@@ -42,6 +53,7 @@ int run_revoke(const GlobalOptions& global, const GrantFlags& f) {
   MachineFileSink sink(fs);
   auto change = admission::remove_grant(fs, sink, *repo, f.device);
   if (!change) return report_failure(change.error());
+  if (auto views = refreshed_views(fs, sink); views != kExitOk) return views;
   if (change->kind == Change::Kind::unchanged) {
     // Idempotent (exit 0), but a mistyped name should not look like success: say what it holds.
     std::string held;

@@ -25,7 +25,8 @@ constexpr Command kCommands[] = {
      "rediacc-gpu list -o json | jq '.gpus[].name'"},
     {"cdi", "Generate rediacc.io CDI specs, or list every CDI name of this machine.", attach_cdi,
      "rediacc-gpu cdi list\n"
-     "rediacc-gpu cdi generate"},
+     "rediacc-gpu cdi generate\n"
+     "rediacc-gpu cdi views"},
     {"grant", "Grant one exact CDI name to one repository.", attach_grant,
      "rediacc-gpu grant team-a --device nvidia.com/gpu=0\n"
      "rediacc-gpu grant ml --device rediacc.io/amd=gpu1 --exclusive"},

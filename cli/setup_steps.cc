@@ -2,6 +2,7 @@
 
 #include <boost/process/search_path.hpp>
 
+#include "admission/grant_views.h"
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
 #include "cli/probe_machine.h"
@@ -187,6 +188,14 @@ bool any_change(const Changes& changes) {
   return false;
 }
 
+// After every spec is written: each repository's view follows /etc/cdi and the grants.
+Result<std::string> step_views(SetupContext& ctx) {
+  auto changes = admission::refresh_views(ctx.fs, ctx.sink);
+  if (!changes) return tl::unexpected(changes.error());
+  ctx.changes = *changes;
+  return std::string(any_change(ctx.changes) ? "written" : "unchanged");
+}
+
 Result<void> run_all(SetupContext& ctx, const std::vector<Argv>& commands) {
   for (const auto& argv : commands) {
     auto ran = installers::run_step(ctx.act, argv, std::chrono::seconds(120));
@@ -207,6 +216,13 @@ Result<std::string> step_units(SetupContext& ctx) {
   if (auto ok = write_unless_packaged(ctx, units::plugin_units(options), units::plugin_units(as_packaged)); !ok) {
     return tl::unexpected(ok.error());
   }
+  auto views = units::view_units(options);
+  if (auto ok = write_all(ctx, {views.front()}); !ok) return tl::unexpected(ok.error());
+  views.erase(views.begin());
+  auto views_packaged = units::view_units(as_packaged);
+  views_packaged.erase(views_packaged.begin());
+  if (auto ok = write_unless_packaged(ctx, views, views_packaged); !ok) return tl::unexpected(ok.error());
+  enable.push_back(units::kViewsPathUnit);
   if (ctx.nvidia_wanted) {
     if (auto ok = write_all(ctx, units::nvidia_units(options)); !ok) return tl::unexpected(ok.error());
     enable.push_back(units::kNvidiaSpecUnit);
@@ -247,6 +263,7 @@ const std::vector<SetupStep>& setup_steps() {
       {"NVIDIA Container Toolkit", step_toolkit},
       {"NVIDIA CDI spec", step_nvidia_spec},
       {"rediacc.io CDI specs", step_our_specs},
+      {"repository CDI views", step_views},
       {"systemd units and udev rule", step_units},
       {"inventory", step_inventory},
   };

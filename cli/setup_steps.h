@@ -1,7 +1,7 @@
 #pragma once
-// The steps of `setup`, in order: probe, NVIDIA toolkit, NVIDIA spec, our specs, units,
-// inventory. Each returns a one-line outcome and appends what it changed (or, in a dry run,
-// would change) to the context.
+// The steps of `setup`, in order: probe, NVIDIA toolkit, NVIDIA spec, our specs, the
+// repositories' CDI views, units, inventory. Each returns a one-line outcome and appends what it changed (or, in a dry
+// run, would change) to the context.
 
 #include <string>
 #include <vector>
@@ -41,7 +41,7 @@ struct SetupStep {
   Result<std::string> (*run)(SetupContext& ctx);
 };
 
-/// The six steps, in the order they must run.
+/// The steps, in the order they must run.
 const std::vector<SetupStep>& setup_steps();
 
 }  // namespace rgpu::cli

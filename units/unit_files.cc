@@ -44,7 +44,7 @@ std::vector<UnitFile> nvidia_units(const UnitOptions& o) {
                               "# The NVIDIA spec mounts /run/nvidia-persistenced/socket into containers. Binding the\n"
                               "# directory, not the socket, carries a restart of nvidia-persistenced through.\n"
                               "[Unit]\nAfter=nvidia-persistenced.service\n\n[Service]\n"
-                              "BindReadOnlyPaths=-/run/nvidia-persistenced\nBindReadOnlyPaths=-/etc/cdi\n"
+                              "BindReadOnlyPaths=-/run/nvidia-persistenced\n"
                               "BindReadOnlyPaths=-/usr/bin/nvidia-cdi-hook\n";
   return {{"/etc/systemd/system/" + std::string(kNvidiaSpecUnit), spec_unit},
           {dropin_dir(o.repo_daemon_unit) + "/50-rediacc-gpu.conf", daemon_dropin}};
@@ -66,6 +66,28 @@ std::vector<UnitFile> plugin_units(const UnitOptions& o) {
                               "ProtectHome=yes\nPrivateTmp=yes\nPrivateNetwork=yes\n";
   return {{"/etc/systemd/system/" + std::string(kPluginSocketUnit), socket},
           {"/etc/systemd/system/" + std::string(kPluginServiceUnit), service}};
+}
+
+std::vector<UnitFile> view_units(const UnitOptions& o) {
+  const std::string view = std::string(state::kStateDir) + "/cdi/%i";
+  std::string dropin = std::string(kSetupHeader) +
+                       "# The repository's own CDI view is its daemon's /etc/cdi: only the names the repository\n"
+                       "# holds, so dockerd cannot resolve another at a start, a restore or in a fork. The view\n"
+                       "# directory is bound, not its files: rediacc-gpu rewrites them inside it, never replaces it.\n"
+                       "[Service]\nExecStartPre=+/bin/mkdir -p " +
+                       view + "\nBindReadOnlyPaths=" + view + ":/etc/cdi\n";
+  std::string path = header(o) +
+                     "[Unit]\nDescription=Rebuild the repositories' CDI views when /etc/cdi or the grants change\n\n"
+                     "[Path]\nPathChanged=/etc/cdi\nPathChanged=" +
+                     std::string(state::kConfigDir) + "/grants.json\nUnit=" + kViewsServiceUnit +
+                     "\n\n[Install]\nWantedBy=paths.target\n";
+  std::string service = header(o) +
+                        "[Unit]\nDescription=Rebuild the repositories' CDI views from /etc/cdi and the grants\n\n"
+                        "[Service]\nType=oneshot\nExecStart=" +
+                        o.tool_path + " cdi views\n";
+  return {{dropin_dir(o.repo_daemon_unit) + "/60-rediacc-gpu-cdi-view.conf", dropin},
+          {"/etc/systemd/system/" + std::string(kViewsPathUnit), path},
+          {"/etc/systemd/system/" + std::string(kViewsServiceUnit), service}};
 }
 
 std::vector<UnitFile> hotplug_units(const UnitOptions& o) {
@@ -102,6 +124,8 @@ std::vector<UnitFile> packaged_units(const std::string& tool_path) {
   auto files = hotplug_units(o);
   auto plugin = plugin_units(o);
   files.insert(files.end(), plugin.begin(), plugin.end());
+  auto views = view_units(o);
+  files.insert(files.end(), views.begin() + 1, views.end());  // the drop-in names the machine's daemon unit
   for (auto& f : files) f.path = vendor_path(f.path);
   return files;
 }

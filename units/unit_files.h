@@ -25,6 +25,8 @@ inline constexpr const char* kRefreshUnit = "rediacc-gpu-refresh.service";
 inline constexpr const char* kPluginSocketUnit = "rediacc-gpu-authz@.socket";
 inline constexpr const char* kPluginServiceUnit = "rediacc-gpu-authz@.service";
 inline constexpr const char* kNvidiaSpecPath = "/etc/cdi/nvidia.yaml";
+inline constexpr const char* kViewsPathUnit = "rediacc-gpu-views.path";
+inline constexpr const char* kViewsServiceUnit = "rediacc-gpu-views.service";
 
 /// nvidia-cdi-refresh pointed at /etc/cdi/nvidia.yaml (and WSL mode under WSL): our environment
 /// file, and a drop-in that reads it after the package's own, so ours wins and survives the
@@ -43,6 +45,13 @@ std::vector<UnitFile> nvidia_units(const UnitOptions& options);
 /// needs only --authorization-plugin=rediacc-gpu-REPO, and the socket exists before either starts.
 /// Enabled per repository: systemctl enable --now rediacc-gpu-authz@REPO.socket.
 std::vector<UnitFile> plugin_units(const UnitOptions& options);
+
+/// Each repository's daemon reads its own CDI view as /etc/cdi: a drop-in for the repository
+/// daemons' template that binds /var/lib/rediacc/gpu/cdi/%i read-only over /etc/cdi in the
+/// daemon's mount namespace (made empty first when missing); and a path unit that rebuilds every
+/// view when a spec in /etc/cdi or the grants file changes (nvidia-cdi-refresh, our boot unit,
+/// a hand edit), with the oneshot service it starts.
+std::vector<UnitFile> view_units(const UnitOptions& options);
 
 /// Our specs and the inventory regenerated when a render node appears or disappears: a oneshot
 /// service and the udev rule that starts it.

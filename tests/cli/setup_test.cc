@@ -204,7 +204,8 @@ TEST_CASE("setup: what it keeps for itself is in /var/lib/rediacc/gpu, and the d
     kept.push_back(e.path().filename().string());
   }
   std::sort(kept.begin(), kept.end());
-  CHECK(kept == std::vector<std::string>{"nvidia-spec.owned", "setup.lock"});
+  // grants.lock: the views step reads the grants under the lock grant and revoke take.
+  CHECK(kept == std::vector<std::string>{"grants.lock", "nvidia-spec.owned", "setup.lock"});
   std::vector<std::string> config;
   for (const auto& e : fs::directory_iterator(root.host("/etc/rediacc/gpu"))) {
     config.push_back(e.path().filename().string());
@@ -337,8 +338,8 @@ TEST_CASE("setup: progress shows each step with its outcome and duration") {
   FakeTools fakes;
   auto r = setup(root, fakes, "auto");
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Matches("(.|\n)*\\[1/6\\] probe \\.\\.\\. 1 GPU, platform native [0-9.]+s\n(.|\n)*"));
-  CHECK_THAT(r.out, Catch::Contains("[6/6] inventory ... "));
+  CHECK_THAT(r.out, Catch::Matches("(.|\n)*\\[1/7\\] probe \\.\\.\\. 1 GPU, platform native [0-9.]+s\n(.|\n)*"));
+  CHECK_THAT(r.out, Catch::Contains("[7/7] inventory ... "));
 }
 
 TEST_CASE("setup: -o json is one object: each step's outcome, duration and changes, and whether anything changed") {
@@ -356,7 +357,7 @@ TEST_CASE("setup: -o json is one object: each step's outcome, duration and chang
   CHECK(one["ok"] == true);
   CHECK(one["changed"] == true);
   CHECK(one["root"] == root.str());
-  REQUIRE(one["steps"].size() == 6);
+  REQUIRE(one["steps"].size() == 7);
   CHECK(one["steps"][0]["step"] == "probe");
   CHECK(one["steps"][0]["seconds"].is_number());
   CHECK(one["steps"][2]["outcome"] == "written");
@@ -417,14 +418,15 @@ TEST_CASE("setup: every unit written passes systemd-analyze verify") {
   fs::create_directories(root.host("/lib/systemd"));
   fs::copy("/lib/systemd/system", root.host("/lib/systemd/system"),
            fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  for (const char* program : {"/bin/true", "/usr/bin/nvidia-ctk", "/usr/bin/rediacc-gpu"}) {
+  for (const char* program : {"/bin/true", "/bin/mkdir", "/usr/bin/nvidia-ctk", "/usr/bin/rediacc-gpu"}) {
     root.write(program, "#!/bin/sh\n");
     fs::permissions(root.host(program), fs::perms::owner_all);
   }
   auto r = run_program("/usr/bin/systemd-analyze",
                        {"verify", "--root=" + root.str(), "rediacc-gpu-nvidia-spec.service",
                         "rediacc-gpu-refresh.service", "nvidia-cdi-refresh.service", "rediacc-docker@repo1.service",
-                        "rediacc-gpu-authz@repo1.socket", "rediacc-gpu-authz@repo1.service"});
+                        "rediacc-gpu-authz@repo1.socket", "rediacc-gpu-authz@repo1.service",
+                        "rediacc-gpu-views.path", "rediacc-gpu-views.service"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());
@@ -445,7 +447,7 @@ TEST_CASE("setup: a real run on this machine's own root, in a throwaway overlay 
                         "--install-nvidia-toolkit", "auto"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("[1/6] probe ... ") && Catch::Contains("[6/6] inventory"));
+  CHECK_THAT(r.out, Catch::Contains("[1/7] probe ... ") && Catch::Contains("[7/7] inventory"));
   CHECK_THAT(r.out, Catch::Contains("\nwrote /var/lib/rediacc/gpu/"));  // the lock, at least: it ran as root's
   for (std::size_t i = 0; i < watched.size(); ++i) {
     INFO(watched[i]);

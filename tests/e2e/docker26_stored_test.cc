@@ -118,3 +118,36 @@ TEST_CASE(
   ran(beta, beta.docker({"start", "plain"}));  // what attaches nothing still runs in the fork
   CHECK_THAT(beta.plugin_log(), Catch::Contains("refused repo=beta route=\"POST /v1.45/containers/held/start\""));
 }
+
+// The second layer alone: a daemon with no plugin whose /etc/cdi is the repository's view, as
+// the drop-in setup writes binds it. dockerd itself resolves only the names the repository holds.
+TEST_CASE("docker26: a daemon reading its repository's view resolves only held names, following grants as it runs") {
+  FixtureRoot machine;
+  two_amd_instinct(machine);
+  tool({"cdi", "generate", "--root", machine.str()});
+  tool({"grant", "web", "--device", kDri, "--root", machine.str()});
+  Docker26Options options;
+  options.plugin = false;
+  options.cdi_dir = machine.host("/var/lib/rediacc/gpu/cdi/web").string();
+  Docker26 docker(machine, options);
+  docker.import_busybox("img");
+
+  const auto seen = docker.docker({"run", "--rm", "--device", kDri, "img", "sh", "-c", kShow});
+  ran(docker, seen);
+  CHECK(seen.out == "e2:80\n");
+  const std::string other = "rediacc.io/dri=renderD129";
+  const auto unresolved = docker.docker({"run", "--rm", "--device", other, "img", "true"});
+  INFO(unresolved.err);
+  CHECK(unresolved.exit_code != 0);
+  CHECK_THAT(unresolved.err, Catch::Contains("unresolvable CDI devices " + other));
+  ran(docker, docker.docker({"create", "--name", "held", "--device", kDri, "img", "sh", "-c", kShow}));
+
+  // Grants change while the daemon runs: the view's files are rewritten inside the bound directory.
+  tool({"grant", "web", "--device", other, "--root", machine.str()});
+  ran(docker, docker.docker({"run", "--rm", "--device", other, "img", "true"}));
+  tool({"revoke", "web", "--device", kDri, "--root", machine.str()});
+  const auto revoked = docker.docker({"start", "-a", "held"});
+  INFO(revoked.out << revoked.err);
+  CHECK(revoked.exit_code != 0);
+  CHECK_THAT(revoked.err, Catch::Contains("unresolvable CDI devices " + kDri));
+}
