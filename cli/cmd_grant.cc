@@ -3,11 +3,13 @@
 #include <chrono>
 #include <iostream>
 
+#include "admission/container_devices.h"
 #include "admission/grant_store.h"
 #include "admission/grant_views.h"
 #include "cli/command.h"
 #include "cli/probe_machine.h"
 #include "cli/render.h"
+#include "core/docker_client.h"
 
 namespace rgpu::cli {
 namespace {
@@ -17,6 +19,8 @@ struct GrantFlags {
   std::string device;
   bool exclusive = false;
   std::string output = "table";
+  std::string docker_host;  ///< revoke: the repository's daemon, where containers using the name are found
+  bool stop = false;        ///< revoke: stop them and keep them stopped
 };
 
 // The grants file is written; the daemons' own CDI views follow it (also after an unchanged
@@ -46,6 +50,34 @@ int run_grant(const GlobalOptions& global, const GrantFlags& f) {
   return kExitOk;
 }
 
+// A revoke applies at the next request: these containers are refused at their next start, and a
+// running one keeps the device cgroup it started with until it stops.
+int report_containers(const RootFs& fs, const std::string& repo, const GrantFlags& f) {
+  const std::string host = f.docker_host.empty() ? admission::configured_docker_host(fs, repo) : f.docker_host;
+  if (host.empty()) {
+    std::cout << "Containers made while " << repo << " held it are refused at their next start; a running one keeps "
+              << "the device until it stops (pass --docker-host to list them).\n";
+    return f.stop ? report_failure({"--stop needs the repository's daemon: pass --docker-host unix:///PATH"}) : kExitOk;
+  }
+  auto socket = docker_socket(host);
+  auto holding = socket ? admission::containers_with_devices(*socket) : tl::unexpected(socket.error());
+  if (!holding)
+    return report_failure({"the grant is revoked, but its containers could not be listed: " + holding.error().message});
+  int status = kExitOk;
+  for (const auto& c : *holding) {
+    if (std::find(c.cdi_names.begin(), c.cdi_names.end(), f.device) == c.cdi_names.end()) continue;
+    std::string state = c.running ? "running: it keeps the device until it stops" : "stopped";
+    if (f.stop) {
+      auto stopped = admission::stop_for_good(*socket, c.id);
+      state = stopped ? std::string("stopped now, restart policy no") : "not stopped: " + stopped.error().message;
+      if (!stopped) status = kExitFailure;
+    }
+    std::cout << "container " << c.name << " (" << c.id.substr(0, 12) << ") uses " << f.device << ", " << state
+              << "; it is refused at its next start.\n";
+  }
+  return status;
+}
+
 int run_revoke(const GlobalOptions& global, const GrantFlags& f) {
   RootFs fs(global.root);
   auto repo = repo_of(fs, f.repo);
@@ -64,10 +96,10 @@ int run_revoke(const GlobalOptions& global, const GrantFlags& f) {
     }
     std::cout << change->detail << "; nothing to revoke. "
               << (held.empty() ? "It holds no grant." : "It holds: " + held + ".") << "\n";
-  } else {
-    std::cout << "revoked " << f.device << " from " << *repo << "\n";
+    return kExitOk;
   }
-  return kExitOk;
+  std::cout << "revoked " << f.device << " from " << *repo << "\n";
+  return report_containers(fs, *repo, f);
 }
 
 // For each grant: other repositories' grants of names that reach the same GPU.
@@ -132,6 +164,10 @@ Runner attach_revoke(CLI::App& sub, GlobalOptions& global) {
   auto f = std::make_shared<GrantFlags>();
   sub.add_option("REPO", f->repo, "Repository, as name or name@machine")->required();
   sub.add_option("--device", f->device, "Exact CDI name granted earlier")->required();
+  sub.add_option("--docker-host", f->docker_host,
+                 "The repository's daemon (unix:///PATH; default: REDIACC_GPU_DOCKER_HOST of "
+                 "/etc/rediacc/gpu/plugins/REPO.env), to list the containers that use the name");
+  sub.add_flag("--stop", f->stop, "Stop those containers and set their restart policy to no");
   return [&global, f] { return run_revoke(global, *f); };
 }
 

@@ -59,7 +59,16 @@ TEST_CASE(
                                      "\"]\n    network_mode: none\n    devices: [\"" + kDri + "\"]\n");
   ran(docker, docker.docker({"compose", "-p", "rgpu", "up", "-d"}, project.str()));
 
-  tool({"revoke", "web", "--device", kDri, "--root", machine.str()});
+  // The revoke names what already holds the name, from the repository's own daemon.
+  const std::string host = "unix://" + docker.root() + "/run/docker.sock";
+  const auto revoke = run_tool({"revoke", "web", "--device", kDri, "--root", machine.str(), "--docker-host", host});
+  INFO(revoke.out << revoke.err);
+  REQUIRE(revoke.exit_code == 0);
+  CHECK_THAT(revoke.out, Catch::Contains("container /held (") &&
+                             Catch::Contains(") uses " + kDri + ", stopped; it is refused at its next start.") &&
+                             Catch::Contains("container /busy (") &&
+                             Catch::Contains("running: it keeps the device until it stops") &&
+                             Catch::Contains("container /rgpu-gpu-1 ("));
   const std::string lacks = "has no grant for " + kDri +
                             "; an operator can grant it with: rediacc-gpu grant web --device " + kDri +
                             "; or recreate the container without it";
@@ -87,6 +96,18 @@ TEST_CASE(
   const auto again = docker.docker({"start", "-a", "renamed"});
   ran(docker, again);
   CHECK(again.out == "e2:80\n");
+
+  // revoke --stop stops a running holder and keeps it from coming back on its restart policy.
+  ran(docker,
+      docker.docker({"run", "-d", "--restart", "always", "--name", "daemon", "--device", kDri, "img", "sleep", "600"}));
+  const auto stopping =
+      run_tool({"revoke", "web", "--device", kDri, "--root", machine.str(), "--docker-host", host, "--stop"});
+  INFO(stopping.out << stopping.err);
+  CHECK(stopping.exit_code == 0);
+  CHECK_THAT(stopping.out, Catch::Contains("container /daemon (") && Catch::Contains("stopped now, restart policy no"));
+  const auto state =
+      docker.docker({"inspect", "-f", "{{.State.Running}} {{.HostConfig.RestartPolicy.Name}}", "daemon"});
+  CHECK(state.out == "false no\n");
 }
 
 TEST_CASE(

@@ -1,0 +1,100 @@
+#include "admission/container_devices.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/docker_client.h"
+#include "core/state_paths.h"
+
+namespace rgpu::admission {
+namespace {
+
+// The daemon's JSON answer; null for a 404 (a container removed between the list and its inspect).
+Result<nlohmann::json> get_json(const std::string& socket, const std::string& target) {
+  auto reply = docker_call(socket, "GET", target);
+  if (!reply) return tl::unexpected(reply.error());
+  if (reply->status == 404) return nlohmann::json();
+  if (reply->status != 200)
+    return fail("the Docker daemon at " + socket + " answered HTTP " + std::to_string(reply->status) + " to GET " +
+                target + ": " + reply->body);
+  auto doc = nlohmann::json::parse(reply->body, nullptr, false);
+  if (doc.is_discarded()) return fail("the Docker daemon at " + socket + " answered GET " + target + " with no JSON");
+  return doc;
+}
+
+std::vector<std::string> cdi_names_of(const nlohmann::json& inspect) {
+  std::vector<std::string> out;
+  const auto hc = inspect.find("HostConfig");
+  if (hc == inspect.end() || !hc->is_object()) return out;
+  const auto requests = hc->find("DeviceRequests");
+  if (requests == hc->end() || !requests->is_array()) return out;
+  for (const auto& r : *requests) {
+    if (!r.is_object() || r.value("Driver", std::string()) != "cdi") continue;
+    if (const auto ids = r.find("DeviceIDs"); ids != r.end() && ids->is_array()) {
+      for (const auto& id : *ids) {
+        if (id.is_string()) out.push_back(id.get<std::string>());
+      }
+    }
+  }
+  return out;
+}
+
+Result<void> post(const std::string& socket, const std::string& target, const std::string& body,
+                  std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  auto reply = docker_call(socket, "POST", target, body, timeout);
+  if (!reply) return tl::unexpected(reply.error());
+  // 304: already stopped.
+  if (reply->status >= 300 && reply->status != 304)
+    return fail("the Docker daemon at " + socket + " refused POST " + target + " (HTTP " +
+                std::to_string(reply->status) + "): " + reply->body);
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<StoredContainer>> containers_with_devices(const std::string& socket) {
+  auto list = get_json(socket, "/containers/json?all=1");
+  if (!list) return tl::unexpected(list.error());
+  std::vector<StoredContainer> out;
+  if (!list->is_array()) return out;
+  for (const auto& summary : *list) {
+    if (!summary.is_object()) continue;
+    const std::string id = summary.value("Id", std::string());
+    if (id.empty()) continue;
+    auto inspect = get_json(socket, "/containers/" + escaped_segment(id) + "/json");
+    if (!inspect) return tl::unexpected(inspect.error());
+    if (!inspect->is_object()) continue;
+    auto names = cdi_names_of(*inspect);
+    if (names.empty()) continue;
+    const auto state = inspect->find("State");
+    const bool running = state != inspect->end() && state->is_object() && state->value("Running", false);
+    out.push_back({id, inspect->value("Name", std::string()), running, std::move(names)});
+  }
+  return out;
+}
+
+Result<void> stop_for_good(const std::string& socket, const std::string& id) {
+  const std::string at = "/containers/" + escaped_segment(id);
+  if (auto ok = post(socket, at + "/update", R"({"RestartPolicy":{"Name":"no"}})"); !ok) return ok;
+  // dockerd waits its stop timeout (10 s by default) before it kills a process that ignores SIGTERM.
+  return post(socket, at + "/stop", "", std::chrono::seconds(60));
+}
+
+std::string configured_docker_host(const RootFs& fs, const std::string& repo) {
+  const auto text = fs.read_optional(std::string(state::kPluginEnvDir) + "/" + repo + ".env");
+  if (!text || !*text) return {};
+  const std::string key = std::string(state::kDockerHostVariable) + "=";
+  std::string value;
+  size_t start = 0;
+  while (start <= (*text)->size()) {
+    size_t end = (*text)->find('\n', start);
+    if (end == std::string::npos) end = (*text)->size();
+    const std::string line = (*text)->substr(start, end - start);
+    if (line.starts_with(key)) value = line.substr(key.size());  // the last one wins, as for systemd
+    start = end + 1;
+  }
+  if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+    value = value.substr(1, value.size() - 2);
+  return value;
+}
+
+}  // namespace rgpu::admission

@@ -1,0 +1,33 @@
+#pragma once
+// What a repository's existing containers ask for, read from its daemon: the containers a revoke
+// leaves holding a name (until they stop, and refused at their next start), and how to stop one
+// for good.
+
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "core/root_fs.h"
+
+namespace rgpu::admission {
+
+struct StoredContainer {
+  std::string id;    ///< the full ID
+  std::string name;  ///< "/held", as dockerd names it
+  bool running = false;
+  std::vector<std::string> cdi_names;  ///< the CDI device requests it stores, in order
+};
+
+/// Every container of the daemon at `socket`, running or not, whose stored configuration asks for
+/// a CDI device (GET /containers/json?all=1, then each one's inspect); the others are left out.
+Result<std::vector<StoredContainer>> containers_with_devices(const std::string& socket);
+
+/// Stops the container and keeps it stopped: its restart policy set to "no" first (or the daemon
+/// would start it again), then a stop.
+Result<void> stop_for_good(const std::string& socket, const std::string& id);
+
+/// The repository daemon the plugin of `repo` reads, from /etc/rediacc/gpu/plugins/REPO.env
+/// (REDIACC_GPU_DOCKER_HOST=…); empty when none is configured.
+std::string configured_docker_host(const RootFs& fs, const std::string& repo);
+
+}  // namespace rgpu::admission
