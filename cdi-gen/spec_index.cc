@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace rgpu::cdi {
@@ -27,22 +29,26 @@ bool valid_device_name(std::string_view n) {
   return !n.empty() && alnum(n.front()) && alnum(n.back()) && only(n, "-_.:");
 }
 
-SpecIndex read_spec_index(const RootFs& fs) {
+namespace {
+
+// Like the reference library: only .json and .yaml count, and a name that two files of the same
+// directory define is a conflict that removes it, so it can be neither injected nor granted.
+// `text_of` reads a file by its name in the directory: nothing for one that is no regular file,
+// an error for one that cannot be read.
+template <class TextOf>
+SpecIndex index_files(const std::vector<std::string>& names, std::string_view dir, TextOf text_of) {
   SpecIndex index;
-  auto names = fs.list_dir(kSpecDir);
-  if (!names) {
-    index.problems.push_back({kSpecDir, names.error().message});
-    return index;
-  }
-  // Like the reference library: only .json and .yaml count, and a name that two files of the
-  // same directory define is a conflict that removes it, so it can be neither injected nor granted.
   std::map<std::string, std::vector<IndexedDevice>> by_name;
-  for (const auto& name : *names) {
+  for (const auto& name : names) {
     if (!ends_with(name, ".json") && !ends_with(name, ".yaml")) continue;
-    const std::string path = join_path(kSpecDir, name);
-    if (fs.kind(path) != NodeKind::file) continue;
-    auto text = fs.read_file(path);
-    auto devices = text ? parse_spec(*text, path) : tl::unexpected(text.error());
+    const std::string path = join_path(dir, name);
+    auto text = text_of(name);
+    if (text && !*text) continue;
+    if (!text) {
+      index.problems.push_back({path, text.error().message});
+      continue;
+    }
+    auto devices = parse_spec(**text, path);
     if (!devices) {
       index.problems.push_back({path, devices.error().message});
       continue;
@@ -60,6 +66,39 @@ SpecIndex read_spec_index(const RootFs& fs) {
     }
   }
   return index;
+}
+
+}  // namespace
+
+SpecIndex read_spec_index(const RootFs& fs) {
+  auto names = fs.list_dir(kSpecDir);
+  if (!names) {
+    SpecIndex index;
+    index.problems.push_back({kSpecDir, names.error().message});
+    return index;
+  }
+  return index_files(*names, kSpecDir, [&fs](const std::string& name) -> Result<std::optional<std::string>> {
+    const std::string path = join_path(kSpecDir, name);
+    if (fs.kind(path) != NodeKind::file) return std::nullopt;
+    return fs.read_file(path);
+  });
+}
+
+SpecIndex read_spec_dir(const std::filesystem::path& host_dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(host_dir, ec)) names.push_back(entry.path().filename());
+  std::sort(names.begin(), names.end());
+  return index_files(names, host_dir.string(),
+                     [&host_dir](const std::string& name) -> Result<std::optional<std::string>> {
+                       const auto path = host_dir / name;
+                       std::error_code kind_ec;
+                       if (!std::filesystem::is_regular_file(path, kind_ec)) return std::nullopt;
+                       std::ifstream in(path, std::ios::binary);
+                       std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+                       if (!in.good() && !in.eof()) return fail("cannot read " + path.string());
+                       return std::optional<std::string>(std::move(text));
+                     });
 }
 
 namespace {

@@ -2,6 +2,7 @@
 // The machine's index of CDI names: every device that the spec files in /etc/cdi define, ours,
 // NVIDIA's and anyone's. Grants are checked against it.
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,11 @@ Result<std::vector<IndexedDevice>> parse_spec(std::string_view text, std::string
 /// fails is listed in `problems` and skipped; a name that two files define is a conflict, left
 /// out, with both files listed in `problems`.
 SpecIndex read_spec_index(const RootFs& fs);
+
+/// The same for a spec directory given by its host path, read with the kernel's own path walk:
+/// doctor reads a daemon's /etc/cdi through /proc/PID/root, a link into that daemon's mount
+/// namespace that only the kernel can follow. Its problems name the host paths.
+SpecIndex read_spec_dir(const std::filesystem::path& host_dir);
 
 /// True for a node that belongs to one GPU: a DRM render or card node, /dev/nvidiaN, /dev/dxg,
 /// a MIG capability node /dev/nvidia-caps/nvidia-capN.

@@ -96,7 +96,9 @@ int run_revoke(const GlobalOptions& global, const GrantFlags& f) {
     }
     std::cout << change->detail << "; nothing to revoke. "
               << (held.empty() ? "It holds no grant." : "It holds: " + held + ".") << "\n";
-    return kExitOk;
+    // Revoked earlier: its containers can still be listed and stopped.
+    const bool asked = f.stop || !f.docker_host.empty();
+    return asked ? report_containers(fs, *repo, f) : kExitOk;
   }
   std::cout << "revoked " << f.device << " from " << *repo << "\n";
   return report_containers(fs, *repo, f);

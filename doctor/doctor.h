@@ -21,6 +21,9 @@ Check mig_spec_check(const Facts& facts);
 /// rootless): the one defence left against a bind source swapped for a link after the gate's check.
 Check user_namespaces(const Facts& facts);
 
+/// Each repository daemon reads only its own CDI view; no container holds a revoked name.
+std::vector<Check> repo_daemon_checks(const Facts& facts);
+
 /// Every check of layers 1 to 5, in order.
 std::vector<Check> run_doctor(const Facts& facts);
 

@@ -588,3 +588,38 @@ TEST_CASE("doctor: the container check tells a device seen inside from a silent 
   CHECK_THAT(cli[0].meaning, Catch::Contains("the docker CLI predates CDI"));
   CHECK_THAT(cli[0].decision, Catch::Contains("docker CLI 25 or later"));
 }
+
+TEST_CASE("doctor: a repository daemon that reads the machine's /etc/cdi, or names its repository does not hold, fails") {
+  using namespace std::string_literals;
+  FixtureRoot root;
+  healthy_nvidia(root);
+  REQUIRE(run_tool({"grant", "web", "--device", "rediacc.io/dri=renderD128", "--root", root.str()}).exit_code == 0);
+  root.write("/proc/4242/cmdline", "/usr/sbin/dockerd\0--authorization-plugin=rediacc-gpu-web\0--config-file\0"
+                                   "/etc/rediacc-docker/web.json\0"s);
+  root.write("/proc/4242/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
+  root.write("/etc/rediacc-docker/web.json", R"({"cdi-spec-dirs":["/etc/cdi"]})");
+  // The daemon's root as the kernel shows it through /proc/4242/root: here its own directory
+  // holding what the drop-in binds over its /etc/cdi, the repository's view.
+  fs::create_directories(root.host("/proc/4242/root/etc"));
+  fs::copy(root.host("/var/lib/rediacc/gpu/cdi/web"), root.host("/proc/4242/root/etc/cdi"));
+  auto d = doctor(root);
+  CHECK(d.check("repo-cdi-view")["status"] == "ok");
+  CHECK_THAT(d.check("repo-cdi-view")["observed"].get<std::string>(), Catch::Contains("web (dockerd 4242)"));
+
+  // A spec the repository does not hold in the daemon's directory (a hand copy, another view).
+  fs::copy(root.host("/etc/cdi/nvidia.yaml"), root.host("/proc/4242/root/etc/cdi/nvidia.yaml"));
+  d = doctor(root);
+  expect(d, "repo-cdi-view", 5, "fail", "/var/lib/rediacc/gpu/cdi/REPO");
+  CHECK_THAT(d.check("repo-cdi-view")["observed"].get<std::string>(),
+             Catch::Contains("dockerd 4242 of repository web can resolve in /etc/cdi what it does not hold: "
+                             "nvidia.com/gpu=0") &&
+                 !Catch::Contains("rediacc.io/dri=renderD128,"));
+  CHECK(d.exit_code == 1);
+
+  // No bind at all: the daemon's /etc/cdi is the machine's.
+  fs::remove_all(root.host("/proc/4242/root"));
+  fs::create_directory_symlink(root.path(), root.host("/proc/4242/root"));
+  d = doctor(root);
+  CHECK_THAT(d.check("repo-cdi-view")["observed"].get<std::string>(),
+             Catch::Contains("dockerd 4242 of repository web reads the machine's whole /etc/cdi"));
+}

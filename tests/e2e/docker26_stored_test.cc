@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "tests/support/docker26.h"
 #include "tests/support/fixture_root.h"
@@ -86,6 +87,20 @@ TEST_CASE(
   ran(docker, docker.docker({"update", "--restart", "no", "renamed"}));  // stopping nothing from starting is no door
   refused_by_gate(docker, docker.docker({"compose", "-p", "rgpu", "restart"}, project.str()), lacks);
   refused_by_gate(docker, docker.docker({"compose", "-p", "rgpu", "up", "-d"}, project.str()), lacks);
+  // doctor asks the daemon its plugin's environment file names, and lists what still holds the name.
+  machine.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=" + host + "\n");
+  const auto checked = run_tool({"doctor", "-o", "json", "--root", machine.str()});
+  nlohmann::json stale;
+  for (const auto& c : nlohmann::json::parse(checked.out)) {
+    if (c["id"] == "stale-device-containers") stale = c;
+  }
+  INFO(checked.out);
+  REQUIRE_FALSE(stale.is_null());
+  CHECK(stale["status"] == "fail");
+  CHECK(stale["layer"] == 5);
+  CHECK_THAT(stale["observed"].get<std::string>(), Catch::Contains("web: /busy (") &&
+                                                       Catch::Contains(", running) uses " + kDri) &&
+                                                       Catch::Contains("web: /renamed ("));
   // A running container keeps the device cgroup it started with until it stops (docs/gate-limits.md);
   // once stopped it does not come back.
   ran(docker, docker.docker({"stop", "-t", "0", "busy"}));

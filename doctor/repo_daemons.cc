@@ -1,0 +1,216 @@
+// Layer 5, the repositories' own daemons: that each reads a CDI view of its own (so dockerd
+// itself cannot resolve a name its repository does not hold), and which of their containers still
+// hold a device their repository no longer holds (refused at their next start; a running one
+// keeps the device until it stops).
+
+#include <sys/stat.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "admission/container_devices.h"
+#include "core/docker_client.h"
+#include "core/joined.h"
+#include "core/state_paths.h"
+#include "core/structured_text.h"
+#include "doctor/doctor.h"
+
+namespace rgpu::doctor {
+namespace {
+
+constexpr int kLayer = 5;
+constexpr std::string_view kPluginPrefix = "rediacc-gpu-";
+
+std::optional<nlohmann::json> daemon_config(const Facts& f, const RunningDaemon& d) {
+  const auto text = f.fs.read_optional(d.config_path());
+  if (!text || !*text) return std::nullopt;
+  auto json = parse_json(**text, d.config_path());
+  if (!json || !json->is_object()) return std::nullopt;
+  return *json;
+}
+
+// The repository whose plugin a daemon calls: --authorization-plugin or daemon.json's list.
+std::optional<std::string> plugin_repo(const Facts& f, const RunningDaemon& d) {
+  std::vector<std::string> plugins;
+  for (size_t i = 1; i < d.args.size(); ++i) {
+    if (d.args[i] == "--authorization-plugin" && i + 1 < d.args.size()) plugins.push_back(d.args[i + 1]);
+    if (d.args[i].starts_with("--authorization-plugin=")) plugins.push_back(d.args[i].substr(23));
+  }
+  if (const auto config = daemon_config(f, d); config && config->contains("authorization-plugins")) {
+    for (const auto& p : (*config)["authorization-plugins"]) {
+      if (p.is_string()) plugins.push_back(p.get<std::string>());
+    }
+  }
+  for (const auto& p : plugins) {
+    if (p.starts_with(kPluginPrefix) && p.size() > kPluginPrefix.size()) return p.substr(kPluginPrefix.size());
+  }
+  return std::nullopt;
+}
+
+// What the daemon says it reads (GET /info: CDISpecDirs, API 1.44 and later), when it can be asked.
+std::optional<std::vector<std::string>> reported_spec_dirs(const std::string& host) {
+  auto socket = docker_socket(host);
+  auto reply =
+      socket ? docker_call(*socket, "GET", "/info", "", std::chrono::seconds(5)) : tl::unexpected(socket.error());
+  if (!reply || reply->status != 200) return std::nullopt;
+  const auto info = nlohmann::json::parse(reply->body, nullptr, false);
+  if (!info.is_object() || !info.contains("CDISpecDirs") || !info["CDISpecDirs"].is_array()) return std::nullopt;
+  std::vector<std::string> dirs;
+  for (const auto& dir : info["CDISpecDirs"]) {
+    if (dir.is_string()) dirs.push_back(dir.get<std::string>());
+  }
+  return dirs;
+}
+
+// The spec directories a daemon reads: what it reports, else cdi-spec-dirs of its daemon.json,
+// else Docker's default.
+std::vector<std::string> spec_dirs_of(const Facts& f, const RunningDaemon& d, const std::string& host) {
+  if (!host.empty()) {
+    if (auto reported = reported_spec_dirs(host)) return *reported;
+  }
+  std::vector<std::string> dirs;
+  if (const auto config = daemon_config(f, d); config && config->contains("cdi-spec-dirs")) {
+    for (const auto& dir : (*config)["cdi-spec-dirs"]) {
+      if (dir.is_string()) dirs.push_back(dir.get<std::string>());
+    }
+    return dirs;
+  }
+  return {cdi::kSpecDir, "/var/run/cdi"};
+}
+
+bool same_directory(const std::filesystem::path& a, const std::filesystem::path& b) {
+  struct stat sa {
+  }, sb{};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+bool holds(const Facts& f, const std::string& repo, const std::string& name) {
+  return f.grants && f.grants->find(repo, name);
+}
+
+// One daemon's view, seen as the daemon sees it: through /proc/PID/root, into its mount namespace.
+std::vector<std::string> view_problems(const Facts& f, const RunningDaemon& d, const std::string& repo,
+                                       const std::string& host) {
+  std::vector<std::string> problems;
+  const std::string who = "dockerd " + d.pid + " of repository " + repo;
+  const auto root = f.fs.host_path("/proc/" + d.pid + "/root");
+  for (const auto& dir : spec_dirs_of(f, d, host)) {
+    const auto seen = root / std::filesystem::path(dir).relative_path();
+    if (dir == cdi::kSpecDir && same_directory(seen, f.fs.host_path(cdi::kSpecDir)))
+      problems.push_back(who + " reads the machine's whole /etc/cdi");
+    std::vector<std::string> extra;
+    for (const auto& device : cdi::read_spec_dir(seen).devices) {
+      if (!holds(f, repo, device.qualified_name)) extra.push_back(device.qualified_name);
+    }
+    if (!extra.empty()) problems.push_back(who + " can resolve in " + dir + " what it does not hold: " + joined(extra));
+  }
+  return problems;
+}
+
+// Where doctor asks each repository's daemon: its plugin's environment file, else the --host of a
+// daemon running behind its plugin (a unix socket, reached through that daemon's root).
+std::map<std::string, std::string> repo_daemon_hosts(const Facts& f) {
+  std::map<std::string, std::string> hosts;
+  for (const auto& d : f.daemons) {
+    const auto repo = plugin_repo(f, d);
+    const auto host = d.flag("--host") ? d.flag("--host") : d.flag("-H");
+    if (!repo || !host || !host->starts_with("unix://")) continue;
+    hosts[*repo] = "unix://" + f.fs.host_path("/proc/" + d.pid + "/root").string() + host->substr(7);
+  }
+  if (const auto envs = f.fs.list_dir(state::kPluginEnvDir)) {
+    for (const auto& name : *envs) {
+      if (!name.ends_with(".env")) continue;
+      const std::string repo = name.substr(0, name.size() - 4);
+      if (auto host = admission::configured_docker_host(f.fs, repo); !host.empty()) hosts[repo] = host;
+    }
+  }
+  return hosts;
+}
+
+Check repo_cdi_views(const Facts& f) {
+  const auto hosts = repo_daemon_hosts(f);
+  std::vector<std::string> problems;
+  std::vector<std::string> fine;
+  for (const auto& d : f.daemons) {
+    const auto repo = plugin_repo(f, d);
+    if (!repo) continue;
+    const auto host = hosts.find(*repo);
+    auto found = view_problems(f, d, *repo, host == hosts.end() ? "" : host->second);
+    if (found.empty()) fine.push_back(*repo + " (dockerd " + d.pid + ")");
+    problems.insert(problems.end(), found.begin(), found.end());
+  }
+  if (problems.empty() && fine.empty())
+    return {"repo-cdi-view", kLayer, Status::skip, "no running dockerd calls a rediacc-gpu plugin", "", ""};
+  if (problems.empty())
+    return {"repo-cdi-view",
+            kLayer,
+            Status::ok,
+            "each repository daemon reads only its own names: " + joined(fine),
+            "",
+            ""};
+  std::string seen;
+  for (const auto& p : problems) seen += (seen.empty() ? "" : "; ") + p;
+  return {"repo-cdi-view",
+          kLayer,
+          Status::fail,
+          seen,
+          "dockerd resolves CDI names itself at every start and restart-policy restore: a name it can read but its "
+          "repository does not hold reaches a device whenever the plugin is not asked",
+          "run rediacc-gpu setup (its drop-in binds /var/lib/rediacc/gpu/cdi/REPO over each repository daemon's "
+          "/etc/cdi), restart the daemons named, and keep cdi-spec-dirs to [\"/etc/cdi\"]"};
+}
+
+Check stale_device_containers(const Facts& f) {
+  const auto hosts = repo_daemon_hosts(f);
+  if (hosts.empty())
+    return {"stale-device-containers",
+            kLayer,
+            Status::skip,
+            "no repository daemon is configured (/etc/rediacc/gpu/plugins/REPO.env) or running behind its plugin",
+            "",
+            ""};
+  std::vector<std::string> stale, unreachable;
+  for (const auto& [repo, host] : hosts) {
+    auto socket = docker_socket(host);
+    auto containers = socket ? admission::containers_with_devices(*socket) : tl::unexpected(socket.error());
+    if (!containers) {
+      unreachable.push_back(repo + ": " + containers.error().message);
+      continue;
+    }
+    for (const auto& c : *containers) {
+      for (const auto& name : c.cdi_names) {
+        if (!holds(f, repo, name))
+          stale.push_back(repo + ": " + c.name + " (" + c.id.substr(0, 12) + ", " +
+                          (c.running ? "running" : "stopped") + ") uses " + name);
+      }
+    }
+  }
+  if (!stale.empty()) {
+    return {"stale-device-containers",
+            kLayer,
+            Status::fail,
+            "containers hold names their repository no longer holds: " + joined(stale),
+            "a running one keeps the device until it stops; a stopped one is refused at its next start",
+            "rediacc-gpu revoke REPO --device NAME --stop stops them for good; or recreate them without the device"};
+  }
+  if (!unreachable.empty())
+    return {"stale-device-containers",
+            kLayer,
+            Status::warn,
+            "could not ask " + joined(unreachable),
+            "",
+            "check that the repository daemons run and that their plugins' environment files name their sockets"};
+  return {
+      "stale-device-containers",
+      kLayer,
+      Status::ok,
+      "no container holds a name its repository no longer holds (" + std::to_string(hosts.size()) + " daemons asked)",
+      "",
+      ""};
+}
+
+}  // namespace
+
+std::vector<Check> repo_daemon_checks(const Facts& f) { return {repo_cdi_views(f), stale_device_containers(f)}; }
+
+}  // namespace rgpu::doctor
