@@ -7,6 +7,7 @@
 #include "cdi-gen/spec_writer.h"
 #include "cli/probe_machine.h"
 #include "core/state_paths.h"
+#include "doctor/daemons.h"
 #include "installers/nvidia_toolkit.h"
 #include "probe/inventory_file.h"
 #include "probe/nfd_features.h"
@@ -205,6 +206,20 @@ Result<void> run_all(SetupContext& ctx, const std::vector<Argv>& commands) {
   return {};
 }
 
+// Each repository daemon running behind its plugin tells where it listens: its plugin reads
+// stored containers there. An environment file the operator wrote is theirs, never replaced.
+Result<void> write_plugin_environments(SetupContext& ctx) {
+  for (const auto& d : doctor::running_docker_daemons(ctx.fs)) {
+    const auto repo = doctor::plugin_repo(ctx.fs, d);
+    const auto socket = doctor::unix_host(ctx.fs, d);
+    if (!repo || !socket) continue;
+    const std::string path = std::string(state::kPluginEnvDir) + "/" + *repo + ".env";
+    if (auto current = ctx.fs.read_file(path); current && !units::written_by_setup(*current)) continue;
+    if (auto ok = keep(ctx, ctx.sink.write(path, units::plugin_environment("unix://" + *socket), 0644)); !ok) return ok;
+  }
+  return {};
+}
+
 Result<std::string> step_units(SetupContext& ctx) {
   const auto options = unit_options(ctx);
   std::vector<std::string> enable;
@@ -216,6 +231,7 @@ Result<std::string> step_units(SetupContext& ctx) {
   if (auto ok = write_unless_packaged(ctx, units::plugin_units(options), units::plugin_units(as_packaged)); !ok) {
     return tl::unexpected(ok.error());
   }
+  if (auto ok = write_plugin_environments(ctx); !ok) return tl::unexpected(ok.error());
   auto views = units::view_units(options);
   if (auto ok = write_all(ctx, {views.front()}); !ok) return tl::unexpected(ok.error());
   views.erase(views.begin());

@@ -32,11 +32,8 @@ std::vector<std::string> split_nul(const std::string& text) {
 std::optional<std::string> remapping(const RootFs& fs, const RunningDaemon& d) {
   if (!d.root_user || std::find(d.args.begin(), d.args.end(), "--rootless") != d.args.end()) return "rootless";
   if (auto v = d.flag("--userns-remap"); v && !v->empty()) return "userns-remap=" + *v;
-  const std::string config = d.config_path();
-  const auto text = fs.read_optional(config);
-  if (!text || !*text) return std::nullopt;
-  const auto json = parse_json(**text, config);
-  if (json && json->is_object() && json->contains("userns-remap") && (*json)["userns-remap"].is_string() &&
+  const auto json = daemon_config(fs, d);
+  if (json && json->contains("userns-remap") && (*json)["userns-remap"].is_string() &&
       !(*json)["userns-remap"].get<std::string>().empty()) {
     return "userns-remap=" + (*json)["userns-remap"].get<std::string>();
   }
@@ -60,6 +57,60 @@ std::optional<std::string> RunningDaemon::flag(const std::string& name) const {
 }
 
 std::string RunningDaemon::config_path() const { return flag("--config-file").value_or("/etc/docker/daemon.json"); }
+
+std::optional<nlohmann::json> daemon_config(const RootFs& fs, const RunningDaemon& d) {
+  const auto text = fs.read_optional(d.config_path());
+  if (!text || !*text) return std::nullopt;
+  auto json = parse_json(**text, d.config_path());
+  if (!json || !json->is_object()) return std::nullopt;
+  return *json;
+}
+
+namespace {
+
+// Every value of a repeatable flag, --name V and --name=V, in order.
+std::vector<std::string> flag_values(const RunningDaemon& d, const std::string& name) {
+  std::vector<std::string> out;
+  for (size_t i = 1; i < d.args.size(); ++i) {
+    if (d.args[i] == name && i + 1 < d.args.size()) out.push_back(d.args[i + 1]);
+    if (d.args[i].starts_with(name + "=")) out.push_back(d.args[i].substr(name.size() + 1));
+  }
+  return out;
+}
+
+std::vector<std::string> config_strings(const std::optional<nlohmann::json>& config, const char* key) {
+  std::vector<std::string> out;
+  if (!config || !config->contains(key) || !(*config)[key].is_array()) return out;
+  for (const auto& v : (*config)[key]) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> plugin_repo(const RootFs& fs, const RunningDaemon& d) {
+  constexpr std::string_view kPrefix = "rediacc-gpu-";
+  auto plugins = flag_values(d, "--authorization-plugin");
+  const auto configured = config_strings(daemon_config(fs, d), "authorization-plugins");
+  plugins.insert(plugins.end(), configured.begin(), configured.end());
+  for (const auto& p : plugins) {
+    if (p.starts_with(kPrefix) && p.size() > kPrefix.size()) return p.substr(kPrefix.size());
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> unix_host(const RootFs& fs, const RunningDaemon& d) {
+  auto hosts = flag_values(d, "--host");
+  const auto short_form = flag_values(d, "-H");
+  hosts.insert(hosts.end(), short_form.begin(), short_form.end());
+  const auto configured = config_strings(daemon_config(fs, d), "hosts");
+  hosts.insert(hosts.end(), configured.begin(), configured.end());
+  for (const auto& h : hosts) {
+    if (h.starts_with("unix://") && h.size() > 7) return h.substr(7);
+  }
+  return std::nullopt;
+}
 
 std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs) {
   std::vector<RunningDaemon> out;

@@ -2,6 +2,7 @@
 // The Docker daemons running on the machine, read from /proc under the root: what each was
 // started with, and which daemon.json it reads.
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,18 @@ struct RunningDaemon {
   /// The daemon.json it reads: --config-file, else /etc/docker/daemon.json.
   std::string config_path() const;
 };
+
+/// Its daemon.json as an object; absent when there is none or it does not parse (docker-daemon
+/// reports that).
+std::optional<nlohmann::json> daemon_config(const RootFs& fs, const RunningDaemon& daemon);
+
+/// The repository whose plugin (rediacc-gpu-REPO) the daemon calls: --authorization-plugin, or
+/// "authorization-plugins" in its daemon.json.
+std::optional<std::string> plugin_repo(const RootFs& fs, const RunningDaemon& daemon);
+
+/// Its unix socket as it was started with it (--host / -H unix://PATH, or "hosts" in its
+/// daemon.json), the path in the daemon's own mount namespace; absent when it listens on none.
+std::optional<std::string> unix_host(const RootFs& fs, const RunningDaemon& daemon);
 
 /// Every process whose argv[0] is dockerd, by pid.
 std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs);

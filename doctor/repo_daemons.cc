@@ -19,33 +19,6 @@ namespace rgpu::doctor {
 namespace {
 
 constexpr int kLayer = 5;
-constexpr std::string_view kPluginPrefix = "rediacc-gpu-";
-
-std::optional<nlohmann::json> daemon_config(const Facts& f, const RunningDaemon& d) {
-  const auto text = f.fs.read_optional(d.config_path());
-  if (!text || !*text) return std::nullopt;
-  auto json = parse_json(**text, d.config_path());
-  if (!json || !json->is_object()) return std::nullopt;
-  return *json;
-}
-
-// The repository whose plugin a daemon calls: --authorization-plugin or daemon.json's list.
-std::optional<std::string> plugin_repo(const Facts& f, const RunningDaemon& d) {
-  std::vector<std::string> plugins;
-  for (size_t i = 1; i < d.args.size(); ++i) {
-    if (d.args[i] == "--authorization-plugin" && i + 1 < d.args.size()) plugins.push_back(d.args[i + 1]);
-    if (d.args[i].starts_with("--authorization-plugin=")) plugins.push_back(d.args[i].substr(23));
-  }
-  if (const auto config = daemon_config(f, d); config && config->contains("authorization-plugins")) {
-    for (const auto& p : (*config)["authorization-plugins"]) {
-      if (p.is_string()) plugins.push_back(p.get<std::string>());
-    }
-  }
-  for (const auto& p : plugins) {
-    if (p.starts_with(kPluginPrefix) && p.size() > kPluginPrefix.size()) return p.substr(kPluginPrefix.size());
-  }
-  return std::nullopt;
-}
 
 // What the daemon says it reads (GET /info: CDISpecDirs, API 1.44 and later), when it can be asked.
 std::optional<std::vector<std::string>> reported_spec_dirs(const std::string& host) {
@@ -69,7 +42,7 @@ std::vector<std::string> spec_dirs_of(const Facts& f, const RunningDaemon& d, co
     if (auto reported = reported_spec_dirs(host)) return *reported;
   }
   std::vector<std::string> dirs;
-  if (const auto config = daemon_config(f, d); config && config->contains("cdi-spec-dirs")) {
+  if (const auto config = daemon_config(f.fs, d); config && config->contains("cdi-spec-dirs")) {
     for (const auto& dir : (*config)["cdi-spec-dirs"]) {
       if (dir.is_string()) dirs.push_back(dir.get<std::string>());
     }
@@ -112,10 +85,10 @@ std::vector<std::string> view_problems(const Facts& f, const RunningDaemon& d, c
 std::map<std::string, std::string> repo_daemon_hosts(const Facts& f) {
   std::map<std::string, std::string> hosts;
   for (const auto& d : f.daemons) {
-    const auto repo = plugin_repo(f, d);
-    const auto host = d.flag("--host") ? d.flag("--host") : d.flag("-H");
-    if (!repo || !host || !host->starts_with("unix://")) continue;
-    hosts[*repo] = "unix://" + f.fs.host_path("/proc/" + d.pid + "/root").string() + host->substr(7);
+    const auto repo = plugin_repo(f.fs, d);
+    const auto socket = unix_host(f.fs, d);
+    if (!repo || !socket) continue;
+    hosts[*repo] = "unix://" + f.fs.host_path("/proc/" + d.pid + "/root").string() + *socket;
   }
   if (const auto envs = f.fs.list_dir(state::kPluginEnvDir)) {
     for (const auto& name : *envs) {
@@ -132,7 +105,7 @@ Check repo_cdi_views(const Facts& f) {
   std::vector<std::string> problems;
   std::vector<std::string> fine;
   for (const auto& d : f.daemons) {
-    const auto repo = plugin_repo(f, d);
+    const auto repo = plugin_repo(f.fs, d);
     if (!repo) continue;
     const auto host = hosts.find(*repo);
     auto found = view_problems(f, d, *repo, host == hosts.end() ? "" : host->second);

@@ -68,6 +68,12 @@ std::vector<UnitFile> plugin_units(const UnitOptions& o) {
           {"/etc/systemd/system/" + std::string(kPluginServiceUnit), service}};
 }
 
+std::string plugin_environment(const std::string& docker_host) {
+  return std::string(kSetupHeader) +
+         "# The repository's own daemon: its plugin judges stored containers from there.\n" +
+         state::kDockerHostVariable + "=" + docker_host + "\n";
+}
+
 std::vector<UnitFile> view_units(const UnitOptions& o) {
   const std::string view = std::string(state::kStateDir) + "/cdi/%i";
   std::string dropin = std::string(kSetupHeader) +

@@ -46,6 +46,10 @@ std::vector<UnitFile> nvidia_units(const UnitOptions& options);
 /// Enabled per repository: systemctl enable --now rediacc-gpu-authz@REPO.socket.
 std::vector<UnitFile> plugin_units(const UnitOptions& options);
 
+/// The environment file of repository REPO's plugin (/etc/rediacc/gpu/plugins/REPO.env): where it
+/// reads stored containers, its daemon at `docker_host`.
+std::string plugin_environment(const std::string& docker_host);
+
 /// Each repository's daemon reads its own CDI view as /etc/cdi: a drop-in for the repository
 /// daemons' template that binds /var/lib/rediacc/gpu/cdi/%i read-only over /etc/cdi in the
 /// daemon's mount namespace (made empty first when missing); and a path unit that rebuilds every

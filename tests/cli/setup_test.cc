@@ -474,3 +474,23 @@ TEST_CASE("setup: two setups at once: the second waits for the first, then finds
       ra.out.find("already installed") != std::string::npos || rb.out.find("already installed") != std::string::npos;
   CHECK(one_found_it_done);
 }
+
+TEST_CASE("setup: a repository daemon running behind its plugin gets its address written for that plugin") {
+  using namespace std::string_literals;
+  FixtureRoot root;
+  intel_discrete(root);
+  root.write("/proc/4242/cmdline",
+             "/usr/sbin/dockerd\0--authorization-plugin=rediacc-gpu-web\0-H\0unix:///run/rediacc/web.sock\0"s);
+  root.write("/proc/4242/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
+  root.write("/proc/4343/cmdline", "/usr/sbin/dockerd\0--authorization-plugin=rediacc-gpu-ci\0"s);
+  root.write("/proc/4343/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
+  root.write("/etc/rediacc/gpu/plugins/ci.env", "REDIACC_GPU_DOCKER_HOST=unix:///srv/ci/docker.sock\n");
+  FakeTools fakes;
+  REQUIRE(setup(root, fakes, "auto").exit_code == 0);
+  CHECK_THAT(root.read("/etc/rediacc/gpu/plugins/web.env"),
+             Catch::Contains("\nREDIACC_GPU_DOCKER_HOST=unix:///run/rediacc/web.sock\n"));
+  // The operator's own file is theirs.
+  CHECK(root.read("/etc/rediacc/gpu/plugins/ci.env") == "REDIACC_GPU_DOCKER_HOST=unix:///srv/ci/docker.sock\n");
+  const auto again = setup(root, fakes, "auto");
+  CHECK_THAT(again.out, !Catch::Contains("plugins/web.env"));
+}
