@@ -1,6 +1,9 @@
 #include "cdi-gen/repo_views.h"
 
+#include <atomic>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
 
 #include "core/structured_text.h"
 
@@ -53,28 +56,53 @@ std::set<std::string> viewable(const SpecIndex& index, const std::set<std::strin
   return out;
 }
 
-Result<void> update_view(const RootFs& fs, FileSink& sink, const std::map<std::string, nlohmann::json>& specs,
-                         const std::string& dir, const std::set<std::string>& names, std::vector<Change>& changes) {
+struct ViewFile {
+  std::string path;
+  std::string content;  ///< empty: remove the file
+};
+
+// What one view must become: each wanted file with its text, then each file no longer wanted.
+std::vector<ViewFile> plan_view(const RootFs& fs, const std::map<std::string, nlohmann::json>& specs,
+                                const std::string& dir, const std::set<std::string>& names) {
+  std::vector<ViewFile> plan;
   std::set<std::string> wanted;
   for (const auto& [path, spec] : specs) {
     auto view = filtered(spec, names);
     if (view.is_null()) continue;
     const std::string file = join_path(dir, base_name(path));
     wanted.insert(file);
-    auto written = sink.write(file, view.dump(2) + "\n", 0644);
-    if (!written) return tl::unexpected(written.error());
-    changes.push_back(*written);
+    plan.push_back({file, view.dump(2) + "\n"});
   }
-  auto present = fs.list_dir(dir);
-  if (!present) return tl::unexpected(present.error());
-  for (const auto& name : *present) {
+  for (const auto& name : fs.list_dir(dir).value_or(std::vector<std::string>{})) {
     const std::string file = join_path(dir, name);
-    if (wanted.count(file) || fs.kind(file) != NodeKind::file) continue;
-    auto removed = sink.remove(file);
-    if (!removed) return tl::unexpected(removed.error());
-    changes.push_back(*removed);
+    if (!wanted.count(file) && fs.kind(file) == NodeKind::file) plan.push_back({file, ""});
   }
-  return {};
+  return plan;
+}
+
+Result<Change> apply(FileSink& sink, const ViewFile& f) {
+  return f.content.empty() ? sink.remove(f.path) : sink.write(f.path, f.content, 0644);
+}
+
+// Each write is a file and a directory fsync: a few threads let the file system commit them
+// together (500 views after an nvidia.yaml change: ~0.9 s alone, measured in bench/views_rebuild.sh).
+Result<std::vector<Change>> apply_all(FileSink& sink, const std::vector<ViewFile>& plan) {
+  constexpr size_t kThreads = 4;
+  std::vector<std::optional<Result<Change>>> done(plan.size());
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i = next++; i < plan.size(); i = next++) done[i] = apply(sink, plan[i]);
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < kThreads && t < plan.size(); ++t) threads.emplace_back(work);
+  work();
+  for (auto& t : threads) t.join();
+  std::vector<Change> changes;
+  for (auto& d : done) {
+    if (!*d) return tl::unexpected(d->error());
+    changes.push_back(std::move(**d));
+  }
+  return changes;
 }
 
 }  // namespace
@@ -90,12 +118,12 @@ Result<std::vector<Change>> update_views(const RootFs& fs, FileSink& sink, const
     }
   }
   const auto specs = held_specs(fs, index, all);
-  std::vector<Change> changes;
+  std::vector<ViewFile> plan;
   for (const auto& [repo, names] : all) {
-    if (auto ok = update_view(fs, sink, specs, view_dir(repo), viewable(index, names), changes); !ok)
-      return tl::unexpected(ok.error());
+    auto view = plan_view(fs, specs, view_dir(repo), viewable(index, names));
+    plan.insert(plan.end(), std::make_move_iterator(view.begin()), std::make_move_iterator(view.end()));
   }
-  return changes;
+  return apply_all(sink, plan);
 }
 
 }  // namespace rgpu::cdi

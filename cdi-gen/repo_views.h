@@ -31,7 +31,9 @@ using HeldNames = std::map<std::string, std::set<std::string>>;
 /// that spec, its top-level containerEdits unchanged, only held devices in it), each written
 /// atomically inside the view; files no longer wanted are removed. A repository holding nothing
 /// keeps an empty directory (its daemon binds it). A name /etc/cdi defines twice, or one that
-/// is never granted (management.*), is in no view. Fails on the first file it cannot write.
+/// is never granted (management.*), is in no view. Files are written by a few threads at once,
+/// so `sink` must take concurrent calls (the machine's and the dry run's do). Fails, after every
+/// other file was tried, naming the first file it could not write.
 Result<std::vector<Change>> update_views(const RootFs& fs, FileSink& sink, const SpecIndex& index,
                                          const HeldNames& held);
 
