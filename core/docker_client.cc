@@ -77,11 +77,11 @@ Result<DockerReply> docker_call(const std::string& socket, std::string_view meth
   }
 }
 
-std::string escaped_segment(std::string_view segment) {
+std::string escaped_segment(std::string_view text, std::string_view keep) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
-  for (const unsigned char c : segment) {
-    if (std::isalnum(c) || c == '.' || c == '_' || c == '-') {
+  for (const unsigned char c : text) {
+    if (std::isalnum(c) || keep.find(static_cast<char>(c)) != std::string_view::npos) {
       out += static_cast<char>(c);
     } else {
       out += '%';

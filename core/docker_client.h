@@ -26,8 +26,8 @@ Result<DockerReply> docker_call(const std::string& socket, std::string_view meth
                                 const std::string& body = "",
                                 std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
-/// One path segment escaped for a request target: letters, digits and "._-" stay, every other
-/// byte is %XX (a container name with '/' or '?' stays one segment).
-std::string escaped_segment(std::string_view segment);
+/// `text` escaped for a request target: letters, digits and the bytes of `keep` stay, every other
+/// byte is %XX. The default keeps a container name with '/' or '?' one path segment.
+std::string escaped_segment(std::string_view text, std::string_view keep = "._-");
 
 }  // namespace rgpu

@@ -1,32 +1,12 @@
 #include "doctor/docker_api.h"
 
-#include <cctype>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 namespace rgpu::doctor {
-namespace {
 
-// An image reference keeps its letters; anything else an HTTP target cannot carry is escaped.
-std::string escaped(const std::string& image) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : image) {
-    if (std::isalnum(c) || std::string_view("._-/:@").find(static_cast<char>(c)) != std::string_view::npos) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
+// An image reference keeps its letters and separators ("registry:5000/team/img:v1@sha256:…").
 Result<std::vector<std::string>> image_env(const std::string& socket, const std::string& image) {
-  auto reply = docker_call(socket, "GET", "/images/" + escaped(image) + "/json");
+  auto reply = docker_call(socket, "GET", "/images/" + escaped_segment(image, "._-/:@") + "/json");
   if (!reply) return fail(reply.error().message + ".");
   if (reply->status == 404) {
     return fail("the Docker daemon at " + socket + " has no image \"" + image + "\"; pull it there first.");

@@ -207,6 +207,24 @@ TEST_CASE("stored containers: a daemon that cannot be asked refuses the route, s
 
 namespace {
 
+// An AuthZReq of `method` `uri` with no body, sent to the plugin at `socket` as dockerd sends it;
+// the plugin's answer.
+json authz_call(const std::string& socket, const std::string& method, const std::string& uri) {
+  asio::io_context io;
+  Local::socket s(io);
+  s.connect(Local::endpoint(socket));
+  const json call = {{"RequestMethod", method}, {"RequestUri", uri}, {"RequestHeaders", json::object()}};
+  http::request<http::string_body> req{http::verb::post, "/AuthZPlugin.AuthZReq", 11};
+  req.set(http::field::host, "plugin");
+  req.body() = call.dump();
+  req.prepare_payload();
+  http::write(s, req);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(s, buffer, res);
+  return json::parse(res.body());
+}
+
 // A daemon on a unix socket that answers each inspect as dockerd does: it first asks the
 // plugin about that very GET (an AuthZReq of its own) and waits for the answer.
 class CallingBackDaemon {
@@ -248,20 +266,7 @@ class CallingBackDaemon {
     http::write(client, res, ec);
   }
 
-  std::string ask_plugin(const std::string& target) {
-    Local::socket plugin(io_);
-    plugin.connect(Local::endpoint(plugin_));
-    const json call = {{"RequestMethod", "GET"}, {"RequestUri", target}, {"RequestHeaders", json::object()}};
-    http::request<http::string_body> req{http::verb::post, "/AuthZPlugin.AuthZReq", 11};
-    req.set(http::field::host, "plugin");
-    req.body() = call.dump();
-    req.prepare_payload();
-    http::write(plugin, req);
-    beast::flat_buffer buffer;
-    http::response<http::string_body> res;
-    http::read(plugin, buffer, res);
-    return res.body();
-  }
+  std::string ask_plugin(const std::string& target) { return authz_call(plugin_, "GET", target).dump(); }
 
   std::string socket_, plugin_;
   json stored_;
@@ -298,21 +303,7 @@ struct PluginUnderTest {
   }
   // The AuthZReq dockerd sends for `docker start NAME`, and the plugin's answer.
   json start(const std::string& name) {
-    asio::io_context io;
-    Local::socket s(io);
-    s.connect(Local::endpoint(plugin_socket));
-    const json call = {{"RequestMethod", "POST"},
-                       {"RequestUri", "/v1.45/containers/" + name + "/start"},
-                       {"RequestHeaders", json::object()}};
-    http::request<http::string_body> req{http::verb::post, "/AuthZPlugin.AuthZReq", 11};
-    req.set(http::field::host, "plugin");
-    req.body() = call.dump();
-    req.prepare_payload();
-    http::write(s, req);
-    beast::flat_buffer buffer;
-    http::response<http::string_body> res;
-    http::read(s, buffer, res);
-    return json::parse(res.body());
+    return authz_call(plugin_socket, "POST", "/v1.45/containers/" + name + "/start");
   }
 };
 

@@ -19,18 +19,6 @@ namespace {
 const std::string kDri = "rediacc.io/dri=renderD128";
 const std::string kShow = "stat -c '%t:%T' /dev/dri/renderD128";
 
-void refused_by_gate(const Docker26& docker, const RunResult& r, const std::string& words) {
-  INFO(r.out << r.err << docker.plugin_log());
-  CHECK(r.exit_code != 0);
-  CHECK_THAT(r.err, Catch::Contains("authorization denied by plugin " + docker.plugin_name() + ": refused: "));
-  CHECK_THAT(r.err, Catch::Contains(words));
-}
-
-void ran(const Docker26& docker, const RunResult& r) {
-  INFO(r.out << r.err << docker.plugin_log() << docker.daemon_log());
-  CHECK(r.exit_code == 0);
-}
-
 void tool(const std::vector<std::string>& args) {
   const auto r = run_tool(args);
   INFO(r.out << r.err);

@@ -18,18 +18,6 @@ using namespace rgpu::test;
 
 namespace {
 
-void refused_by_gate(const Docker26& docker, const RunResult& r, const std::string& words) {
-  INFO(r.out << r.err << docker.plugin_log());
-  CHECK(r.exit_code != 0);
-  CHECK_THAT(r.err, Catch::Contains("authorization denied by plugin " + docker.plugin_name() + ": refused: "));
-  CHECK_THAT(r.err, Catch::Contains(words));
-}
-
-void ran(const Docker26& docker, const RunResult& r) {
-  INFO(r.out << r.err << docker.plugin_log());
-  CHECK(r.exit_code == 0);
-}
-
 void grant(const FixtureRoot& machine, const std::string& name, const std::string& repo = "web") {
   const auto r = run_tool({"grant", repo, "--device", name, "--root", machine.str()});
   INFO(r.err);

@@ -13,13 +13,6 @@ using namespace rgpu::test;
 
 namespace {
 
-void refused_by_plugin(const RunResult& r, const std::string& plugin, const std::string& words) {
-  INFO(r.out << r.err);
-  CHECK(r.exit_code != 0);
-  CHECK_THAT(r.err, Catch::Contains("authorization denied by plugin " + plugin + ": refused: "));
-  CHECK_THAT(r.err, Catch::Contains(words));
-}
-
 // `docker run --rm FLAGS img true` for each entry, refused by the plugin with its words.
 void refused_runs(const DockerDaemon& daemon, const PluginProcess& plugin,
                   const std::vector<std::pair<std::vector<std::string>, std::string>>& cases) {

@@ -18,13 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void refused_by_plugin(const RunResult& r, const std::string& plugin, const std::string& words) {
-  INFO(r.out << r.err);
-  CHECK(r.exit_code != 0);
-  CHECK_THAT(r.err, Catch::Contains("authorization denied by plugin " + plugin + ": refused: "));
-  CHECK_THAT(r.err, Catch::Contains(words));
-}
-
 void ran(const RunResult& r, const std::string& log) {
   INFO(r.out << r.err << log);
   CHECK(r.exit_code == 0);

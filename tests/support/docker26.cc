@@ -188,6 +188,18 @@ void Docker26::write_file(const std::string& path, const std::string& text) cons
   std::ofstream(root_ + path) << text;
 }
 
+void refused_by_gate(const Docker26& docker, const RunResult& r, const std::string& words) {
+  INFO(r.out << r.err << docker.plugin_log());
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, Catch::Contains("authorization denied by plugin " + docker.plugin_name() + ": refused: "));
+  CHECK_THAT(r.err, Catch::Contains(words));
+}
+
+void ran(const Docker26& docker, const RunResult& r) {
+  INFO(r.out << r.err << docker.plugin_log() << docker.daemon_log());
+  CHECK(r.exit_code == 0);
+}
+
 std::string Docker26::plugin_log() const { return slurp(scratch_.path() / "plugin.log"); }
 
 std::string Docker26::daemon_log() const { return slurp(scratch_.path() / "dockerd.log"); }

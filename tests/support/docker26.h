@@ -71,6 +71,12 @@ class Docker26 {
   boost::process::child daemon_;
 };
 
+/// Checks that `r` failed with the plugin's refusal, and that the refusal says `words`.
+void refused_by_gate(const Docker26& docker, const RunResult& r, const std::string& words);
+
+/// Checks that `r` succeeded (showing the plugin's and the daemon's logs when it did not).
+void ran(const Docker26& docker, const RunResult& r);
+
 /// The chroot made by scripts/docker26-root.sh, from the build's RGPU_DOCKER26_ROOT; fails the test
 /// with the README's test command when it is not there.
 std::string docker26_root();

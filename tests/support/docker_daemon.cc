@@ -22,6 +22,13 @@ std::string docker_cli() { return "/usr/bin/docker"; }
 
 }  // namespace
 
+void refused_by_plugin(const RunResult& r, const std::string& plugin, const std::string& words) {
+  INFO(r.out << r.err);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, Catch::Contains("authorization denied by plugin " + plugin + ": refused: "));
+  CHECK_THAT(r.err, Catch::Contains(words));
+}
+
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;

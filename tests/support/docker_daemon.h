@@ -60,6 +60,9 @@ class DockerDaemon {
   boost::process::child child_;
 };
 
+/// Checks that `r` failed with plugin `plugin`'s refusal, and that the refusal says `words`.
+void refused_by_plugin(const RunResult& r, const std::string& plugin, const std::string& words);
+
 /// A file's whole contents ("" when it cannot be read).
 std::string slurp(const std::filesystem::path& path);
 
