@@ -51,7 +51,7 @@ Result<void> post(const std::string& socket, const std::string& target, const st
 
 }  // namespace
 
-Result<std::vector<StoredContainer>> containers_with_devices(const std::string& socket) {
+Result<std::vector<StoredContainer>> stored_containers(const std::string& socket) {
   auto list = get_json(socket, "/containers/json?all=1");
   if (!list) return tl::unexpected(list.error());
   std::vector<StoredContainer> out;
@@ -63,11 +63,9 @@ Result<std::vector<StoredContainer>> containers_with_devices(const std::string& 
     auto inspect = get_json(socket, "/containers/" + escaped_segment(id) + "/json");
     if (!inspect) return tl::unexpected(inspect.error());
     if (!inspect->is_object()) continue;
-    auto names = cdi_names_of(*inspect);
-    if (names.empty()) continue;
     const auto state = inspect->find("State");
     const bool running = state != inspect->end() && state->is_object() && state->value("Running", false);
-    out.push_back({id, inspect->value("Name", std::string()), running, std::move(names)});
+    out.push_back({id, inspect->value("Name", std::string()), running, cdi_names_of(*inspect), inspect->dump()});
   }
   return out;
 }

@@ -16,11 +16,12 @@ struct StoredContainer {
   std::string name;  ///< "/held", as dockerd names it
   bool running = false;
   std::vector<std::string> cdi_names;  ///< the CDI device requests it stores, in order
+  std::string inspect;                 ///< GET /containers/{id}/json as the daemon answered it
 };
 
-/// Every container of the daemon at `socket`, running or not, whose stored configuration asks for
-/// a CDI device (GET /containers/json?all=1, then each one's inspect); the others are left out.
-Result<std::vector<StoredContainer>> containers_with_devices(const std::string& socket);
+/// Every container of the daemon at `socket`, running or not (GET /containers/json?all=1, then
+/// each one's inspect).
+Result<std::vector<StoredContainer>> stored_containers(const std::string& socket);
 
 /// Stops the container and keeps it stopped: its restart policy set to "no" first (or the daemon
 /// would start it again), then a stop.

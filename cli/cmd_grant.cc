@@ -60,7 +60,7 @@ int report_containers(const RootFs& fs, const std::string& repo, const GrantFlag
     return f.stop ? report_failure({"--stop needs the repository's daemon: pass --docker-host unix:///PATH"}) : kExitOk;
   }
   auto socket = docker_socket(host);
-  auto holding = socket ? admission::containers_with_devices(*socket) : tl::unexpected(socket.error());
+  auto holding = socket ? admission::stored_containers(*socket) : tl::unexpected(socket.error());
   if (!holding)
     return report_failure({"the grant is revoked, but its containers could not be listed: " + holding.error().message});
   int status = kExitOk;

@@ -89,6 +89,22 @@ TEST_CASE("e2e: containers whose stored configuration was edited to carry hardwa
       }
     }
     CHECK_THAT(plugin.log(), Catch::Contains("refused repo=web route=\"POST /v1.41/containers/device/start\""));
+    // doctor names each container a start would refuse: a daemon that restores restart-policy
+    // containers at its own start asks no plugin.
+    machine.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=" + daemon.host() + "\n");
+    const auto checked = run_tool({"doctor", "-o", "json", "--root", machine.str()});
+    nlohmann::json stale;
+    for (const auto& c : json::parse(checked.out)) {
+      if (c["id"] == "stale-device-containers") stale = c;
+    }
+    INFO(checked.out);
+    REQUIRE_FALSE(stale.is_null());
+    CHECK(stale["status"] == "fail");
+    CHECK_THAT(stale["observed"].get<std::string>(),
+               Catch::Contains("web: /device (" + ids["device"].substr(0, 12) + ", stopped) would be refused") &&
+                   Catch::Contains("raw device \"/dev/null\"") && Catch::Contains("web: /caps (") &&
+                   !Catch::Contains("/clean"));
+    fs::remove(machine.host("/etc/rediacc/gpu/plugins/web.env"));
   }
   // A plugin that was not told the repository's daemon cannot judge a start: it refuses, and says
   // where the daemon's address goes.
