@@ -80,7 +80,8 @@ TEST_CASE("views: a repository's view holds only the names it holds, each spec's
   CHECK(again.out.empty());
 }
 
-TEST_CASE("views: a regenerated nvidia.yaml reaches every view, and a conflicting or hand-granted management name none") {
+TEST_CASE(
+    "views: a regenerated nvidia.yaml reaches every view, and a conflicting or hand-granted management name none") {
   FixtureRoot machine;
   two_nvidia_datacenter(machine, true);
   tool(machine, {"cdi", "generate"});

@@ -422,11 +422,11 @@ TEST_CASE("setup: every unit written passes systemd-analyze verify") {
     root.write(program, "#!/bin/sh\n");
     fs::permissions(root.host(program), fs::perms::owner_all);
   }
-  auto r = run_program("/usr/bin/systemd-analyze",
-                       {"verify", "--root=" + root.str(), "rediacc-gpu-nvidia-spec.service",
-                        "rediacc-gpu-refresh.service", "nvidia-cdi-refresh.service", "rediacc-docker@repo1.service",
-                        "rediacc-gpu-authz@repo1.socket", "rediacc-gpu-authz@repo1.service",
-                        "rediacc-gpu-views.path", "rediacc-gpu-views.service"});
+  auto r =
+      run_program("/usr/bin/systemd-analyze",
+                  {"verify", "--root=" + root.str(), "rediacc-gpu-nvidia-spec.service", "rediacc-gpu-refresh.service",
+                   "nvidia-cdi-refresh.service", "rediacc-docker@repo1.service", "rediacc-gpu-authz@repo1.socket",
+                   "rediacc-gpu-authz@repo1.service", "rediacc-gpu-views.path", "rediacc-gpu-views.service"});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 0);
   CHECK(r.err.empty());

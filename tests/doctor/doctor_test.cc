@@ -589,13 +589,15 @@ TEST_CASE("doctor: the container check tells a device seen inside from a silent 
   CHECK_THAT(cli[0].decision, Catch::Contains("docker CLI 25 or later"));
 }
 
-TEST_CASE("doctor: a repository daemon that reads the machine's /etc/cdi, or names its repository does not hold, fails") {
+TEST_CASE(
+    "doctor: a repository daemon that reads the machine's /etc/cdi, or names its repository does not hold, fails") {
   using namespace std::string_literals;
   FixtureRoot root;
   healthy_nvidia(root);
   REQUIRE(run_tool({"grant", "web", "--device", "rediacc.io/dri=renderD128", "--root", root.str()}).exit_code == 0);
-  root.write("/proc/4242/cmdline", "/usr/sbin/dockerd\0--authorization-plugin=rediacc-gpu-web\0--config-file\0"
-                                   "/etc/rediacc-docker/web.json\0"s);
+  root.write("/proc/4242/cmdline",
+             "/usr/sbin/dockerd\0--authorization-plugin=rediacc-gpu-web\0--config-file\0"
+             "/etc/rediacc-docker/web.json\0"s);
   root.write("/proc/4242/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
   root.write("/etc/rediacc-docker/web.json", R"({"cdi-spec-dirs":["/etc/cdi"]})");
   // The daemon's root as the kernel shows it through /proc/4242/root: here its own directory
