@@ -14,7 +14,8 @@ docs/decisions.md explains). Prints the counts per class.
 
 usage: gate_fuzz.py --binary rediacc-gpu --oracle dockerd-oracle [--seed N] [--count N]
 """
-import argparse, base64, json, os, random, re, shutil, stat, subprocess, sys, tempfile, time
+import argparse, base64, http.server, json, os, random, re, shutil, socketserver, stat, subprocess, sys, tempfile
+import threading, time
 from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -363,6 +364,49 @@ def mutate_exec(rng):
     return Obj(fields)
 
 
+
+class _StoredContainer(http.server.BaseHTTPRequestHandler):
+    inspect = b""
+
+    def do_GET(self):
+        found = self.path.startswith("/containers/abc/json")
+        self.send_response(200 if found else 404)
+        self.send_header("Content-Type", "application/json")
+        body = self.inspect if found else b'{"message":"No such container"}'
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def address_string(self):
+        return "docker.sock"
+
+    def log_message(self, *args):
+        pass
+
+
+class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+
+
+class stored_container_daemon:
+    """A unix-socket HTTP server answering GET /containers/abc/json, for the duration of a with."""
+
+    def __init__(self, path):
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, "..", "fixtures", "docker-inspect", "plain-26.1.5.json"), "rb") as f:
+            _StoredContainer.inspect = f.read()
+        self.path = path
+
+    def __enter__(self):
+        self.server = _UnixHTTPServer(self.path, _StoredContainer)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return "unix://" + self.path
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+        os.unlink(self.path)
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -416,8 +460,12 @@ def main():
                                       "RequestHeaders": {"Content-Type": "application/json"},
                                       "RequestBody": base64.b64encode(b).decode()}) + "\n" for r, b, _ in mutants)
         oracle_in = "".join(r + "\t" + base64.b64encode(b).decode() + "\n" for r, b, _ in mutants)
-        gate = subprocess.run([args.binary, "admit", "--repo", "web", "--jsonl", "--root", root],
-                              input=gate_in.encode(), capture_output=True, check=True)
+        # An exec is judged on its own body and on the container it runs in: the gate asks the
+        # repository's daemon for it, here a stand-in storing container abc as dockerd 26.1.5 does
+        # for `docker create img true`, so only the mutant's body decides.
+        with stored_container_daemon(os.path.join(root, "docker.sock")) as host:
+            gate = subprocess.run([args.binary, "admit", "--repo", "web", "--jsonl", "--root", root,
+                                   "--docker-host", host], input=gate_in.encode(), capture_output=True, check=True)
         oracle = subprocess.run([args.oracle, "-root", root, "-granted", ",".join(GRANTED)],
                                 input=oracle_in.encode(), capture_output=True, check=True)
         answers = [json.loads(l) for l in gate.stdout.decode().splitlines()]
