@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -54,8 +55,10 @@ PluginProcess::PluginProcess(const std::string& name, const std::string& repo, c
   const std::string log_path = (dir_.path() / "plugin.log").string();
   std::vector<std::string> args = {"authz-plugin", "--repo", repo, "--socket", socket_, "--root", root};
   if (!docker_host.empty()) args.insert(args.end(), {"--docker-host", docker_host});
-  child_ = bp::child(tool_path(), bp::args(args), bp::env["REDIACC_GPU_DOCKER_HOST"] = "", bp::std_out > bp::null,
-                     bp::std_err > log_path);
+  // Only --docker-host names the daemon here, never the caller's environment. (Boost 1.74's
+  // bp::env[...] reads past a shorter variable's name: AddressSanitizer stops it.)
+  ::unsetenv("REDIACC_GPU_DOCKER_HOST");
+  child_ = bp::child(tool_path(), bp::args(args), bp::std_out > bp::null, bp::std_err > log_path);
   for (int i = 0; i < 100 && !fs::exists(socket_); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   INFO(log());
   REQUIRE(fs::exists(socket_));
