@@ -69,18 +69,21 @@ class Session : public std::enable_shared_from_this<Session> {
     if (request.method() == http::verb::post) {
       const auto target = request.target();
       const auto path = path_of(std::string_view(target.data(), target.size()));
-      if (asks_daemon(path, request.body())) return answer_off_loop(std::string(path));
-      reply = plugin_reply(path, request.body(), shared_.grants, shared_.settings, shared_.log);
+      if (path == "/AuthZPlugin.AuthZReq") {
+        auto call = parse_authz_request(request.body());
+        if (call && judges_stored_container(*call)) return answer_off_loop(std::move(call));
+        reply = authz_reply(call, shared_.grants, shared_.settings, shared_.log);
+      } else {
+        reply = plugin_reply(path, request.body(), shared_.grants, shared_.settings, shared_.log);
+      }
     }
     answer(request.version(), std::move(reply), request.keep_alive());
   }
 
   // The decision waits on the daemon, which calls this plugin for its own lookup meanwhile.
-  void answer_off_loop(std::string path) {
-    asio::post(*shared_.workers, [self = shared_from_this(), path = std::move(path)] {
-      const auto& request = self->parser_->get();
-      PluginReply reply =
-          plugin_reply(path, request.body(), self->shared_.grants, self->shared_.settings, self->shared_.log);
+  void answer_off_loop(Result<AuthzRequest> call) {
+    asio::post(*shared_.workers, [self = shared_from_this(), call = std::move(call)] {
+      PluginReply reply = authz_reply(call, self->shared_.grants, self->shared_.settings, self->shared_.log);
       asio::post(self->socket_.get_executor(), [self, reply = std::move(reply)]() mutable {
         const auto& req = self->parser_->get();
         self->answer(req.version(), std::move(reply), req.keep_alive());

@@ -46,18 +46,8 @@ std::string refusal_line(const std::string& repo, const AuthzRequest& request, c
          "\" reason=\"" + printable(reason) + "\"";
 }
 
-bool asks_daemon(std::string_view path, std::string_view body) {
-  if (path != "/AuthZPlugin.AuthZReq") return false;
-  const auto request = parse_authz_request(body);
-  return request && judges_stored_container(*request);
-}
-
-PluginReply plugin_reply(std::string_view path, std::string_view body, const GrantsSource& grants,
-                         const PluginSettings& settings, const RefusalLog& log) {
-  if (path == "/Plugin.Activate") return {200, R"({"Implements":["authz"]})"};
-  if (path == "/AuthZPlugin.AuthZRes") return {200, R"({"Allow":true})"};
-  if (path != "/AuthZPlugin.AuthZReq") return error_reply(404, "unknown plugin call " + std::string(path));
-  auto request = parse_authz_request(body);
+PluginReply authz_reply(const Result<AuthzRequest>& request, const GrantsSource& grants, const PluginSettings& settings,
+                        const RefusalLog& log) {
   if (!request) {
     if (log) log("refused repo=" + printable(settings.repo) + " reason=\"" + printable(request.error().message) + "\"");
     return error_reply(200, request.error().message);
@@ -65,6 +55,14 @@ PluginReply plugin_reply(std::string_view path, std::string_view body, const Gra
   const Decision decision = decide(grants, settings.repo, *request, settings.options);
   if (!decision.allow && log) log(refusal_line(settings.repo, *request, decision.msg));
   return {200, authz_response(decision)};
+}
+
+PluginReply plugin_reply(std::string_view path, std::string_view body, const GrantsSource& grants,
+                         const PluginSettings& settings, const RefusalLog& log) {
+  if (path == "/Plugin.Activate") return {200, R"({"Implements":["authz"]})"};
+  if (path == "/AuthZPlugin.AuthZRes") return {200, R"({"Allow":true})"};
+  if (path != "/AuthZPlugin.AuthZReq") return error_reply(404, "unknown plugin call " + std::string(path));
+  return authz_reply(parse_authz_request(body), grants, settings, log);
 }
 
 }  // namespace rgpu::admission

@@ -37,9 +37,11 @@ struct PluginReply {
 PluginReply plugin_reply(std::string_view path, std::string_view body, const GrantsSource& grants,
                          const PluginSettings& settings, const RefusalLog& log);
 
-/// True for an AuthZReq whose answer asks the repository's daemon for a stored container
-/// (judges_stored_container): the daemon's nested call must be served while it is answered.
-bool asks_daemon(std::string_view path, std::string_view body);
+/// The answer to an AuthZReq already read (plugin_reply reads it, then calls this): the server
+/// reads each call once, and answers one that asks the daemon for a stored container
+/// (judges_stored_container) off its event loop.
+PluginReply authz_reply(const Result<AuthzRequest>& request, const GrantsSource& grants, const PluginSettings& settings,
+                        const RefusalLog& log);
 
 /// The one line logged for a refusal: control characters of the request are escaped.
 std::string refusal_line(const std::string& repo, const AuthzRequest& request, const std::string& reason);
