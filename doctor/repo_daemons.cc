@@ -123,12 +123,10 @@ Check repo_cdi_views(const Facts& f) {
             "each repository daemon reads only its own names: " + joined(fine),
             "",
             ""};
-  std::string seen;
-  for (const auto& p : problems) seen += (seen.empty() ? "" : "; ") + p;
   return {"repo-cdi-view",
           kLayer,
           Status::fail,
-          seen,
+          joined(problems, "; "),
           "dockerd resolves CDI names itself at every start and restart-policy restore: a name it can read but its "
           "repository does not hold reaches a device whenever the plugin is not asked",
           "run rediacc-gpu setup (its drop-in binds /var/lib/rediacc/gpu/cdi/REPO over each repository daemon's "
