@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "admission/api_fields.h"
 #include "admission/capabilities.h"
 #include "admission/host_paths.h"
 #include "admission/security_options.h"
@@ -31,6 +32,7 @@ enum Field : size_t {
   kBinds,
   kMounts,
   kVolumeDriver,
+  kVolumesFrom,
   kFieldCount,
   // A create body's own fields, read in the same pass as the HostConfig fields at its top level.
   kWorkingDir = kFieldCount,
@@ -38,9 +40,10 @@ enum Field : size_t {
   kCreateFieldCount
 };
 constexpr std::string_view kFieldNames[kCreateFieldCount] = {
-    "Privileged", "DeviceRequests", "Runtime",     "Annotations",   "Devices",      "DeviceCgroupRules", "CapAdd",
-    "CapDrop",    "SecurityOpt",    "MaskedPaths", "ReadonlyPaths", "PidMode",      "IpcMode",           "NetworkMode",
-    "UsernsMode", "CgroupParent",   "Binds",       "Mounts",        "VolumeDriver", "WorkingDir",        "HostConfig"};
+    "Privileged",   "DeviceRequests", "Runtime",     "Annotations",  "Devices",       "DeviceCgroupRules",
+    "CapAdd",       "CapDrop",        "SecurityOpt", "MaskedPaths",  "ReadonlyPaths", "PidMode",
+    "IpcMode",      "NetworkMode",    "UsernsMode",  "CgroupParent", "Binds",         "Mounts",
+    "VolumeDriver", "VolumesFrom",    "WorkingDir",  "HostConfig"};
 using Fields = std::array<std::optional<GoValue>, kCreateFieldCount>;
 
 constexpr const char* kCdiForm =
@@ -97,6 +100,7 @@ std::optional<std::string> check_device_requests(const Fields& hc, LazyGrants& g
              "\" (docker run --gpus, Compose gpus: or deploy.resources.reservations.devices); " + kCdiForm + ".";
     }
     if (auto bad = check_cdi_request(req, grants, repo)) return bad;
+    if (auto bad = check_known_fields(req, ApiObject::device_request)) return bad;
   }
   return std::nullopt;
 }
@@ -155,9 +159,29 @@ std::optional<std::string> check_binds(const std::optional<GoValue>& binds, cons
   return std::nullopt;
 }
 
+// Every object of a mount, its options and their driver, against the fields Docker defines.
+std::optional<std::string> check_mount_fields(const GoValue& mount) {
+  if (auto bad = check_known_fields(mount, ApiObject::mount)) return bad;
+  static constexpr std::pair<std::string_view, ApiObject> kOptions[] = {{"BindOptions", ApiObject::bind_options},
+                                                                        {"VolumeOptions", ApiObject::volume_options},
+                                                                        {"TmpfsOptions", ApiObject::tmpfs_options},
+                                                                        {"ImageOptions", ApiObject::image_options}};
+  for (const auto& [name, object] : kOptions) {
+    const auto options = mount.field(name);
+    if (!options) continue;
+    if (auto bad = check_known_fields(*options, object)) return bad;
+    if (object != ApiObject::volume_options) continue;
+    if (const auto driver = options->field("DriverConfig")) {
+      if (auto bad = check_known_fields(*driver, ApiObject::volume_driver)) return bad;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> check_mounts(const std::optional<GoValue>& mounts, const HostPathJudge* host_paths) {
   if (!mounts) return std::nullopt;
   for (const GoValue m : mounts->items()) {
+    if (auto bad = check_mount_fields(m)) return bad;
     const auto src = m.field("Source");
     const std::string_view source = src ? src->text() : "";
     if (!source.empty() && source[0] == '/') {
@@ -205,6 +229,41 @@ std::optional<std::string> check_devices(const Fields& hc) {
   return "refused: raw device \"" + path + "\"; ask for it by CDI name: " + cdi_form_for(path) + ".";
 }
 
+// --volumes-from copies every mount point of the named container, binds included, into the new
+// one; that container may have been made before the gate, or its stored configuration edited.
+// Its mount points as the daemon lists them (GET /containers/{name}/json, Mounts) are judged as
+// if the new container bound them itself.
+std::optional<std::string> check_volumes_from(const std::optional<GoValue>& from, CheckContext& context) {
+  if (!from || from->is_empty() || !context.containers) return std::nullopt;
+  for (const GoValue item : from->items()) {
+    const std::string_view spec = item.text();
+    const std::string name(spec.substr(0, spec.find(':')));
+    auto text = (*context.containers)(name);
+    if (!text) {
+      return "refused: --volumes-from " + name +
+             ": the gate could not read that container from the daemon: " + text.error().message;
+    }
+    auto doc = read_go_json(*text);
+    const auto mounts = doc && doc->root().kind() == GoValue::Kind::object ? doc->root().field("Mounts") : std::nullopt;
+    if (!doc || (mounts && !mounts->is_null() && mounts->kind() != GoValue::Kind::array))
+      return "refused: --volumes-from " + name +
+             ": the daemon described that container in a form the gate cannot read.";
+    if (!mounts) continue;
+    const std::string what = "a mount of container \"" + name + "\" (--volumes-from)";
+    for (const GoValue m : mounts->items()) {
+      const auto type = m.field("Type");
+      const auto source = m.field("Source");
+      if (type && type->text() == "bind" && source) {
+        if (auto bad = judge_host_source(context.host_paths, source->text(), what)) return bad;
+      }
+      if (type && type->text() == "volume") {
+        if (auto bad = check_volume(m.field("Driver"), std::nullopt)) return bad;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> check_host_config_fields(const Fields& hc, CheckContext& context) {
   if (const auto& p = hc[kPrivileged]; p && !p->is_empty()) {
     return std::string("refused: --privileged gives every host device; ") + kCdiForm + ".";
@@ -223,6 +282,7 @@ std::optional<std::string> check_host_config_fields(const Fields& hc, CheckConte
   if (auto bad = check_namespaces(hc)) return bad;
   if (auto bad = check_binds(hc[kBinds], context.host_paths)) return bad;
   if (auto bad = check_mounts(hc[kMounts], context.host_paths)) return bad;
+  if (auto bad = check_volumes_from(hc[kVolumesFrom], context)) return bad;
   return check_volume(hc[kVolumeDriver], std::nullopt);
 }
 
@@ -260,7 +320,16 @@ std::optional<std::string> check_host_config(const GoValue& host_config, CheckCo
   if (host_config.kind() != GoValue::Kind::object) return std::nullopt;
   Fields hc;
   host_config.pick(std::span(kFieldNames).first<kFieldCount>(), std::span(hc).first<kFieldCount>());
-  return check_host_config_fields(hc, context);
+  if (auto bad = check_host_config_fields(hc, context)) return bad;
+  return check_known_fields(host_config, ApiObject::host_config);
+}
+
+std::optional<std::string> check_update(const GoValue& body, CheckContext& context) {
+  if (body.kind() != GoValue::Kind::object) return std::nullopt;
+  Fields hc;
+  body.pick(std::span(kFieldNames).first<kFieldCount>(), std::span(hc).first<kFieldCount>());
+  if (auto bad = check_host_config_fields(hc, context)) return bad;
+  return check_known_fields(body, ApiObject::update);
 }
 
 std::optional<std::string> check_stored_container(const GoValue& inspect, CheckContext& context) {
@@ -276,7 +345,8 @@ std::optional<std::string> check_stored_container(const GoValue& inspect, CheckC
   if (auto bad = check_stored_system_paths(hc[kMaskedPaths], hc[kReadonlyPaths])) return bad;
   hc[kMaskedPaths].reset();
   hc[kReadonlyPaths].reset();
-  return check_host_config_fields(hc, context);
+  if (auto bad = check_host_config_fields(hc, context)) return bad;
+  return check_known_fields(*host_config, ApiObject::host_config);
 }
 
 std::optional<std::string> check_create(const GoValue& body, CheckContext& context) {
@@ -287,7 +357,8 @@ std::optional<std::string> check_create(const GoValue& body, CheckContext& conte
     if (auto bad = check_host_config(*hc, context)) return bad;
   }
   // Engines up to 26.1 read HostConfig fields at the top level of a create body too.
-  return check_host_config_fields(top, context);
+  if (auto bad = check_host_config_fields(top, context)) return bad;
+  return check_known_fields(body, ApiObject::create);
 }
 
 }  // namespace rgpu::admission

@@ -2,6 +2,7 @@
 // Checks of the fields that can attach hardware, in a create body's HostConfig (and, for
 // engines up to 26.1, at its top level), an update body, an exec body and a volume body.
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -22,11 +23,19 @@ class LazyGrants {
   std::optional<Result<std::shared_ptr<const GrantSet>>> got_;
 };
 
+/// A container as the repository's own daemon stores it: the text of GET /containers/{name}/json
+/// (dockerd resolves a name, a short ID prefix or a full ID exactly as the start will), or an
+/// error saying why the daemon could not be asked.
+using ContainerSource = std::function<Result<std::string>(const std::string& name)>;
+
 /// What a check needs beyond the body.
 struct CheckContext {
   LazyGrants& grants;
   const std::string& repo;
   const HostPathJudge* host_paths;  ///< where host paths are resolved; null: their text alone
+  /// Where --volumes-from containers are read, their mounts judged as binds of the new one;
+  /// null judges the name alone (benchmarks, the libFuzzer target).
+  const ContainerSource* containers = nullptr;
 };
 
 /// A refusal message, or nothing when the object attaches no hardware beyond granted CDI names
@@ -36,6 +45,9 @@ std::optional<std::string> check_host_config(const GoValue& host_config, CheckCo
 /// A create body: its WorkingDir, its HostConfig, and the HostConfig fields that engines up to
 /// 26.1 read at its top level too (each checked, whichever the engine applies).
 std::optional<std::string> check_create(const GoValue& body, CheckContext& context);
+
+/// An update body: its own fields, and those of HostConfig it shares (Resources, RestartPolicy).
+std::optional<std::string> check_update(const GoValue& body, CheckContext& context);
 
 /// A container the daemon already stores, as GET /containers/{name}/json returns it: refused
 /// when its HostConfig (or its working directory) holds anything a create would be refused for

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <optional>
 
+#include "admission/api_fields.h"
 #include "admission/body_checks.h"
 #include "admission/go_json.h"
 #include "admission/route.h"
@@ -43,11 +44,13 @@ std::string media_type(const AuthzRequest& request) {
 // there, be JSON as dockerd reads it, and be all of it.
 std::optional<GoDocument> read_body(const AuthzRequest& request, std::string& why) {
   if (request.body.empty()) {
-    why = "refused: the request carries no body the gate can read (chunked, over 1 MiB, or not JSON).";
+    why =
+        "refused: the request carries no body the gate can read (chunked, over dockerd's plugin limit, or not "
+        "JSON).";
     return std::nullopt;
   }
   if (request.body.size() > kMaxBody) {
-    why = "refused: the request body is over 1 MiB.";
+    why = "refused: the request body is over 4 MiB, more than dockerd hands a plugin.";
     return std::nullopt;
   }
   if (media_type(request) != "application/json") {
@@ -149,11 +152,13 @@ Decision decide_exec(const GoValue& body) {
   if (const auto p = body.field("Privileged"); p && !p->is_empty()) {
     return deny("refused: a privileged exec; run the command without --privileged.");
   }
+  if (auto bad = check_known_fields(body, ApiObject::exec)) return deny(*bad);
   return allow();
 }
 
 Decision decide_volume(const GoValue& body) {
   if (auto bad = check_volume(body.field("Driver"), body.field("DriverOpts"))) return deny(*bad);
+  if (auto bad = check_known_fields(body, ApiObject::volume_create)) return deny(*bad);
   return allow();
 }
 
@@ -165,7 +170,7 @@ Decision decide_body(RouteKind kind, const GoValue& body, CheckContext& context)
       return bad ? deny(*bad) : allow();
     }
     case RouteKind::container_update: {
-      auto bad = check_host_config(body, context);
+      auto bad = check_update(body, context);
       return bad ? deny(*bad) : allow();
     }
     case RouteKind::exec_create: return decide_exec(body);
@@ -184,7 +189,7 @@ bool on_stored_container(RouteKind kind) {
 Decision decide_request(const GrantsSource& source, const std::string& repo, const AuthzRequest& request,
                         const Route& route, const DecideOptions& options) {
   LazyGrants grants(source);
-  CheckContext context{grants, repo, options.host_paths};
+  CheckContext context{grants, repo, options.host_paths, options.containers};
   const auto stored = [&](Decision own) {
     if (!own.allow || !options.containers) return own;
     return decide_stored(route.container, context, *options.containers);
@@ -222,7 +227,8 @@ Decision decide(const GrantSet& grants, const std::string& repo, const AuthzRequ
 
 bool judges_stored_container(const AuthzRequest& request) {
   auto route = route_of(request.method, request.uri);
-  return route && on_stored_container(route->kind);
+  // A create may name --volumes-from containers, whose mounts are read from the daemon.
+  return route && (on_stored_container(route->kind) || route->kind == RouteKind::container_create);
 }
 
 Decision decide(const GrantsSource& source, const std::string& repo, const AuthzRequest& request,

@@ -7,17 +7,16 @@
 #include <string>
 
 #include "admission/authz_request.h"
+#include "admission/body_checks.h"
 #include "admission/grants.h"
 #include "admission/host_paths.h"
 
 namespace rgpu::admission {
 
-inline constexpr size_t kMaxBody = 1024 * 1024;  ///< dockerd forwards no larger body to a plugin
-
-/// A container as the repository's own daemon stores it: the text of GET /containers/{name}/json
-/// (dockerd resolves a name, a short ID prefix or a full ID exactly as the start will), or an
-/// error saying why the daemon could not be asked.
-using ContainerSource = std::function<Result<std::string>(const std::string& name)>;
+/// dockerd 29.3.1 and later forward bodies up to 4 MiB to a plugin and refuse larger ones
+/// (CVE-2026-34040, moby pkg/authorization/authz.go maxBodySize); earlier ones forward up to
+/// 1 MiB and send a larger body as none, which the gate refuses on every route it judges.
+inline constexpr size_t kMaxBody = 4 * 1024 * 1024;
 
 struct DecideOptions {
   /// BuildKit's /session and /grpc carry builds the gate cannot read, which can attach CDI
@@ -27,14 +26,16 @@ struct DecideOptions {
   /// before they are judged; null judges their text alone (benchmarks, the libFuzzer target).
   const HostPathJudge* host_paths = nullptr;
   /// Where routes that run a process in an existing container (start, restart, unpause, exec,
-  /// an update that sets a restart policy) read that container, judged as a create would be now.
+  /// an update that sets a restart policy) read that container, judged as a create would be now,
+  /// and where a create's --volumes-from containers are read, their mounts judged as its own.
   /// Null judges the request alone (benchmarks, the libFuzzer target); the plugin and admit
   /// always pass one, which fails closed when no daemon was named.
   const ContainerSource* containers = nullptr;
 };
 
-/// True for a route whose decision asks the daemon for a stored container: the plugin answers
-/// those off its event loop, so the daemon's own call for that lookup is served meanwhile.
+/// True for a route whose decision may ask the daemon for a stored container (every create, for
+/// its --volumes-from): the plugin answers those off its event loop, so the daemon's own call for
+/// that lookup is served meanwhile.
 bool judges_stored_container(const AuthzRequest& request);
 
 /// The grants (read from `grants` only if the request names CDI devices) and the request in,

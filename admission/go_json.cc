@@ -214,6 +214,18 @@ void GoValue::pick(std::span<const std::string_view> names, std::span<std::optio
   }
 }
 
+std::optional<std::string_view> GoValue::first_unknown(std::span<const std::string> known) const {
+  if (!e_.is_object()) return std::nullopt;
+  const dom::object object = e_.get_object().value_unsafe();  // a copy: the result holding it is a temporary
+  std::string folded;
+  for (auto [key, value] : object) {
+    folded.clear();
+    for (size_t i = 0; i < key.size();) folded += fold_next(key, i);
+    if (!std::binary_search(known.begin(), known.end(), folded) && !GoValue(value, ascii_).is_empty()) return key;
+  }
+  return std::nullopt;
+}
+
 bool GoValue::is_empty() const {
   switch (e_.type()) {
     case dom::element_type::NULL_VALUE: return true;

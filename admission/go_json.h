@@ -47,6 +47,9 @@ class GoValue {
   /// Several fields in one pass over the keys, as Go's decoder fills a struct: out[i] is what
   /// field(names[i]) is. For a checker that reads many fields of one object (HostConfig).
   void pick(std::span<const std::string_view> names, std::span<std::optional<GoValue>> out) const;
+  /// The first member whose key Go would match to none of `known` (names upper-cased, sorted)
+  /// and whose value is not empty: a field dockerd may read that the caller does not know.
+  std::optional<std::string_view> first_unknown(std::span<const std::string> known) const;
   bool is_null() const { return kind() == Kind::null; }
   /// True for absent-equivalent values: null, false, 0, "", [], {}.
   bool is_empty() const;

@@ -239,3 +239,40 @@ TEST_CASE("authz plugin: serves the socket systemd passes (socket activation)") 
   plugin.stop();
   CHECK_THAT(plugin.err(), Catch::Contains("serving repository web on the socket systemd passed"));
 }
+
+TEST_CASE("authz plugin: bodies up to dockerd's 4 MiB plugin limit are judged, a larger one refused") {
+  ServedPlugin plugin;
+  asio::io_context io;
+  Local::socket socket(io);
+  socket.connect(Local::endpoint(plugin.socket));
+  constexpr size_t kMiB = 1024 * 1024;
+  for (const size_t size : {kMiB - 1, 2 * kMiB, 4 * kMiB, 4 * kMiB + 1}) {
+    const std::string head = R"({"Image":"img","Env":["BIG=)", tail = R"("]})";
+    const std::string body = head + std::string(size - head.size() - tail.size(), 'x') + tail;
+    REQUIRE(body.size() == size);
+    std::string encoded;
+    {
+      static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+      std::string padded = body;
+      const size_t pad = (3 - padded.size() % 3) % 3;
+      padded.append(pad, '\0');
+      for (size_t i = 0; i < padded.size(); i += 3) {
+        const unsigned v = static_cast<unsigned char>(padded[i]) << 16 |
+                           static_cast<unsigned char>(padded[i + 1]) << 8 | static_cast<unsigned char>(padded[i + 2]);
+        for (int shift = 18; shift >= 0; shift -= 6) encoded += alphabet[(v >> shift) & 63];
+      }
+      encoded.replace(encoded.size() - pad, pad, std::string(pad, '='));
+    }
+    const std::string call = R"({"RequestMethod":"POST","RequestUri":"/v1.53/containers/create",)"
+                             R"("RequestHeaders":{"Content-Type":"application/json"},"RequestBody":")" +
+                             encoded + "\"}";
+    const auto res = http_call(socket, http::verb::post, "/AuthZPlugin.AuthZReq", call);
+    INFO(size << ": " << res.body());
+    CHECK(res.result_int() == 200);
+    if (size <= 4 * kMiB) {
+      CHECK(res.body() == R"({"Allow":true})");
+    } else {
+      CHECK_THAT(res.body(), Catch::Contains("over 4 MiB"));
+    }
+  }
+}

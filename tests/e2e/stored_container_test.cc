@@ -115,3 +115,32 @@ TEST_CASE("e2e: containers whose stored configuration was edited to carry hardwa
                     "REDIACC_GPU_DOCKER_HOST=unix:///PATH/docker.sock in /etc/rediacc/gpu/plugins/web.env");
   CHECK_THAT(blind.log(), Catch::Contains("warning: no --docker-host"));
 }
+
+TEST_CASE("e2e: --volumes-from a container made before the gate cannot carry its host binds into a new one") {
+  FixtureRoot machine;
+  two_nvidia_datacenter(machine, true);
+  FixtureRoot place;
+  const std::string name = unique_name("rgpu-e2e-volfrom");
+  {
+    // Before the gate: a container bound to the host's /dev, never started.
+    DockerDaemon daemon({}, place.path());
+    daemon.import_busybox("img");
+    ran(daemon.docker({"create", "--name", "holder", "-v", "/dev:/hostdev", "img", "true"}), daemon.log());
+    ran(daemon.docker({"create", "--name", "plain", "-v", "data:/data", "img", "true"}), daemon.log());
+    // The door is real: without the gate, a new container sees the host's device nodes through it.
+    const auto seen = daemon.docker({"run", "--rm", "--volumes-from", "holder", "img", "ls", "/hostdev/null"});
+    CHECK(seen.exit_code == 0);
+  }
+  PluginProcess plugin(name, "web", machine.str(), DockerDaemon::host_in(place.path()));
+  DockerDaemon daemon({"--authorization-plugin=" + plugin.name()}, place.path());
+  for (const std::string& from : {std::string("holder"), std::string("holder:ro")}) {
+    const auto r = daemon.docker({"run", "--rm", "--volumes-from", from, "img", "ls", "/hostdev/null"});
+    refused_by_plugin(r, plugin.name(), "a mount of container \"holder\" (--volumes-from)");
+    CHECK_THAT(r.err, Catch::Contains("/dev"));
+  }
+  // A named volume of another container of the repository is no host path: allowed.
+  const auto ok = daemon.docker({"run", "--rm", "--volumes-from", "plain", "img", "ls", "/data"});
+  ran(ok, plugin.log());
+  refused_by_plugin(daemon.docker({"create", "--volumes-from", "nosuch", "img", "true"}), plugin.name(),
+                    "--volumes-from nosuch: the gate could not read that container");
+}

@@ -35,6 +35,8 @@ DELIBERATE = [
     ("unclean path in the request line", r"is not clean"),
     ("capability dropped that dockerd does not know", r"is no capability Docker knows"),
     ("empty CDI request", r"names no device"),
+    ("a field the gate does not know, carrying a value (dockerd 20.10 ignores it, a newer one may not)",
+     r"a field the gate does not know"),
     ("a value of the wrong type that dockerd ignores", r"is not a list|not a name|not text"),
 ]
 
@@ -243,7 +245,7 @@ def strslice(rng, gen, n_max=3):
 
 def dangerous_field(rng):
     """A HostConfig field and a value, harmful or not."""
-    choice = rng.randrange(22)
+    choice = rng.randrange(24)
     if choice == 0:
         return "Privileged", rng.choice([True, False, True])
     if choice in (1, 2, 3):
@@ -291,6 +293,9 @@ def dangerous_field(rng):
         return "Runtime", rng.choice(["runc", "nvidia", "RUNC", "", "io.containerd.runc.v2"])
     if choice == 20:
         return "VolumeDriver", rng.choice(["local", "nfs", ""])
+    if choice == 21:  # a field no dockerd up to the gate's table has, or a key Go folds to none
+        return rng.choice(["FutureDevices", "NetDevices", "Pr\u0131vileged", "DevicesX"]), \
+            rng.choice([None, [], {}, "", 0, False, ["/dev/kfd"], True, {"eth0": {}}, "x", 1])
     return rng.choice(["GroupAdd", "Memory", "ShmSize"]), rng.choice([["video"], 1 << 30, 0])
 
 
