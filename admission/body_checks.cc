@@ -1,5 +1,6 @@
 #include "admission/body_checks.h"
 
+#include <algorithm>
 #include <array>
 
 #include "admission/api_fields.h"
@@ -57,7 +58,31 @@ bool qualified_cdi_name(const std::string& name) {
          cdi::valid_device_name(name.substr(eq + 1));
 }
 
-std::optional<std::string> check_cdi_request(const GoValue& req, LazyGrants& grants, const std::string& repo) {
+// A name whose spec now runs a hook or moves a net device its grant did not review: the spec
+// changed after the grant (or the grant predates the review).
+std::optional<std::string> check_reviewed(const Grant& grant, const CheckContext& context) {
+  if (!context.reviews) return std::nullopt;
+  const auto now = (*context.reviews)(grant.device);
+  const auto accepted = grant.reviewed.value_or(std::vector<std::string>{});
+  std::string added;
+  bool net = false, hook = false;
+  for (const auto& item : now) {
+    if (std::find(accepted.begin(), accepted.end(), item) != accepted.end()) continue;
+    added += (added.empty() ? "" : ", ") + item;
+    (item.starts_with("net device") ? net : hook) = true;
+  }
+  if (added.empty()) return std::nullopt;
+  return "refused: the spec of " + grant.device + " changed after it was granted to repository \"" + grant.repo +
+         "\": it now carries " + added +
+         ", which the grant did not review; an operator can review it and grant it "
+         "again: rediacc-gpu grant " +
+         grant.repo + " --device " + grant.device + (hook ? " --allow-hooks" : "") +
+         (net ? " --allow-net-devices" : "");
+}
+
+std::optional<std::string> check_cdi_request(const GoValue& req, CheckContext& context) {
+  LazyGrants& grants = context.grants;
+  const std::string& repo = context.repo;
   const auto count = req.field("Count");
   const auto options = req.field("Options");
   const auto ids = req.field("DeviceIDs");
@@ -79,15 +104,17 @@ std::optional<std::string> check_cdi_request(const GoValue& req, LazyGrants& gra
     }
     const auto& set = grants.get();
     if (!set) return "refused: " + set.error().message;
-    if (!(*set)->find(repo, name)) {
+    const Grant* grant = (*set)->find(repo, name);
+    if (!grant) {
       return "refused: repository \"" + repo + "\" has no grant for " + name +
              "; an operator can grant it with: rediacc-gpu grant " + repo + " --device " + name;
     }
+    if (auto bad = check_reviewed(*grant, context)) return bad;
   }
   return std::nullopt;
 }
 
-std::optional<std::string> check_device_requests(const Fields& hc, LazyGrants& grants, const std::string& repo) {
+std::optional<std::string> check_device_requests(const Fields& hc, CheckContext& context) {
   const auto& requests = hc[kDeviceRequests];
   if (!requests || requests->is_null()) return std::nullopt;
   if (requests->kind() != GoValue::Kind::array) return "refused: DeviceRequests is not a list.";
@@ -99,7 +126,7 @@ std::optional<std::string> check_device_requests(const Fields& hc, LazyGrants& g
       return "refused: a device request with driver \"" + name +
              "\" (docker run --gpus, Compose gpus: or deploy.resources.reservations.devices); " + kCdiForm + ".";
     }
-    if (auto bad = check_cdi_request(req, grants, repo)) return bad;
+    if (auto bad = check_cdi_request(req, context)) return bad;
     if (auto bad = check_known_fields(req, ApiObject::device_request)) return bad;
   }
   return std::nullopt;
@@ -268,7 +295,7 @@ std::optional<std::string> check_host_config_fields(const Fields& hc, CheckConte
   if (const auto& p = hc[kPrivileged]; p && !p->is_empty()) {
     return std::string("refused: --privileged gives every host device; ") + kCdiForm + ".";
   }
-  if (auto bad = check_device_requests(hc, context.grants, context.repo)) return bad;
+  if (auto bad = check_device_requests(hc, context)) return bad;
   if (auto bad = check_runtime_and_annotations(hc)) return bad;
   if (auto bad = check_devices(hc)) return bad;
   if (auto bad = check_strings(

@@ -28,6 +28,9 @@ class LazyGrants {
 /// error saying why the daemon could not be asked.
 using ContainerSource = std::function<Result<std::string>(const std::string& name)>;
 
+/// What a granted CDI name carries now that its grant must have reviewed (SpecReviews::of).
+using ReviewSource = std::function<std::vector<std::string>(const std::string& name)>;
+
 /// What a check needs beyond the body.
 struct CheckContext {
   LazyGrants& grants;
@@ -36,6 +39,9 @@ struct CheckContext {
   /// Where --volumes-from containers are read, their mounts judged as binds of the new one;
   /// null judges the name alone (benchmarks, the libFuzzer target).
   const ContainerSource* containers = nullptr;
+  /// Where a granted name's hooks and net devices are compared with what its grant reviewed;
+  /// null skips the comparison (benchmarks, the libFuzzer target).
+  const ReviewSource* reviews = nullptr;
 };
 
 /// A refusal message, or nothing when the object attaches no hardware beyond granted CDI names

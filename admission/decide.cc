@@ -189,7 +189,7 @@ bool on_stored_container(RouteKind kind) {
 Decision decide_request(const GrantsSource& source, const std::string& repo, const AuthzRequest& request,
                         const Route& route, const DecideOptions& options) {
   LazyGrants grants(source);
-  CheckContext context{grants, repo, options.host_paths, options.containers};
+  CheckContext context{grants, repo, options.host_paths, options.containers, options.reviews};
   const auto stored = [&](Decision own) {
     if (!own.allow || !options.containers) return own;
     return decide_stored(route.container, context, *options.containers);

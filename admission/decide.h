@@ -31,6 +31,9 @@ struct DecideOptions {
   /// Null judges the request alone (benchmarks, the libFuzzer target); the plugin and admit
   /// always pass one, which fails closed when no daemon was named.
   const ContainerSource* containers = nullptr;
+  /// Where each granted name's hooks and net devices now are compared with what its grant
+  /// reviewed (SpecReviews); null skips that (benchmarks, the libFuzzer target).
+  const ReviewSource* reviews = nullptr;
 };
 
 /// True for a route whose decision may ask the daemon for a stored container (every create, for

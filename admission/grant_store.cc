@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "cdi-gen/hook_policy.h"
 #include "core/edit_distance.h"
 #include "core/joined.h"
 #include "core/state_paths.h"
@@ -55,12 +56,48 @@ std::vector<std::string> alias_warnings(const GrantSet& set, const cdi::SpecInde
   return warnings;
 }
 
+struct Review {
+  std::vector<std::string> hooks, nets;
+  std::vector<std::string> items() const {
+    std::vector<std::string> all = hooks;
+    all.insert(all.end(), nets.begin(), nets.end());
+    std::sort(all.begin(), all.end());
+    return all;
+  }
+};
+
+Review review_of(const RootFs& fs, const cdi::IndexedDevice& device) {
+  const auto allowed = cdi::allowed_hooks(fs);
+  return {cdi::needs_review(fs, device, allowed, false), cdi::needs_review(fs, device, allowed, true)};
+}
+
+// A name that runs host code or moves a host interface is granted only when the operator says so.
+Result<std::vector<std::string>> reviewed_for(const RootFs& fs, const cdi::IndexedDevice& device,
+                                              const GrantReview& review) {
+  const auto [hooks, nets] = review_of(fs, device);
+  if (!hooks.empty() && !review.allow_hooks) {
+    return fail(device.qualified_name + " makes the runtime run " + joined(hooks) +
+                " on the host, as root, for every container that asks for it; nothing was granted. Review the "
+                "program and pass --allow-hooks, or add it to " +
+                std::string(cdi::kAllowedHooksPath) + ".");
+  }
+  if (!nets.empty() && !review.allow_net_devices) {
+    return fail(device.qualified_name + " moves a host network interface into the container (" + joined(nets) +
+                "); nothing was granted. Pass --allow-net-devices to grant it anyway.");
+  }
+  return Review{hooks, nets}.items();
+}
+
 void sort_grants(GrantSet& set) {
   std::sort(set.grants.begin(), set.grants.end(),
             [](const Grant& a, const Grant& b) { return std::tie(a.repo, a.device) < std::tie(b.repo, b.device); });
 }
 
 }  // namespace
+
+std::vector<std::string> review_items(const RootFs& fs, const cdi::IndexedDevice& device) {
+  return review_of(fs, device).items();
+}
 
 std::vector<std::string> reached_nodes(const cdi::IndexedDevice& device) {
   std::vector<std::string> out;
@@ -82,8 +119,10 @@ Result<GrantSet> load_grants(const RootFs& fs) {
 }
 
 Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index, const std::string& repo,
-                               const std::string& device, bool exclusive, SystemTime now) {
+                               const std::string& device, bool exclusive, SystemTime now, const GrantReview& review) {
   if (auto ok = check_defined(index, device); !ok) return tl::unexpected(ok.error());
+  auto reviewed = reviewed_for(fs, *defined(index, device), review);
+  if (!reviewed) return tl::unexpected(reviewed.error());
   auto lock = FileLock::acquire(fs, state::kGrantsLock);
   if (!lock) return tl::unexpected(lock.error());
   auto set = load_grants(fs);
@@ -95,13 +134,14 @@ Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::Spec
   const Grant* existing = set->find(repo, device);
   // Granting again what is held records what the name reaches now: how an operator accepts a
   // name that moved to other hardware.
-  if (existing && (existing->exclusive || !exclusive) && existing->reached == reached) {
+  if (existing && (existing->exclusive || !exclusive) && existing->reached == reached &&
+      existing->reviewed.value_or(std::vector<std::string>{}) == *reviewed) {
     outcome.change = {Change::Kind::unchanged, kGrantsPath, repo + " already holds " + device};
     return outcome;
   }
   if (existing && existing->exclusive) exclusive = true;
   std::erase_if(set->grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
-  set->grants.push_back({repo, device, exclusive, format_rfc3339_utc(now), reached});
+  set->grants.push_back({repo, device, exclusive, format_rfc3339_utc(now), reached, *reviewed});
   sort_grants(*set);
   auto written = sink.write(kGrantsPath, grants_text(*set), 0644);
   if (!written) return tl::unexpected(written.error());
@@ -126,8 +166,7 @@ std::vector<std::string> aliases_of(const cdi::SpecIndex& index, const std::stri
   const auto* self = defined(index, device);
   if (!self) return out;
   for (const auto& other : index.devices) {
-    if (other.qualified_name != device && cdi::ungrantable_reason(other).empty() &&
-        cdi::reach_same_gpu(self->device_nodes, other.device_nodes)) {
+    if (other.qualified_name != device && cdi::ungrantable_reason(other).empty() && cdi::reach_same(*self, other)) {
       out.push_back(other.qualified_name);
     }
   }

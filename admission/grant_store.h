@@ -22,11 +22,23 @@ struct GrantOutcome {
   std::vector<std::string> warnings;  ///< aliases of the name that other repositories hold
 };
 
+/// What the operator has reviewed and accepts with a grant.
+struct GrantReview {
+  bool allow_hooks = false;        ///< hooks outside the allow-list (cdi/hook_policy.h)
+  bool allow_net_devices = false;  ///< host network interfaces moved into the container
+};
+
 /// Grants `device` to `repo`. Refused, recording nothing: a name no spec in /etc/cdi defines
-/// (with the closest names that do), a name another repository holds exclusively, and an
-/// exclusive grant of a name another repository holds.
+/// (with the closest names that do), a name another repository holds exclusively, an exclusive
+/// grant of a name another repository holds, and a name that runs a hook outside the allow-list
+/// or moves a net device, unless `review` accepts it (what was accepted is recorded).
 Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index, const std::string& repo,
-                               const std::string& device, bool exclusive, SystemTime now);
+                               const std::string& device, bool exclusive, SystemTime now,
+                               const GrantReview& review = {});
+
+/// What `device` carries that a grant must have reviewed (hooks outside the allow-list, then net
+/// devices), sorted: what a grant records as `reviewed`, and what the gate compares with it.
+std::vector<std::string> review_items(const RootFs& fs, const cdi::IndexedDevice& device);
 
 /// Revokes it; `unchanged` when `repo` held no such grant.
 Result<Change> remove_grant(const RootFs& fs, FileSink& sink, const std::string& repo, const std::string& device);
@@ -35,7 +47,8 @@ Result<Change> remove_grant(const RootFs& fs, FileSink& sink, const std::string&
 std::vector<std::string> reached_nodes(const cdi::IndexedDevice& device);
 
 /// Other names that reach the same GPU as `device` ("nvidia.com/gpu=0" for "nvidia.com/gpu=all"),
-/// by cdi::reach_same_gpu: a shared GPU-own node, never a shared control node like /dev/kfd.
+/// by cdi::reach_same: a shared GPU-own node (never a shared control node like /dev/kfd) or a
+/// shared host network interface.
 std::vector<std::string> aliases_of(const cdi::SpecIndex& index, const std::string& device);
 
 struct AliasHolder {

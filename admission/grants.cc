@@ -39,6 +39,7 @@ std::string grants_text(const GrantSet& set) {
   for (const auto& g : set.grants) {
     list.push_back({{"repo", g.repo}, {"device", g.device}, {"exclusive", g.exclusive}, {"granted_at", g.granted_at}});
     if (g.reached) list.back()["reached"] = *g.reached;
+    if (g.reviewed && !g.reviewed->empty()) list.back()["reviewed"] = *g.reviewed;
   }
   nlohmann::ordered_json doc = {{"schema", kGrantsSchema}, {"grants", list}};
   return doc.dump(2) + "\n";
@@ -57,6 +58,7 @@ Result<GrantSet> parse_grants(std::string_view text, std::string_view where) {
       Grant grant{g.at("repo").get<std::string>(), g.at("device").get<std::string>(), g.at("exclusive").get<bool>(),
                   g.at("granted_at").get<std::string>(), std::nullopt};
       if (auto it = g.find("reached"); it != g.end()) grant.reached = it->get<std::vector<std::string>>();
+      if (auto it = g.find("reviewed"); it != g.end()) grant.reviewed = it->get<std::vector<std::string>>();
       set.grants.push_back(std::move(grant));
     }
     return set;

@@ -25,6 +25,10 @@ struct Grant {
   /// before rediacc-gpu recorded them. Lets doctor tell a name that now reaches other hardware
   /// (partitions renumbered, MIG reconfigured) from one that did not move.
   std::optional<std::vector<std::string>> reached = std::nullopt;
+  /// What the operator reviewed and accepted with the grant (--allow-hooks, --allow-net-devices):
+  /// cdi::needs_review's lines for the name when it was granted, sorted. The gate refuses the
+  /// name once its spec carries anything needing review that is not among them.
+  std::optional<std::vector<std::string>> reviewed = std::nullopt;
 
   bool operator==(const Grant&) const = default;
 };

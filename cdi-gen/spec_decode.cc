@@ -175,6 +175,7 @@ void check_env(const std::vector<std::string>& env, const std::string& what) {
 // (a device's edits must; the spec's may be empty).
 struct Edits {
   std::vector<std::string> nodes;
+  Carried carried;
   bool empty = true;
 };
 
@@ -182,6 +183,7 @@ struct Edits {
 bool present(const YAML::Node& n) { return !is_null(n) && (!n.IsSequence() || n.size() > 0); }
 
 Edits decode_edits(const YAML::Node& n, const std::string& what, int& at_least) {
+  Carried carried;
   const auto f =
       fields_of(n, what, {"env", "deviceNodes", "hooks", "mounts", "intelRdt", "additionalGids", "netDevices"});
   check_env(as_strings(get(f, "env"), "env"), what);
@@ -220,8 +222,9 @@ Edits decode_edits(const YAML::Node& n, const std::string& what, int& at_least) 
       const auto hf = fields_of(h, what + ": a hook", {"hookName", "path", "args", "env", "timeout"});
       const std::string name = as_string(get(hf, "hookName"), "hookName");
       if (!kHookPoints.count(name)) throw Bad{what + " has a hook named \"" + name + "\", which is no OCI hook point"};
-      if (as_string(get(hf, "path"), "path").empty()) throw Bad{what + ": hook " + name + " has no path"};
-      as_strings(get(hf, "args"), "args");
+      const std::string path = as_string(get(hf, "path"), "path");
+      if (path.empty()) throw Bad{what + ": hook " + name + " has no path"};
+      carried.hooks.push_back({name, path, as_strings(get(hf, "args"), "args")});
       check_env(as_strings(get(hf, "env"), "env"), what + ": hook " + name);
       as_int(get(hf, "timeout"), "timeout", kI64Min, kI64Max);
     }
@@ -231,9 +234,11 @@ Edits decode_edits(const YAML::Node& n, const std::string& what, int& at_least) 
     if (!mounts.IsSequence()) throw Bad{what + ": \"mounts\" is not a list"};
     for (const auto& m : mounts) {
       const auto mf = fields_of(m, what + ": a mount", {"hostPath", "containerPath", "options", "type"});
-      if (as_string(get(mf, "hostPath"), "hostPath").empty()) throw Bad{what + " has a mount with no hostPath"};
-      if (as_string(get(mf, "containerPath"), "containerPath").empty())
-        throw Bad{what + " has a mount with no containerPath"};
+      const std::string host = as_string(get(mf, "hostPath"), "hostPath");
+      const std::string inside = as_string(get(mf, "containerPath"), "containerPath");
+      if (host.empty()) throw Bad{what + " has a mount with no hostPath"};
+      if (inside.empty()) throw Bad{what + " has a mount with no containerPath"};
+      carried.mounts.push_back({host, inside});
       as_strings(get(mf, "options"), "options");
       if (!as_string(get(mf, "type"), "type").empty()) need(at_least, 40);
     }
@@ -268,6 +273,7 @@ Edits decode_edits(const YAML::Node& n, const std::string& what, int& at_least) 
       const std::string name = as_string(get(nf, "name"), "name");
       if (host.empty() || name.empty() || !hosts.insert(host).second || !names.insert(name).second)
         throw Bad{what + " has a net device with an empty or repeated name"};
+      carried.net_devices.push_back({host, name});
     }
     if (net.size() > 0) need(at_least, 110);
   }
@@ -276,7 +282,7 @@ Edits decode_edits(const YAML::Node& n, const std::string& what, int& at_least) 
   for (const char* field : {"env", "deviceNodes", "hooks", "mounts", "intelRdt", "additionalGids", "netDevices"}) {
     if (present(get(f, field))) empty = false;
   }
-  return {nodes, empty};
+  return {nodes, std::move(carried), empty};
 }
 
 void check_annotations(const YAML::Node& n, const std::string& what, int& at_least) {
@@ -305,7 +311,7 @@ std::vector<IndexedDevice> decode(const YAML::Node& root, const std::string& whe
     throw Bad{"declares kind \"" + kind + "\"; a one-letter vendor or class crashes the CDI library up to 1.1.0"};
   if (klass.find('.') != std::string::npos) need(at_least, 60);
   check_annotations(get(f, "annotations"), "the spec", at_least);
-  decode_edits(get(f, "containerEdits"), "the spec's containerEdits", at_least);
+  const Carried common = decode_edits(get(f, "containerEdits"), "the spec's containerEdits", at_least).carried;
   std::vector<IndexedDevice> out;
   std::set<std::string> names;
   const auto devices = get(f, "devices");
@@ -320,7 +326,13 @@ std::vector<IndexedDevice> decode(const YAML::Node& root, const std::string& whe
     if (std::isdigit(static_cast<unsigned char>(name[0]))) need(at_least, 50);
     auto edits = decode_edits(get(df, "containerEdits"), what, at_least);
     if (edits.empty) throw Bad{"gives " + what + " no containerEdits"};
-    out.push_back({kind + "=" + name, where, std::move(edits.nodes)});
+    // CDI applies both the spec's own edits and the device's.
+    Carried carried = common;
+    const auto append = [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); };
+    append(carried.hooks, edits.carried.hooks);
+    append(carried.mounts, edits.carried.mounts);
+    append(carried.net_devices, edits.carried.net_devices);
+    out.push_back({kind + "=" + name, where, std::move(edits.nodes), std::move(carried)});
   }
   if (declared < at_least)
     throw Bad{"declares cdiVersion " + version + " but uses what " + version_text(at_least) +

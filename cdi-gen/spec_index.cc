@@ -171,4 +171,14 @@ bool reach_same_gpu(const std::vector<std::string>& a_nodes, const std::vector<s
   return meet(a.whole, b.whole) || meet(a.whole, b.parents) || meet(b.whole, a.parents) || meet(a.caps, b.caps);
 }
 
+bool reach_same(const IndexedDevice& a, const IndexedDevice& b) {
+  if (reach_same_gpu(a.device_nodes, b.device_nodes)) return true;
+  for (const auto& x : a.carried.net_devices) {
+    for (const auto& y : b.carried.net_devices) {
+      if (x.host_interface == y.host_interface) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace rgpu::cdi

@@ -14,11 +14,45 @@ namespace rgpu::cdi {
 
 inline constexpr const char* kSpecDir = "/etc/cdi";
 
+/// A program the runtime runs on the host, as root, for every container that asks for the name.
+struct CdiHook {
+  std::string hook_name;  ///< the OCI hook point: "createContainer", "prestart", ...
+  std::string path;
+  std::vector<std::string> args;
+  bool operator==(const CdiHook&) const = default;
+};
+
+struct CdiMount {
+  std::string host_path;
+  std::string container_path;
+  bool operator==(const CdiMount&) const = default;
+};
+
+/// A host network interface moved into the container (CDI 1.1).
+struct CdiNetDevice {
+  std::string host_interface;
+  std::string name;  ///< its name inside the container
+  bool operator==(const CdiNetDevice&) const = default;
+};
+
+/// What a name brings besides its nodes: its own edits and its spec's top-level ones, which CDI
+/// applies whenever any name of the spec is asked for.
+struct Carried {
+  std::vector<CdiHook> hooks;
+  std::vector<CdiMount> mounts;
+  std::vector<CdiNetDevice> net_devices;
+  bool operator==(const Carried&) const = default;
+};
+
 struct IndexedDevice {
   std::string qualified_name;             ///< "nvidia.com/gpu=0"
   std::string spec_path;                  ///< machine path of the file that defines it
   std::vector<std::string> device_nodes;  ///< host device nodes the device maps, sorted
+  Carried carried;
 };
+
+/// Two names reach the same thing: the same GPU (reach_same_gpu) or a same host network interface.
+bool reach_same(const IndexedDevice& a, const IndexedDevice& b);
 
 /// A spec file that was skipped, and why.
 struct SpecProblem {

@@ -9,6 +9,7 @@
 #include "admission/daemon_containers.h"
 #include "admission/decide.h"
 #include "admission/grants_cache.h"
+#include "admission/spec_reviews.h"
 #include "cli/command.h"
 #include "cli/jsonl_stream.h"
 #include "cli/probe_machine.h"
@@ -54,8 +55,10 @@ int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
   }
   admission::GrantsCache cache(fs);
   const admission::HostPathJudge host_paths(fs);
+  admission::SpecReviews spec_reviews(fs);
+  const admission::ReviewSource reviews = [&spec_reviews](const std::string& name) { return spec_reviews.of(name); };
   const admission::DecideOptions options{
-      .allow_buildkit = f.allow_buildkit, .host_paths = &host_paths, .containers = &*containers};
+      .allow_buildkit = f.allow_buildkit, .host_paths = &host_paths, .containers = &*containers, .reviews = &reviews};
   if (f.jsonl) {
     JsonlStream stream(STDIN_FILENO, STDOUT_FILENO);
     while (auto line = stream.next()) {

@@ -9,6 +9,7 @@
 #include "admission/authz_server.h"
 #include "admission/daemon_containers.h"
 #include "admission/grants_cache.h"
+#include "admission/spec_reviews.h"
 #include "cli/command.h"
 #include "cli/probe_machine.h"
 #include "core/state_paths.h"
@@ -47,11 +48,15 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
   }
   admission::GrantsCache cache(fs);
   const admission::HostPathJudge host_paths(fs);
-  admission::AuthzServer server(
-      [&cache] { return cache.current(); },
-      admission::PluginSettings{
-          *repo, {.allow_buildkit = f.allow_buildkit, .host_paths = &host_paths, .containers = &*containers}},
-      log_line);
+  admission::SpecReviews spec_reviews(fs);
+  const admission::ReviewSource reviews = [&spec_reviews](const std::string& name) { return spec_reviews.of(name); };
+  admission::AuthzServer server([&cache] { return cache.current(); },
+                                admission::PluginSettings{*repo,
+                                                          {.allow_buildkit = f.allow_buildkit,
+                                                           .host_paths = &host_paths,
+                                                           .containers = &*containers,
+                                                           .reviews = &reviews}},
+                                log_line);
   if (f.docker_host.empty()) {
     log_line("warning: no --docker-host: start, restart, unpause and exec of existing containers are refused");
   }

@@ -69,13 +69,21 @@ int run_cdi_list(const GlobalOptions& global, const std::string& output) {
     auto out = nlohmann::ordered_json::array();
     for (const auto& d : index.devices) {
       out.push_back({{"name", d.qualified_name}, {"spec", d.spec_path}, {"device_nodes", d.device_nodes}});
+      out.back().update(carried_json(d.carried));
     }
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
   std::vector<std::vector<std::string>> rows;
-  for (const auto& d : index.devices) rows.push_back({d.qualified_name, d.spec_path});
-  std::cout << render_table({"NAME", "SPEC"}, rows);
+  for (const auto& d : index.devices) {
+    rows.push_back({d.qualified_name, d.spec_path});
+    if (output == "wide") {
+      for (auto& c : carried_cells(d.carried)) rows.back().push_back(std::move(c));
+    }
+  }
+  std::vector<std::string> header = {"NAME", "SPEC"};
+  if (output == "wide") header.insert(header.end(), {"HOOKS", "MOUNTS", "NET DEVICES"});
+  std::cout << render_table(header, rows);
   return kExitOk;
 }
 
@@ -92,7 +100,9 @@ Runner attach_cdi(CLI::App& sub, GlobalOptions& global) {
       "views", "Rebuild each repository's CDI view (/var/lib/rediacc/gpu/cdi/REPO: the names it holds) from /etc/cdi.");
   add_root_option(*views, global);
   auto output = std::make_shared<std::string>("table");
-  list->add_option("-o,--output", *output, "Output format: table or json")->check(CLI::IsMember({"table", "json"}));
+  list->add_option("-o,--output", *output,
+                   "Output format: table, wide (adds the hooks, mounts and net devices each name brings) or json")
+      ->check(CLI::IsMember({"table", "wide", "json"}));
   return [&global, generate, views, output] {
     if (generate->parsed()) return run_generate(global);
     return views->parsed() ? run_views(global) : run_cdi_list(global, *output);

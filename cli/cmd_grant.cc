@@ -21,7 +21,15 @@ struct GrantFlags {
   std::string output = "table";
   std::string docker_host;  ///< revoke: the repository's daemon, where containers using the name are found
   bool stop = false;        ///< revoke: stop them and keep them stopped
+  admission::GrantReview review;
 };
+
+const cdi::IndexedDevice* defined_in(const cdi::SpecIndex& index, const std::string& name) {
+  for (const auto& d : index.devices) {
+    if (d.qualified_name == name) return &d;
+  }
+  return nullptr;
+}
 
 // The grants file is written; the daemons' own CDI views follow it (also after an unchanged
 // grant: a view left stale by an earlier failure is mended by doing it again).
@@ -38,7 +46,7 @@ int run_grant(const GlobalOptions& global, const GrantFlags& f) {
   if (!repo) return report_failure(repo.error());
   MachineFileSink sink(fs);
   auto outcome = admission::add_grant(fs, sink, cdi::read_spec_index(fs), *repo, f.device, f.exclusive,
-                                      std::chrono::system_clock::now());
+                                      std::chrono::system_clock::now(), f.review);
   if (!outcome) return report_failure(outcome.error());
   if (auto views = refreshed_views(fs, sink); views != kExitOk) return views;
   for (const auto& w : outcome->warnings) std::cerr << "warning: " << w << "\n";
@@ -138,6 +146,9 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
                       {"exclusive", g.exclusive},
                       {"granted_at", g.granted_at},
                       {"same_gpu_also_granted_to", aliases}});
+      const auto* d = defined_in(index, g.device);
+      list.back().update(carried_json(d ? d->carried : cdi::Carried{}));
+      list.back()["reviewed"] = g.reviewed.value_or(std::vector<std::string>{});
     }
     std::cout << list.dump(2) << "\n";
     return kExitOk;
@@ -145,8 +156,20 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& g : shown) {
     rows.push_back({g.repo, g.device, g.exclusive ? "yes" : "no", g.granted_at, overlaps(*set, index, g)});
+    const auto* d = defined_in(index, g.device);
+    if (f.output == "wide") {
+      for (auto& c : carried_cells(d ? d->carried : cdi::Carried{})) rows.back().push_back(std::move(c));
+    } else {
+      rows.back().push_back(carried_summary(d ? d->carried : cdi::Carried{}));
+    }
   }
-  std::cout << render_table({"REPO", "DEVICE", "EXCLUSIVE", "GRANTED AT", "SAME GPU ALSO GRANTED TO"}, rows);
+  std::vector<std::string> header = {"REPO", "DEVICE", "EXCLUSIVE", "GRANTED AT", "SAME GPU ALSO GRANTED TO"};
+  if (f.output == "wide") {
+    header.insert(header.end(), {"HOOKS", "MOUNTS", "NET DEVICES"});
+  } else {
+    header.push_back("CARRIES");
+  }
+  std::cout << render_table(header, rows);
   return kExitOk;
 }
 
@@ -158,6 +181,11 @@ Runner attach_grant(CLI::App& sub, GlobalOptions& global) {
   sub.add_option("REPO", f->repo, "Repository, as name or name@machine")->required();
   sub.add_option("--device", f->device, "Exact CDI name, e.g. nvidia.com/gpu=all")->required();
   sub.add_flag("--exclusive", f->exclusive, "Reserve the name for this repository alone");
+  sub.add_flag("--allow-hooks", f->review.allow_hooks,
+               "Grant a name whose spec runs a hook outside the allow-list (the toolkit's programs and "
+               "/etc/rediacc/gpu/allowed-hooks); the gate refuses it again if its hooks change");
+  sub.add_flag("--allow-net-devices", f->review.allow_net_devices,
+               "Grant a name whose spec moves a host network interface into the container");
   return [&global, f] { return run_grant(global, *f); };
 }
 
@@ -177,7 +205,9 @@ Runner attach_grants(CLI::App& sub, GlobalOptions& global) {
   add_root_option(sub, global);
   auto f = std::make_shared<GrantFlags>();
   sub.add_option("REPO", f->repo, "Only this repository's grants");
-  sub.add_option("-o,--output", f->output, "Output format: table or json")->check(CLI::IsMember({"table", "json"}));
+  sub.add_option("-o,--output", f->output,
+                 "Output format: table, wide (the hooks, mounts and net devices each name brings) or json")
+      ->check(CLI::IsMember({"table", "wide", "json"}));
   return [&global, f] { return run_list_grants(global, *f); };
 }
 

@@ -38,7 +38,21 @@ std::string partition_name(const probe::Gpu& g, const probe::Partition& p) {
 
 std::string numa_text(const probe::Gpu& g) { return g.numa_node ? std::to_string(*g.numa_node) : "unknown"; }
 
-std::string table(const probe::Inventory& inv, bool wide) {
+// "nvidia.com/gpu=0: 3 hooks, 9 mounts" for each name that brings more than its nodes.
+std::string carries_text(const cdi::SpecIndex& index, const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) {
+    for (const auto& d : index.devices) {
+      if (d.qualified_name != name) continue;
+      const std::string summary = carried_summary(d.carried);
+      if (summary != "-") out += (out.empty() ? "" : "; ") + name + ": " + summary;
+    }
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string table(const probe::Inventory& inv, const cdi::SpecIndex* index) {
+  const bool wide = index != nullptr;
   const std::string age = age_of(inv);
   std::vector<std::vector<std::string>> rows;
   for (const auto& g : inv.gpus) {
@@ -47,15 +61,24 @@ std::string table(const probe::Inventory& inv, bool wide) {
         g.driver ? *g.driver + " " + g.driver_version.value_or("(version unknown)") : g.driver_version.value_or("none");
     rows.push_back({g.pci_address.value_or("-"), g.name, driver, human_bytes(g.memory_bytes),
                     probe::to_string(g.platform), age, names_or_dash(g.cdi_devices)});
-    if (wide) rows.back().insert(rows.back().end() - 1, {numa_text(g), link_text(g.pcie_link)});
+    if (wide) {
+      rows.back().insert(rows.back().end() - 1, {numa_text(g), link_text(g.pcie_link)});
+      rows.back().push_back(carries_text(*index, g.cdi_devices));
+    }
     for (const auto& p : g.partitions) {
       rows.push_back({"  - " + std::to_string(p.index), partition_name(g, p), "", human_bytes(p.memory_bytes), "", "",
                       names_or_dash(p.cdi_devices)});
-      if (wide) rows.back().insert(rows.back().end() - 1, {"", ""});
+      if (wide) {
+        rows.back().insert(rows.back().end() - 1, {"", ""});
+        rows.back().push_back(carries_text(*index, p.cdi_devices));
+      }
     }
   }
   std::vector<std::string> header = {"PCI ADDRESS", "NAME", "DRIVER", "MEMORY", "PLATFORM", "AGE", "CDI DEVICES"};
-  if (wide) header.insert(header.end() - 1, {"NUMA", "PCIE LINK"});
+  if (wide) {
+    header.insert(header.end() - 1, {"NUMA", "PCIE LINK"});
+    header.push_back("CDI CARRIES");
+  }
   std::string out = render_table(header, rows);
   if (inv.gpus.empty()) out += "(no GPU found; inventory made " + age + ")\n";
   return out;
@@ -70,7 +93,14 @@ int run_list(const GlobalOptions& global, const std::string& output) {
               << "; run `rediacc-gpu probe` first.\n";
     return kExitFailure;
   }
-  std::cout << (output == "json" ? (*recorded)->text : table((*recorded)->inventory, output == "wide"));
+  if (output == "json") {
+    std::cout << (*recorded)->text;
+  } else if (output == "wide") {
+    const auto index = cdi::read_spec_index(fs);
+    std::cout << table((*recorded)->inventory, &index);
+  } else {
+    std::cout << table((*recorded)->inventory, nullptr);
+  }
   return kExitOk;
 }
 
@@ -79,7 +109,9 @@ int run_list(const GlobalOptions& global, const std::string& output) {
 Runner attach_list(CLI::App& sub, GlobalOptions& global) {
   add_root_option(sub, global);
   auto output = std::make_shared<std::string>("table");
-  sub.add_option("-o,--output", *output, "Output format: table, wide (adds NUMA node and PCIe link) or json")
+  sub.add_option("-o,--output", *output,
+                 "Output format: table, wide (adds NUMA node, PCIe link and what each CDI name brings beyond its "
+                 "nodes) or json")
       ->check(CLI::IsMember({"table", "wide", "json"}));
   return [&global, output] { return run_list(global, *output); };
 }

@@ -1,5 +1,7 @@
 #include "cli/render.h"
 
+#include "cdi-gen/hook_policy.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -63,6 +65,45 @@ std::string render_table(const std::vector<std::string>& header, const std::vect
   std::string out = line(header);
   for (const auto& row : rows) out += line(row);
   return out;
+}
+
+namespace {
+
+template <typename T, typename F>
+std::string cell(const std::vector<T>& items, F text) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : "; ") + text(i);
+  return out.empty() ? "-" : out;
+}
+
+std::string counted(size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+std::vector<std::string> carried_cells(const cdi::Carried& carried) {
+  return {cell(carried.hooks, [](const cdi::CdiHook& h) { return cdi::hook_text(h); }),
+          cell(carried.mounts, [](const cdi::CdiMount& m) { return m.host_path + " -> " + m.container_path; }),
+          cell(carried.net_devices, [](const cdi::CdiNetDevice& n) { return n.host_interface + " as " + n.name; })};
+}
+
+std::string carried_summary(const cdi::Carried& carried) {
+  std::vector<std::string> parts;
+  if (!carried.hooks.empty()) parts.push_back(counted(carried.hooks.size(), "hook"));
+  if (!carried.mounts.empty()) parts.push_back(counted(carried.mounts.size(), "mount"));
+  if (!carried.net_devices.empty()) parts.push_back(counted(carried.net_devices.size(), "net device"));
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out.empty() ? "-" : out;
+}
+
+nlohmann::ordered_json carried_json(const cdi::Carried& carried) {
+  auto hooks = nlohmann::ordered_json::array(), mounts = nlohmann::ordered_json::array(),
+       nets = nlohmann::ordered_json::array();
+  for (const auto& h : carried.hooks) hooks.push_back({{"hook", h.hook_name}, {"path", h.path}, {"args", h.args}});
+  for (const auto& m : carried.mounts)
+    mounts.push_back({{"host_path", m.host_path}, {"container_path", m.container_path}});
+  for (const auto& n : carried.net_devices) nets.push_back({{"host_interface", n.host_interface}, {"name", n.name}});
+  return {{"hooks", hooks}, {"mounts", mounts}, {"net_devices", nets}};
 }
 
 }  // namespace rgpu::cli

@@ -116,7 +116,7 @@ TEST_CASE("grants: names reach the same GPU only through its own nodes, never th
   CHECK_THAT(all->warnings[0], Catch::Contains("\"web\" holds rediacc.io/amd=gpu0"));
   const auto table = run_tool({"grants", "--root", root.str()});
   CHECK_THAT(table.out, !Catch::Contains("ml: rediacc.io/amd=gpu1"));  // another card, not an alias
-  CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nml +rediacc.io/amd=gpu1 +yes +[0-9TZ:-]+ +-\n(.|\n)*"));
+  CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nml +rediacc.io/amd=gpu1 +yes +[0-9TZ:-]+ +- +-\n(.|\n)*"));
   CHECK_THAT(table.out, Catch::Contains("ml: rediacc.io/dri=renderD128"));
 }
 
@@ -284,7 +284,7 @@ TEST_CASE("grants: a MIG slice and its GPU reach the same hardware, two slices o
     REQUIRE(r);
     CHECK(r->warnings.empty());
     auto table = run_tool({"grants", "--root", m.root.str()});
-    CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nml +nvidia.com/gpu=0:1 +yes +[0-9TZ:-]+ +-\n(.|\n)*"));
+    CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nml +nvidia.com/gpu=0:1 +yes +[0-9TZ:-]+ +- +-\n(.|\n)*"));
   }
   SECTION("a slice exclusively while another holds its MIG UUID name: the same slice") {
     REQUIRE(m.grant("web", kMig1));

@@ -1,0 +1,58 @@
+#include "admission/spec_reviews.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "admission/grant_store.h"
+#include "cdi-gen/hook_policy.h"
+#include "cdi-gen/spec_index.h"
+
+namespace rgpu::admission {
+namespace {
+
+void add_stat(std::string& key, const std::string& host_path) {
+  struct stat st {};
+  key += host_path;
+  if (::stat(host_path.c_str(), &st) == 0) {
+    for (const auto n : {static_cast<long long>(st.st_ino), static_cast<long long>(st.st_mtim.tv_sec),
+                         static_cast<long long>(st.st_mtim.tv_nsec), static_cast<long long>(st.st_size),
+                         static_cast<long long>(st.st_uid), static_cast<long long>(st.st_mode)})
+      key.append(1, ':').append(std::to_string(n));
+  }
+  key += "\n";
+}
+
+}  // namespace
+
+std::string SpecReviews::state() const {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(fs_.host_path(cdi::kSpecDir), ec))
+    files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  std::string key;
+  for (const auto& f : files) add_stat(key, f);
+  add_stat(key, fs_.host_path(cdi::kAllowedHooksPath).string());
+  for (const char* hook : cdi::kToolkitHooks) add_stat(key, fs_.host_path(hook).string());
+  return key;
+}
+
+std::vector<std::string> SpecReviews::of(const std::string& name) {
+  const std::lock_guard hold(mutex_);
+  std::string now = state();
+  if (!have_ || now != state_) {
+    items_.clear();
+    for (const auto& d : cdi::read_spec_index(fs_).devices) {
+      auto items = review_items(fs_, d);
+      if (!items.empty()) items_[d.qualified_name] = std::move(items);
+    }
+    state_ = std::move(now);
+    have_ = true;
+  }
+  const auto it = items_.find(name);
+  return it == items_.end() ? std::vector<std::string>{} : it->second;
+}
+
+}  // namespace rgpu::admission
