@@ -24,7 +24,28 @@ struct SetupFlags {
   std::string tool_path;
   std::string output = "text";
   bool dry_run = false;
+  std::vector<std::string> disable_hooks;  ///< empty: keep what an earlier setup recorded
 };
+
+// nvidia-ctk's hook names (NVIDIA Container Toolkit 1.18-1.20, cdi-support.md), "all", and
+// "none", which clears what an earlier setup recorded.
+const std::vector<std::string> kNvidiaHooks = {"create-symlinks",
+                                               "disable-device-node-modification",
+                                               "enable-cuda-compat",
+                                               "update-application-profile",
+                                               "update-ldcache",
+                                               "chmod",
+                                               "all",
+                                               "none"};
+
+std::vector<std::string> disabled_hooks(const RootFs& fs, const std::vector<std::string>& given) {
+  if (given.empty()) return recorded_disabled_hooks(fs);
+  std::vector<std::string> out;
+  for (const auto& h : given) {
+    if (h != "none" && std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
+  }
+  return out;
+}
 
 constexpr const char* kPackagedToolPath = "/usr/bin/rediacc-gpu";
 
@@ -90,7 +111,11 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
   SetupOptions options{flags.mode == "true"    ? ToolkitMode::always
                        : flags.mode == "false" ? ToolkitMode::never
                                                : ToolkitMode::automatic,
-                       flags.version, flags.repo_daemon_unit, unit_tool_path(fs, flags.tool_path), flags.dry_run};
+                       flags.version,
+                       flags.repo_daemon_unit,
+                       unit_tool_path(fs, flags.tool_path),
+                       flags.dry_run,
+                       disabled_hooks(fs, flags.disable_hooks)};
   SetupContext ctx{fs, flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink, processes,
                    flags.dry_run ? static_cast<CommandRunner&>(dry_runner) : processes, options};
   const auto& steps = setup_steps();
@@ -152,6 +177,11 @@ Runner attach_setup(CLI::App& sub, GlobalOptions& global) {
          "--tool-path", flags->tool_path,
          "Absolute path the units run rediacc-gpu at (default: this binary; under --root, /usr/bin/rediacc-gpu)")
       ->check([](const std::string& p) { return p.starts_with("/") ? std::string() : "must be an absolute path"; });
+  sub.add_option("--nvidia-disable-hook", flags->disable_hooks,
+                 "Leave this nvidia-ctk hook out of the NVIDIA spec (repeatable; e.g. enable-cuda-compat, or all); "
+                 "recorded, so every regeneration and later setup keeps it; none clears it")
+      ->check(CLI::IsMember(kNvidiaHooks))
+      ->take_all();
   sub.add_flag("--dry-run", flags->dry_run, "Print the plan and change nothing");
   sub.add_option("-o,--output", flags->output,
                  "text: each step as it runs; json: one object at the end (steps, changes, changed, warnings)")

@@ -1,5 +1,7 @@
 #include "cli/setup_steps.h"
 
+#include <sstream>
+
 #include <boost/process/search_path.hpp>
 
 #include "admission/grant_views.h"
@@ -88,12 +90,33 @@ std::string program_on_machine(const RootFs& fs, const std::string& name) {
   return "/usr/bin/" + name;
 }
 
+}  // namespace
+
+std::vector<std::string> recorded_disabled_hooks(const RootFs& fs) {
+  std::vector<std::string> out;
+  auto text = fs.read_optional(units::kNvidiaRefreshEnv);
+  if (!text || !*text) return out;
+  std::istringstream lines(**text);
+  const std::string prefix = std::string(units::kDisabledHooksVariable) + "=";
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with(prefix)) continue;
+    std::istringstream names(line.substr(prefix.size()));
+    for (std::string name; std::getline(names, name, ',');) {
+      if (!name.empty()) out.push_back(name);
+    }
+  }
+  return out;
+}
+
+namespace {
+
 units::UnitOptions unit_options(const SetupContext& ctx) {
   units::UnitOptions o;
   o.tool_path = ctx.options.tool_path;
   o.wsl = ctx.report.inventory.platform == probe::Platform::wsl;
   o.repo_daemon_unit = ctx.options.repo_daemon_unit;
   o.nvidia_ctk_path = program_on_machine(ctx.fs, "nvidia-ctk");
+  o.nvidia_disabled_hooks = ctx.options.nvidia_disabled_hooks;
   return o;
 }
 
@@ -154,6 +177,7 @@ Result<std::string> step_nvidia_spec(SetupContext& ctx) {
   const auto generated = ctx.fs.host_path(state::kGeneratedNvidiaSpec).string();
   Argv argv = {"nvidia-ctk", "cdi", "generate", "--output=" + generated};
   if (ctx.report.inventory.platform == probe::Platform::wsl) argv.push_back("--mode=wsl");
+  for (const auto& hook : ctx.options.nvidia_disabled_hooks) argv.push_back("--disable-hook=" + hook);
   auto ran = installers::run_step(ctx.act, argv, kGenerateTimeout);
   if (!ran) return tl::unexpected(ran.error());
   // Generating into our scratch file changes nothing; installing a different spec does, below.

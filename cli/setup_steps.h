@@ -23,7 +23,11 @@ struct SetupOptions {
   std::string repo_daemon_unit;
   std::string tool_path;  ///< this binary, as the units will run it
   bool dry_run = false;
+  std::vector<std::string> nvidia_disabled_hooks = {};  ///< passed to nvidia-ctk cdi generate --disable-hook
 };
+
+/// The hooks an earlier setup recorded as disabled (in units::kNvidiaRefreshEnv), or none.
+std::vector<std::string> recorded_disabled_hooks(const RootFs& fs);
 
 struct SetupContext {
   const RootFs& fs;

@@ -9,7 +9,7 @@ constexpr const char* kSetupHeader =
     "# Written by rediacc-gpu setup; changes here are overwritten at the next setup.\n";
 constexpr const char* kPackageHeader =
     "# Shipped by the rediacc-gpu package; a file of the same name under /etc overrides it.\n";
-constexpr const char* kRedirectEnv = "/etc/rediacc/gpu/nvidia-cdi-refresh.env";
+constexpr const char* kRedirectEnv = kNvidiaRefreshEnv;
 
 std::string header(const UnitOptions& o) { return o.packaged ? kPackageHeader : kSetupHeader; }
 
@@ -24,6 +24,12 @@ std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& o) {
                     "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=" +
                     kNvidiaSpecPath + "\n";
   if (o.wsl) env += "NVIDIA_CTK_CDI_GENERATE_MODE=wsl\n";
+  if (!o.nvidia_disabled_hooks.empty()) {
+    env += "# Hooks left out of the spec (setup --nvidia-disable-hook); kept by every later setup.\n";
+    env += std::string(kDisabledHooksVariable) + "=";
+    for (size_t i = 0; i < o.nvidia_disabled_hooks.size(); ++i) env += (i ? "," : "") + o.nvidia_disabled_hooks[i];
+    env += "\n";
+  }
   std::string dropin = std::string(kSetupHeader) +
                        "# A later EnvironmentFile= overrides the package's nvidia-cdi-refresh.env.\n"
                        "[Service]\nEnvironmentFile=" +
@@ -32,8 +38,8 @@ std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& o) {
 }
 
 std::vector<UnitFile> nvidia_units(const UnitOptions& o) {
-  const std::string generate =
-      o.nvidia_ctk_path + " cdi generate --output=" + kNvidiaSpecPath + (o.wsl ? " --mode=wsl" : "");
+  std::string generate = o.nvidia_ctk_path + " cdi generate --output=" + kNvidiaSpecPath + (o.wsl ? " --mode=wsl" : "");
+  for (const auto& hook : o.nvidia_disabled_hooks) generate += " --disable-hook=" + hook;
   std::string spec_unit = std::string(kSetupHeader) +
                           "[Unit]\nDescription=Regenerate the NVIDIA CDI spec in /etc/cdi for rediacc-gpu\n"
                           "After=nvidia-persistenced.service systemd-modules-load.service\n"

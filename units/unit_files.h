@@ -18,7 +18,15 @@ struct UnitOptions {
   bool wsl = false;
   std::string repo_daemon_unit = "rediacc-docker@.service";  ///< the repositories' Docker daemons
   bool packaged = false;  ///< rendered for the package's vendor directories, not by setup into /etc
+  /// nvidia-ctk's hooks left out of every generated NVIDIA spec (setup --nvidia-disable-hook).
+  std::vector<std::string> nvidia_disabled_hooks = {};
 };
+
+/// nvidia-cdi-refresh's environment as setup redirects it; it also records the hooks the
+/// operator disabled (NVIDIA_CTK_CDI_GENERATE_DISABLED_HOOKS, which nvidia-ctk reads), so a later
+/// setup keeps them.
+inline constexpr const char* kNvidiaRefreshEnv = "/etc/rediacc/gpu/nvidia-cdi-refresh.env";
+inline constexpr const char* kDisabledHooksVariable = "NVIDIA_CTK_CDI_GENERATE_DISABLED_HOOKS";
 
 inline constexpr const char* kNvidiaSpecUnit = "rediacc-gpu-nvidia-spec.service";
 inline constexpr const char* kRefreshUnit = "rediacc-gpu-refresh.service";

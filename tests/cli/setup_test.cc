@@ -494,3 +494,36 @@ TEST_CASE("setup: a repository daemon running behind its plugin gets its address
   const auto again = setup(root, fakes, "auto");
   CHECK_THAT(again.out, !Catch::Contains("plugins/web.env"));
 }
+
+TEST_CASE("setup: --nvidia-disable-hook reaches nvidia-ctk, the boot unit and nvidia-cdi-refresh, and is kept") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  FakeTools fakes;
+  auto r = run_tool({"setup", "--root", root.str(), "--nvidia-disable-hook", "enable-cuda-compat",
+                     "--nvidia-disable-hook", "update-ldcache"},
+                    "", fakes.env());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(called(fakes.calls(), "nvidia-ctk cdi generate --output=" + root.str() +
+                                  "/var/lib/rediacc/gpu/nvidia.yaml.generated --disable-hook=enable-cuda-compat "
+                                  "--disable-hook=update-ldcache"));
+  const std::string unit = "/etc/systemd/system/" + std::string(rgpu::units::kNvidiaSpecUnit);
+  CHECK_THAT(root.read(unit), Catch::Contains("cdi generate --output=/etc/cdi/nvidia.yaml "
+                                              "--disable-hook=enable-cuda-compat --disable-hook=update-ldcache"));
+  CHECK_THAT(root.read("/etc/rediacc/gpu/nvidia-cdi-refresh.env"),
+             Catch::Contains("NVIDIA_CTK_CDI_GENERATE_DISABLED_HOOKS=enable-cuda-compat,update-ldcache\n"));
+  // A later setup without the flag keeps the recorded choice; none clears it.
+  FakeTools again;
+  REQUIRE(run_tool({"setup", "--root", root.str()}, "", again.env()).exit_code == 0);
+  CHECK(called(again.calls(), "nvidia-ctk cdi generate --output=" + root.str() +
+                                  "/var/lib/rediacc/gpu/nvidia.yaml.generated --disable-hook=enable-cuda-compat "
+                                  "--disable-hook=update-ldcache"));
+  CHECK_THAT(root.read(unit), Catch::Contains("--disable-hook=update-ldcache"));
+  FakeTools cleared;
+  REQUIRE(run_tool({"setup", "--root", root.str(), "--nvidia-disable-hook", "none"}, "", cleared.env()).exit_code == 0);
+  for (const auto& c : cleared.calls()) CHECK_THAT(c, !Catch::Contains("--disable-hook"));
+  CHECK_THAT(root.read(unit), !Catch::Contains("--disable-hook"));
+  CHECK_THAT(root.read("/etc/rediacc/gpu/nvidia-cdi-refresh.env"), !Catch::Contains("DISABLED_HOOKS"));
+  CHECK(run_tool({"setup", "--root", root.str(), "--nvidia-disable-hook", "nosuch"}, "", cleared.env()).exit_code != 0);
+}
