@@ -98,6 +98,7 @@ int with_checks(const GlobalOptions& global, Use use) {
   std::optional<std::string> inventory_error;
   if (recorded && *recorded) inventory = (*recorded)->inventory;
   if (!recorded) inventory_error = recorded.error().message;
+  ProcessRunner runner;
   const doctor::Facts facts{fs,
                             report->inventory,
                             inventory,
@@ -105,7 +106,8 @@ int with_checks(const GlobalOptions& global, Use use) {
                             cdi::read_spec_index(fs),
                             admission::load_grants(fs),
                             doctor::running_docker_daemons(fs),
-                            report->warnings};
+                            report->warnings,
+                            &runner};
   return use(facts, doctor::run_doctor(facts));
 }
 

@@ -1,5 +1,7 @@
 #include "cli/setup_steps.h"
 
+#include "core/machine_program.h"
+
 #include <sstream>
 
 #include <boost/process/search_path.hpp>
@@ -76,18 +78,9 @@ Result<void> write_unless_packaged(SetupContext& ctx, const std::vector<units::U
   return {};
 }
 
-// Where the machine's systemd would find `name`: on a live machine, where this shell finds it;
-// under --root, in the root's own bin directories (the host's PATH says nothing about that
-// machine), else where NVIDIA's package puts it.
+// Where the machine's systemd would find `name`, else where NVIDIA's package puts it.
 std::string program_on_machine(const RootFs& fs, const std::string& name) {
-  if (fs.is_host_root()) {
-    auto found = boost::process::search_path(name);
-    return found.empty() ? "/usr/bin/" + name : found.string();
-  }
-  for (const char* dir : {"/usr/local/sbin/", "/usr/local/bin/", "/usr/sbin/", "/usr/bin/", "/sbin/", "/bin/"}) {
-    if (fs.kind(dir + name) == NodeKind::file) return dir + name;
-  }
-  return "/usr/bin/" + name;
+  return machine_program(fs, name).value_or("/usr/bin/" + name);
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ bool wait_until_exit(bp::child& child, std::chrono::seconds timeout) {
 Result<CommandResult> ProcessRunner::do_run(const Argv& argv, std::chrono::seconds timeout,
                                             const std::map<std::string, std::string>& env) {
   if (argv.empty()) return fail("internal error: an empty command line.");
-  auto program = bp::search_path(argv[0]);
+  // A path is run as it is; a name is looked up on PATH.
+  auto program = argv[0].find('/') != std::string::npos ? boost::filesystem::path(argv[0]) : bp::search_path(argv[0]);
   if (program.empty()) return fail(argv[0] + " was not found on PATH; install it or fix PATH.");
   std::string out = (std::filesystem::temp_directory_path() / "rgpu-cmd.XXXXXX").string();
   int fd = ::mkstemp(out.data());

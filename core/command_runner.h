@@ -22,7 +22,7 @@ struct CommandResult {
 class CommandRunner {
  public:
   virtual ~CommandRunner() = default;
-  /// Runs argv (argv[0] looked up on PATH) with `env` added to this process's environment.
+  /// Runs argv (argv[0] looked up on PATH, unless it holds a '/') with `env` added to this process's environment.
   /// A non-zero exit is a result; failing to start or running past `timeout` is an error.
   Result<CommandResult> run(const Argv& argv, std::chrono::seconds timeout,
                             const std::map<std::string, std::string>& env = {}) {

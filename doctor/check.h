@@ -10,6 +10,7 @@
 
 #include "admission/grants.h"
 #include "cdi-gen/spec_index.h"
+#include "core/command_runner.h"
 #include "core/root_fs.h"
 #include "doctor/daemons.h"
 #include "probe/inventory.h"
@@ -37,6 +38,8 @@ struct Facts {
   Result<admission::GrantSet> grants;         ///< grants.json (an error when it does not parse)
   std::vector<RunningDaemon> daemons;         ///< dockerd processes found in /proc
   std::vector<std::string> probe_warnings{};  ///< what the probe made now skipped or could not read
+  /// Runs programs a check asks about (runc --version, gzip -dc of a changelog); null: none run.
+  CommandRunner* runner = nullptr;
 };
 
 const char* status_name(Status status);

@@ -112,6 +112,12 @@ std::optional<std::string> unix_host(const RootFs& fs, const RunningDaemon& d) {
   return std::nullopt;
 }
 
+std::optional<std::string> daemon_address(const RootFs& fs, const RunningDaemon& d) {
+  const auto socket = unix_host(fs, d);
+  if (!socket) return std::nullopt;
+  return "unix://" + fs.host_path("/proc/" + d.pid + "/root").string() + *socket;
+}
+
 std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs) {
   std::vector<RunningDaemon> out;
   const auto pids = fs.list_dir("/proc");

@@ -34,6 +34,10 @@ std::optional<std::string> plugin_repo(const RootFs& fs, const RunningDaemon& da
 /// daemon.json), the path in the daemon's own mount namespace; absent when it listens on none.
 std::optional<std::string> unix_host(const RootFs& fs, const RunningDaemon& daemon);
 
+/// Where doctor reaches the daemon: "unix://" + its socket through /proc/PID/root (the path in its
+/// own mount namespace); absent when it listens on no unix socket.
+std::optional<std::string> daemon_address(const RootFs& fs, const RunningDaemon& daemon);
+
 /// Every process whose argv[0] is dockerd, by pid.
 std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs);
 

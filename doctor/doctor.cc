@@ -22,7 +22,7 @@ bool has_vendor(const probe::Inventory& inventory, probe::Vendor vendor) {
 std::vector<Check> run_doctor(const Facts& facts) {
   std::vector<Check> all;
   for (auto layer : {host_driver_checks, placement_checks, device_node_checks, runtime_checks, spec_checks,
-                     policy_checks, repo_daemon_checks}) {
+                     policy_checks, repo_daemon_checks, escape_checks}) {
     auto checks = layer(facts);
     all.insert(all.end(), checks.begin(), checks.end());
   }

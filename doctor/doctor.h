@@ -24,6 +24,11 @@ Check user_namespaces(const Facts& facts);
 /// Each repository daemon reads only its own CDI view; no container holds a revoked name.
 std::vector<Check> repo_daemon_checks(const Facts& facts);
 
+/// What each reachable daemon reports it reads (GET /info CDISpecDirs, DiscoveredDevices), layer 3.
+Check daemon_spec_dirs(const Facts& facts);
+/// The daemons' Docker and runc versions against the known escapes (doctor/known_escapes.cc), layer 5.
+std::vector<Check> escape_checks(const Facts& facts);
+
 /// Every check of layers 1 to 5, in order.
 std::vector<Check> run_doctor(const Facts& facts);
 

@@ -88,9 +88,9 @@ std::map<std::string, std::string> repo_daemon_hosts(const Facts& f) {
   std::map<std::string, std::string> hosts;
   for (const auto& d : f.daemons) {
     const auto repo = plugin_repo(f.fs, d);
-    const auto socket = unix_host(f.fs, d);
-    if (!repo || !socket) continue;
-    hosts[*repo] = "unix://" + f.fs.host_path("/proc/" + d.pid + "/root").string() + *socket;
+    const auto address = daemon_address(f.fs, d);
+    if (!repo || !address) continue;
+    hosts[*repo] = *address;
   }
   if (const auto envs = f.fs.list_dir(state::kPluginEnvDir)) {
     for (const auto& name : *envs) {

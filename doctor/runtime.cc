@@ -313,7 +313,8 @@ std::vector<Check> runtime_checks(const Facts& f) {
           refresh_wired(f),
           docker_daemon(f),
           docker_cdi(f),
-          spec_dirs(f, installed_docker(f).release)};
+          spec_dirs(f, installed_docker(f).release),
+          daemon_spec_dirs(f)};
 }
 
 }  // namespace rgpu::doctor

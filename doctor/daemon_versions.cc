@@ -1,0 +1,225 @@
+// What the running daemons say of themselves: which spec directories they read and which devices
+// their CDI driver sees (GET /info), and the Docker and runc versions they run (GET /version, the
+// runtime of GET /info, `runc --version`) against the known escapes (known_escapes.cc).
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "cdi-gen/spec_index.h"
+#include "core/docker_client.h"
+#include "core/joined.h"
+#include "core/machine_program.h"
+#include "doctor/doctor.h"
+#include "doctor/known_escapes.h"
+
+namespace rgpu::doctor {
+namespace {
+
+struct Asked {
+  std::string label;  ///< "dockerd 123" or "dockerd 123 of repository web"
+  const RunningDaemon* daemon;
+  nlohmann::json info, version;  ///< null when the daemon did not answer
+};
+
+nlohmann::json get(const std::string& address, const std::string& target) {
+  auto socket = docker_socket(address);
+  auto reply =
+      socket ? docker_call(*socket, "GET", target, "", std::chrono::seconds(5)) : tl::unexpected(socket.error());
+  if (!reply || reply->status != 200) return nullptr;
+  auto doc = nlohmann::json::parse(reply->body, nullptr, false);
+  return doc.is_object() ? doc : nlohmann::json();
+}
+
+// Every running dockerd doctor can reach on its unix socket, asked once.
+std::vector<Asked> ask_daemons(const Facts& f) {
+  std::vector<Asked> out;
+  for (const auto& d : f.daemons) {
+    const auto address = daemon_address(f.fs, d);
+    if (!address) continue;
+    const auto repo = plugin_repo(f.fs, d);
+    Asked a{"dockerd " + d.pid + (repo ? " of repository " + *repo : ""), &d, get(*address, "/info"),
+            get(*address, "/version")};
+    if (a.info.is_null() && a.version.is_null()) continue;
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+std::string text_of(const nlohmann::json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+
+// The package's changelog, as the distribution ships it (Debian's names every CVE it patches).
+std::optional<std::string> changelog(const Facts& f, const std::string& package) {
+  if (!f.runner) return std::nullopt;
+  const auto path = f.fs.host_path("/usr/share/doc/" + package + "/changelog.Debian.gz");
+  if (f.fs.kind("/usr/share/doc/" + package + "/changelog.Debian.gz") != NodeKind::file) return std::nullopt;
+  auto ran = f.runner->run({"gzip", "-dc", path.string()}, std::chrono::seconds(10));
+  if (!ran || ran->exit_code != 0) return std::nullopt;
+  return ran->output;
+}
+
+struct Findings {
+  std::vector<std::string> failing, warning, fine;
+};
+
+void judge(const Facts& f, Component component, const std::string& who, const std::string& version,
+           const std::string& package, Findings& out) {
+  const auto log = changelog(f, package);
+  std::vector<std::string> patched;
+  bool any = false;
+  for (const auto& e : known_escapes()) {
+    if (e.component != component) continue;
+    const std::string fix = "fixed in " + joined(e.fixed_in, ", ");
+    switch (standing(e, version, log)) {
+      case Standing::fixed: break;
+      case Standing::patched_by_distribution: patched.push_back(e.cve); break;
+      case Standing::unknown:
+        any = true;
+        out.warning.push_back(who + " " + version + ": cannot tell whether the distribution patched " + e.cve + " (" +
+                              e.what + "; upstream " + fix + "): no changelog of " + package + " to read");
+        break;
+      case Standing::affected:
+        any = true;
+        (e.gate_closes ? out.warning : out.failing)
+            .push_back(who + " " + version + " has " + e.cve + " (" + e.what + "; " + e.source + ", " + fix + ")" +
+                       (e.gate_closes ? std::string("; ") + e.gate_closes : ""));
+        break;
+    }
+  }
+  if (!any)
+    out.fine.push_back(who + " " + version +
+                       (patched.empty() ? "" : " (the distribution patched " + joined(patched, ", ") + ")"));
+}
+
+Check verdict(const char* id, const Findings& found, const std::string& meaning, const std::string& decision) {
+  if (!found.failing.empty()) return {id, 5, Status::fail, joined(found.failing, "; "), meaning, decision};
+  if (!found.warning.empty()) return {id, 5, Status::warn, joined(found.warning, "; "), meaning, decision};
+  return {id, 5, Status::ok, "no known escape: " + joined(found.fine, "; "), "", ""};
+}
+
+// "runc version 1.1.5+ds1\ncommit: 1.1.5+ds1-1+deb12u1\n...": the commit line carries the
+// distribution's package version when there is one.
+std::string runc_version(const std::string& output) {
+  std::istringstream lines(output);
+  std::string version, commit;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("runc version ")) version = line.substr(13);
+    if (line.starts_with("commit: ")) commit = line.substr(8);
+  }
+  if (!commit.empty() && commit.starts_with(version) && commit.size() > version.size()) return commit;
+  return version;
+}
+
+Check runc_escapes(const Facts& f, const std::vector<Asked>& asked) {
+  // The runtime each daemon runs by default: its path from GET /info, else runc on PATH.
+  std::map<std::string, std::vector<std::string>> users;
+  for (const auto& a : asked) {
+    const std::string name = text_of(a.info, "DefaultRuntime").empty() ? "runc" : text_of(a.info, "DefaultRuntime");
+    std::string path = name;
+    if (a.info.contains("Runtimes") && a.info["Runtimes"].contains(name))
+      path = text_of(a.info["Runtimes"][name], "path");
+    if (path.empty()) path = name;
+    users[path].push_back(a.label);
+  }
+  if (users.empty()) users["runc"].push_back("this machine");
+  if (!f.runner) return {"runc-escapes", 5, Status::skip, "no program is run in this mode", "", ""};
+  Findings found;
+  for (const auto& [path, who] : users) {
+    // A bare name is found as the machine's dockerd finds it; a path is the machine's.
+    const auto where = path.starts_with("/") ? std::optional<std::string>(path) : machine_program(f.fs, path);
+    const bool machine_only = who.size() == 1 && who.front() == "this machine";
+    const std::string label = path + (machine_only ? " on this machine" : " (run by " + joined(who) + ")");
+    if (!where || f.fs.kind(*where) != NodeKind::file) {
+      if (machine_only)
+        return {"runc-escapes", 5, Status::skip, "no runc on this machine and no dockerd answered", "", ""};
+      found.warning.push_back(label + ": not found on the machine");
+      continue;
+    }
+    const std::string program = f.fs.is_host_root() ? *where : f.fs.host_path(*where).string();
+    auto ran = f.runner->run({program, "--version"}, std::chrono::seconds(10));
+    if (!ran || ran->exit_code != 0) {
+      found.warning.push_back(label + ": " +
+                              (ran ? "--version exited " + std::to_string(ran->exit_code) : ran.error().message));
+      continue;
+    }
+    const std::string version = runc_version(ran->output);
+    if (version.empty()) {
+      found.warning.push_back(label + " did not say its version");
+      continue;
+    }
+    judge(f, Component::runc, label, version, "runc", found);
+  }
+  return verdict("runc-escapes", found,
+                 "these escapes happen inside runc while it starts a container; no request the gate could refuse "
+                 "prevents them",
+                 "upgrade runc to the fixed version (or the distribution's patched package), then restart the daemons");
+}
+
+Check docker_escapes(const Facts& f, const std::vector<Asked>& asked) {
+  if (asked.empty()) return {"docker-escapes", 5, Status::skip, "no running dockerd answered on a unix socket", "", ""};
+  Findings found;
+  for (const auto& a : asked) {
+    const std::string version = text_of(a.version, "Version");
+    if (version.empty()) {
+      found.warning.push_back(a.label + " did not say its version (GET /version)");
+      continue;
+    }
+    judge(f, Component::docker, a.label, version, "docker.io", found);
+  }
+  return verdict("docker-escapes", found,
+                 "these let requests reach authorization plugins without what the gate must judge",
+                 "upgrade Docker to the fixed version (or the distribution's patched package)");
+}
+
+}  // namespace
+
+Check daemon_spec_dirs(const Facts& f) {
+  const auto asked = ask_daemons(f);
+  if (asked.empty())
+    return {"daemon-cdi-dirs", 3, Status::skip, "no running dockerd answered on a unix socket", "", ""};
+  std::vector<std::string> bad, rootless, seen;
+  for (const auto& a : asked) {
+    const std::string version = text_of(a.version, "Version");
+    if (!a.info.contains("CDISpecDirs") || !a.info["CDISpecDirs"].is_array()) {
+      seen.push_back(a.label + " (" + (version.empty() ? "?" : version) +
+                     ") reports no CDISpecDirs (API before 1.44): its daemon.json is what tells");
+      continue;
+    }
+    std::vector<std::string> dirs, other;
+    for (const auto& d : a.info["CDISpecDirs"]) {
+      if (!d.is_string()) continue;
+      dirs.push_back(d.get<std::string>());
+      if (dirs.back() != cdi::kSpecDir) other.push_back(dirs.back());
+    }
+    std::string line = a.label + " reads " + (dirs.empty() ? "no spec directory" : joined(dirs));
+    if (a.info.contains("DiscoveredDevices") && a.info["DiscoveredDevices"].is_array())
+      line += ", its CDI driver sees " + std::to_string(a.info["DiscoveredDevices"].size()) + " devices";
+    seen.push_back(line);
+    if (!other.empty()) bad.push_back(a.label + " also reads " + joined(other));
+    if (!a.daemon->root_user && compare_versions(version, "28.2.0") >= 0)
+      rootless.push_back(a.label + " is rootless Docker " + version +
+                         ", which also reads $XDG_CONFIG_HOME/cdi and $XDG_RUNTIME_DIR/cdi: its user can write specs "
+                         "there");
+  }
+  if (!bad.empty() || !rootless.empty()) {
+    std::vector<std::string> all = bad;
+    all.insert(all.end(), rootless.begin(), rootless.end());
+    return {"daemon-cdi-dirs",
+            3,
+            bad.empty() ? Status::warn : Status::fail,
+            joined(all, "; "),
+            "a spec directory other than /etc/cdi can be written by others than root (DRA drivers, the user of a "
+            "rootless daemon), and a spec there can define a granted name anew",
+            "set \"cdi-spec-dirs\": [\"/etc/cdi\"] in the daemon's daemon.json and restart it"};
+  }
+  return {"daemon-cdi-dirs", 3, Status::ok, joined(seen, "; "), "", ""};
+}
+
+std::vector<Check> escape_checks(const Facts& f) {
+  const auto asked = ask_daemons(f);
+  return {docker_escapes(f, asked), runc_escapes(f, asked)};
+}
+
+}  // namespace rgpu::doctor

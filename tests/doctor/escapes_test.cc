@@ -1,0 +1,206 @@
+// doctor against the runtime's and the daemon's known escapes, and what each daemon says it reads:
+// a stand-in daemon answering GET /info and /version on a fixture machine's socket, and a
+// recorded fake of `runc --version`, with and without the distribution's changelog.
+
+#include <unistd.h>
+
+#include <utility>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "doctor/known_escapes.h"
+#include "tests/support/fake_tools.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu;
+using namespace rgpu::doctor;
+using namespace rgpu::test;
+using nlohmann::json;
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+using Local = asio::local::stream_protocol;
+
+namespace {
+
+// A dockerd stand-in: pid `pid` in the fixture's /proc, listening on /run/d.sock of its root.
+class StandInDaemon {
+ public:
+  StandInDaemon(const FixtureRoot& root, const std::string& pid, json info, json version, unsigned uid = 0)
+      : info_(std::move(info)), version_(std::move(version)) {
+    root.write("/proc/" + pid + "/cmdline", std::string("dockerd\0--host=unix:///run/d.sock\0", 34));
+    const std::string id = std::to_string(uid);
+    root.write("/proc/" + pid + "/status", "Name:\tdockerd\nUid:\t" + id + "\t" + id + "\t" + id + "\t" + id + "\n");
+    const auto dir = root.host("/proc/" + pid + "/root/run");
+    std::filesystem::create_directories(dir);
+    acceptor_.emplace(io_, Local::endpoint((dir / "d.sock").string()));
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~StandInDaemon() {
+    io_.stop();
+    ::shutdown(acceptor_->native_handle(), SHUT_RDWR);
+    acceptor_->close();
+    thread_.join();
+  }
+
+ private:
+  void serve() {
+    for (;;) {
+      Local::socket socket(io_);
+      boost::system::error_code ec;
+      acceptor_->accept(socket, ec);
+      if (ec) return;
+      boost::beast::flat_buffer buffer;
+      http::request<http::string_body> req;
+      http::read(socket, buffer, req, ec);
+      if (ec) continue;
+      http::response<http::string_body> res{http::status::ok, req.version()};
+      const std::string target(req.target());
+      res.body() = (target == "/info" ? info_ : target == "/version" ? version_ : json::object()).dump();
+      if (target != "/info" && target != "/version") res.result(http::status::not_found);
+      res.set(http::field::content_type, "application/json");
+      res.keep_alive(false);
+      res.prepare_payload();
+      http::write(socket, res, ec);
+    }
+  }
+  json info_, version_;
+  asio::io_context io_;
+  std::optional<Local::acceptor> acceptor_;
+  std::thread thread_;
+};
+
+json info_of(const json& dirs) {
+  return {{"DefaultRuntime", "runc"}, {"Runtimes", {{"runc", {{"path", "runc"}}}}}, {"CDISpecDirs", dirs}};
+}
+
+// The machine's runc (the root's /usr/bin/runc, as its dockerd finds it), a recorded fake.
+void fake_runc(const FixtureRoot& root, const std::string& version, const std::string& commit) {
+  const auto path = root.host("/usr/bin/runc");
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << "#!/bin/sh\nprintf 'runc version " << version << "\\ncommit: " << commit
+                      << "\\nspec: 1.0.2-dev\\n'\n";
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+}
+
+void changelog(const FixtureRoot& root, const std::string& package, const std::string& text) {
+  const std::string plain = "/usr/share/doc/" + package + "/changelog.Debian";
+  root.write(plain, text);
+  REQUIRE(run_program("/bin/gzip", {"-9n", root.host(plain).string()}).exit_code == 0);
+}
+
+json check(const FixtureRoot& root, const FakeTools& fakes, const std::string& id) {
+  const auto r = run_tool({"doctor", "-o", "json", "--root", root.str()}, "", fakes.env());
+  for (const auto& c : json::parse(r.out)) {
+    if (c["id"] == id) return c;
+  }
+  FAIL("no check " << id << " in " << r.out);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("known escapes: versions compare as releases, each line against its own fix") {
+  CHECK(compare_versions("1.1.5+ds1", "1.1.12") < 0);
+  CHECK(compare_versions("1.4.0-rc.2", "1.4.0-rc.3") < 0);
+  CHECK(compare_versions("1.4.0", "1.4.0-rc.3") > 0);
+  CHECK(compare_versions("v1.2.8", "1.2.8") == 0);
+  const auto& runc_2025 = known_escapes().front();
+  REQUIRE(std::string(runc_2025.cve) == "CVE-2025-31133");
+  for (const char* v : {"1.1.15", "1.2.7", "1.3.2", "1.4.0-rc.2", "1.0.0-rc93"}) CHECK(affected(runc_2025, v));
+  for (const char* v : {"1.2.8", "1.2.9", "1.3.3", "1.4.0-rc.3", "1.4.0", "1.5.1"}) CHECK_FALSE(affected(runc_2025, v));
+  CHECK(standing(runc_2025, "1.1.5+ds1-1+deb12u1", std::nullopt) == Standing::unknown);
+  CHECK(standing(runc_2025, "1.1.5", std::nullopt) == Standing::affected);
+  CHECK(standing(runc_2025, "1.1.5+ds1", std::string("* CVE-2025-31133: fixed")) == Standing::patched_by_distribution);
+}
+
+TEST_CASE("doctor: the daemons' runc and Docker are judged against the known escapes, distribution patches read") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  FakeTools fakes;
+  SECTION("Debian 12's runc: its changelog patches CVE-2024-21626, not the November 2025 escapes") {
+    StandInDaemon daemon(root, "4242", info_of({"/etc/cdi"}), {{"Version", "20.10.24+dfsg1"}});
+    fake_runc(root, "1.1.5+ds1", "1.1.5+ds1-1+deb12u1");
+    changelog(root, "runc", "runc (1.1.5+ds1-1+deb12u1) bookworm-security\n  * CVE-2024-21626: leaked fds\n");
+    changelog(root, "docker.io", "docker.io (20.10.24+dfsg1-1+deb12u1)\n  * Fix CVE-2024-41110: Authz zero length\n");
+    const auto runc = check(root, fakes, "runc-escapes");
+    INFO(runc.dump(2));
+    CHECK(runc["status"] == "fail");
+    CHECK(runc["layer"] == 5);
+    const std::string seen = runc["observed"];
+    CHECK_THAT(seen, Catch::Contains("runc (run by dockerd 4242) 1.1.5+ds1-1+deb12u1 has CVE-2025-31133") &&
+                         Catch::Contains("CVE-2025-52565") && Catch::Contains("CVE-2025-52881") &&
+                         Catch::Contains("fixed in 1.2.8, 1.3.3, 1.4.0-rc.3") && !Catch::Contains("CVE-2024-21626"));
+    // Docker: 41110 patched by Debian; 34040 unpatched, a warning: the gate refuses missing bodies.
+    const auto docker = check(root, fakes, "docker-escapes");
+    INFO(docker.dump(2));
+    CHECK(docker["status"] == "warn");
+    CHECK_THAT(docker["observed"].get<std::string>(),
+               Catch::Contains("CVE-2026-34040") && Catch::Contains("fixed in 29.3.1") &&
+                   Catch::Contains("the gate refuses every route it judges when the body is missing") &&
+                   !Catch::Contains("CVE-2024-41110"));
+  }
+  SECTION("a fixed runc and Docker pass") {
+    StandInDaemon daemon(root, "4242", info_of({"/etc/cdi"}), {{"Version", "29.3.1"}});
+    fake_runc(root, "1.3.3", "v1.3.3-0-gd842d771");
+    CHECK(check(root, fakes, "runc-escapes")["status"] == "ok");
+    CHECK(check(root, fakes, "docker-escapes")["status"] == "ok");
+  }
+  SECTION("a distribution build with no changelog to read cannot be told") {
+    StandInDaemon daemon(root, "4242", info_of({"/etc/cdi"}), {{"Version", "26.1.4+dfsg1"}});
+    fake_runc(root, "1.1.5+ds1", "1.1.5+ds1-1+deb12u1");
+    const auto runc = check(root, fakes, "runc-escapes");
+    CHECK(runc["status"] == "warn");
+    CHECK_THAT(runc["observed"].get<std::string>(), Catch::Contains("cannot tell whether the distribution patched"));
+  }
+  SECTION("upstream builds are judged on their number") {
+    StandInDaemon daemon(root, "4242", info_of({"/etc/cdi"}), {{"Version", "26.1.4"}});
+    fake_runc(root, "1.1.11", "v1.1.11-0-g4bccb38c");
+    const auto runc = check(root, fakes, "runc-escapes");
+    CHECK(runc["status"] == "fail");
+    CHECK_THAT(runc["observed"].get<std::string>(), Catch::Contains("CVE-2024-21626") && Catch::Contains("1.1.12"));
+    const auto docker = check(root, fakes, "docker-escapes");
+    CHECK_THAT(docker["observed"].get<std::string>(),
+               Catch::Contains("CVE-2024-41110") && Catch::Contains("26.1.5") && Catch::Contains("CVE-2026-34040"));
+  }
+}
+
+TEST_CASE("doctor: each daemon is asked which spec directories it reads, and rootless Docker 28.2+ is named") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  FakeTools fakes;
+  fake_runc(root, "1.3.3", "v1.3.3");
+  SECTION("a directory beside /etc/cdi fails") {
+    StandInDaemon daemon(root, "4242", info_of({"/etc/cdi", "/var/run/cdi"}), {{"Version", "27.5.1"}});
+    const auto dirs = check(root, fakes, "daemon-cdi-dirs");
+    CHECK(dirs["status"] == "fail");
+    CHECK(dirs["layer"] == 3);
+    CHECK_THAT(dirs["observed"].get<std::string>(), Catch::Contains("dockerd 4242 also reads /var/run/cdi"));
+  }
+  SECTION("/etc/cdi alone passes, with the devices the CDI driver sees") {
+    json info = info_of({"/etc/cdi"});
+    info["DiscoveredDevices"] =
+        json::parse(R"([{"Source":"cdi","ID":"nvidia.com/gpu=0"},{"Source":"cdi","ID":"nvidia.com/gpu=1"}])");
+    StandInDaemon daemon(root, "4242", info, {{"Version", "28.3.0"}});
+    const auto dirs = check(root, fakes, "daemon-cdi-dirs");
+    CHECK(dirs["status"] == "ok");
+    CHECK_THAT(dirs["observed"].get<std::string>(),
+               Catch::Contains("dockerd 4242 reads /etc/cdi, its CDI driver sees 2 devices"));
+  }
+  SECTION("rootless 28.2 and later also reads its user's XDG directories") {
+    StandInDaemon daemon(root, "4444", info_of({"/etc/cdi"}), {{"Version", "28.2.1"}}, 1000);
+    const auto dirs = check(root, fakes, "daemon-cdi-dirs");
+    CHECK(dirs["status"] == "warn");
+    CHECK_THAT(
+        dirs["observed"].get<std::string>(),
+        Catch::Contains("rootless Docker 28.2.1, which also reads $XDG_CONFIG_HOME/cdi and $XDG_RUNTIME_DIR/cdi"));
+  }
+}
