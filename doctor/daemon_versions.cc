@@ -31,17 +31,26 @@ nlohmann::json get(const std::string& address, const std::string& target) {
   return doc.is_object() ? doc : nlohmann::json();
 }
 
-// Every running dockerd doctor can reach on its unix socket, asked once.
+// Every running dockerd doctor can reach on its unix socket, and every repository daemon its
+// plugin's environment file names (which may run outside this root's /proc), asked once.
 std::vector<Asked> ask_daemons(const Facts& f) {
   std::vector<Asked> out;
+  std::set<std::string> asked, repos;
+  const auto ask = [&](const std::string& label, const RunningDaemon* d, const std::string& address) {
+    if (!asked.insert(address).second) return;
+    Asked a{label, d, get(address, "/info"), get(address, "/version")};
+    if (!a.info.is_null() || !a.version.is_null()) out.push_back(std::move(a));
+  };
   for (const auto& d : f.daemons) {
     const auto address = daemon_address(f.fs, d);
-    if (!address) continue;
     const auto repo = plugin_repo(f.fs, d);
-    Asked a{"dockerd " + d.pid + (repo ? " of repository " + *repo : ""), &d, get(*address, "/info"),
-            get(*address, "/version")};
-    if (a.info.is_null() && a.version.is_null()) continue;
-    out.push_back(std::move(a));
+    if (!address) continue;
+    if (repo) repos.insert(*repo);
+    ask("dockerd " + d.pid + (repo ? " of repository " + *repo : ""), &d, *address);
+  }
+  for (const auto& [repo, address] : repo_daemon_addresses(f.fs, f.daemons)) {
+    if (repos.count(repo)) continue;
+    ask("the daemon of repository " + repo, nullptr, address);
   }
   return out;
 }
@@ -198,7 +207,7 @@ Check daemon_spec_dirs(const Facts& f) {
       line += ", its CDI driver sees " + std::to_string(a.info["DiscoveredDevices"].size()) + " devices";
     seen.push_back(line);
     if (!other.empty()) bad.push_back(a.label + " also reads " + joined(other));
-    if (!a.daemon->root_user && compare_versions(version, "28.2.0") >= 0)
+    if (a.daemon && !a.daemon->root_user && compare_versions(version, "28.2.0") >= 0)
       rootless.push_back(a.label + " is rootless Docker " + version +
                          ", which also reads $XDG_CONFIG_HOME/cdi and $XDG_RUNTIME_DIR/cdi: its user can write specs "
                          "there");

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "admission/container_devices.h"
+#include "core/state_paths.h"
 #include "core/structured_text.h"
 #include "doctor/daemons.h"
 #include "doctor/doctor.h"
@@ -116,6 +118,23 @@ std::optional<std::string> daemon_address(const RootFs& fs, const RunningDaemon&
   const auto socket = unix_host(fs, d);
   if (!socket) return std::nullopt;
   return "unix://" + fs.host_path("/proc/" + d.pid + "/root").string() + *socket;
+}
+
+std::map<std::string, std::string> repo_daemon_addresses(const RootFs& fs, const std::vector<RunningDaemon>& daemons) {
+  std::map<std::string, std::string> hosts;
+  for (const auto& d : daemons) {
+    const auto repo = plugin_repo(fs, d);
+    const auto address = daemon_address(fs, d);
+    if (repo && address) hosts[*repo] = *address;
+  }
+  if (const auto envs = fs.list_dir(state::kPluginEnvDir)) {
+    for (const auto& name : *envs) {
+      if (!name.ends_with(".env")) continue;
+      const std::string repo = name.substr(0, name.size() - 4);
+      if (auto host = admission::configured_docker_host(fs, repo); !host.empty()) hosts[repo] = host;
+    }
+  }
+  return hosts;
 }
 
 std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs) {

@@ -2,6 +2,7 @@
 // The Docker daemons running on the machine, read from /proc under the root: what each was
 // started with, and which daemon.json it reads.
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -37,6 +38,10 @@ std::optional<std::string> unix_host(const RootFs& fs, const RunningDaemon& daem
 /// Where doctor reaches the daemon: "unix://" + its socket through /proc/PID/root (the path in its
 /// own mount namespace); absent when it listens on no unix socket.
 std::optional<std::string> daemon_address(const RootFs& fs, const RunningDaemon& daemon);
+
+/// Where doctor asks each repository's daemon, by repository: its plugin's environment file
+/// (REDIACC_GPU_DOCKER_HOST), else the daemon_address of a daemon running behind its plugin.
+std::map<std::string, std::string> repo_daemon_addresses(const RootFs& fs, const std::vector<RunningDaemon>& daemons);
 
 /// Every process whose argv[0] is dockerd, by pid.
 std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs);

@@ -82,28 +82,8 @@ std::vector<std::string> view_problems(const Facts& f, const RunningDaemon& d, c
   return problems;
 }
 
-// Where doctor asks each repository's daemon: its plugin's environment file, else the --host of a
-// daemon running behind its plugin (a unix socket, reached through that daemon's root).
-std::map<std::string, std::string> repo_daemon_hosts(const Facts& f) {
-  std::map<std::string, std::string> hosts;
-  for (const auto& d : f.daemons) {
-    const auto repo = plugin_repo(f.fs, d);
-    const auto address = daemon_address(f.fs, d);
-    if (!repo || !address) continue;
-    hosts[*repo] = *address;
-  }
-  if (const auto envs = f.fs.list_dir(state::kPluginEnvDir)) {
-    for (const auto& name : *envs) {
-      if (!name.ends_with(".env")) continue;
-      const std::string repo = name.substr(0, name.size() - 4);
-      if (auto host = admission::configured_docker_host(f.fs, repo); !host.empty()) hosts[repo] = host;
-    }
-  }
-  return hosts;
-}
-
 Check repo_cdi_views(const Facts& f) {
-  const auto hosts = repo_daemon_hosts(f);
+  const auto hosts = repo_daemon_addresses(f.fs, f.daemons);
   std::vector<std::string> problems;
   std::vector<std::string> fine;
   for (const auto& d : f.daemons) {
@@ -149,7 +129,7 @@ std::optional<std::string> refusal_at_start(const Facts& f, const admission::Hos
 // Every container a start would refuse now: names revoked since it was made, and anything else a
 // copied or edited data-root carries; a daemon restoring restart-policy containers asks no plugin.
 Check stale_device_containers(const Facts& f) {
-  const auto hosts = repo_daemon_hosts(f);
+  const auto hosts = repo_daemon_addresses(f.fs, f.daemons);
   if (hosts.empty())
     return {"stale-device-containers",
             kLayer,

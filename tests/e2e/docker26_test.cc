@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/docker26.h"
@@ -152,6 +153,21 @@ TEST_CASE("docker26: doctor's container check sees a granted device inside, and 
     const auto none = container_check();
     CHECK(none["status"] == "fail");
     CHECK_THAT(none["decision"].get<std::string>(), Catch::Contains("rediacc-gpu grant web --device"));
+
+    // What the daemon itself says: the spec directories it reads (API 1.44+) and its version.
+    machine.write("/etc/rediacc/gpu/plugins/web.env",
+                  "REDIACC_GPU_DOCKER_HOST=unix://" + docker26_root() + "/run/docker.sock\n");
+    const auto checks = nlohmann::json::parse(run_tool({"doctor", "-o", "json", "--root", machine.str()}).out);
+    std::map<std::string, nlohmann::json> by_id;
+    for (const auto& c : checks) by_id[c["id"].get<std::string>()] = c;
+    INFO(checks.dump(2));
+    CHECK_THAT(by_id["daemon-cdi-dirs"]["observed"].get<std::string>(),
+               Catch::Contains("the daemon of repository web reads /"));
+    CHECK(by_id["docker-escapes"]["status"] == "warn");
+    CHECK_THAT(by_id["docker-escapes"]["observed"].get<std::string>(),
+               Catch::Contains("the daemon of repository web 26.1.5") && Catch::Contains("CVE-2026-34040") &&
+                   !Catch::Contains("CVE-2024-41110 ("));
+    std::filesystem::remove(machine.host("/etc/rediacc/gpu/plugins/web.env"));
 
     grant(machine, "rediacc.io/dri=renderD128");
     const auto seen = container_check();

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/docker_daemon.h"
@@ -104,6 +105,27 @@ TEST_CASE("e2e: containers whose stored configuration was edited to carry hardwa
                Catch::Contains("web: /device (" + ids["device"].substr(0, 12) + ", stopped) would be refused") &&
                    Catch::Contains("raw device \"/dev/null\"") && Catch::Contains("web: /caps (") &&
                    !Catch::Contains("/clean"));
+    // The real daemon's own word on its version and runtime, judged with this machine's own
+    // Debian changelogs: 20.10.24+dfsg1-1+deb12u1 names CVE-2024-41110, runc's deb12u1 CVE-2024-21626.
+    fs::create_directories(machine.host("/usr/bin"));
+    fs::copy_file("/usr/bin/runc", machine.host("/usr/bin/runc"), fs::copy_options::overwrite_existing);
+    for (const std::string package : {"runc", "docker.io"}) {
+      const std::string log = "/usr/share/doc/" + package + "/changelog.Debian.gz";
+      fs::create_directories(machine.host(log).parent_path());
+      fs::copy_file(log, machine.host(log), fs::copy_options::overwrite_existing);
+    }
+    std::map<std::string, json> by_id;
+    for (const auto& c : json::parse(run_tool({"doctor", "-o", "json", "--root", machine.str()}).out))
+      by_id[c["id"].get<std::string>()] = c;
+    const std::string docker = by_id["docker-escapes"]["observed"], runc = by_id["runc-escapes"]["observed"];
+    INFO(docker << "\n" << runc);
+    CHECK_THAT(docker, Catch::Contains("the daemon of repository web 20.10.24") && Catch::Contains("CVE-2026-34040") &&
+                           !Catch::Contains("CVE-2024-41110 ("));
+    CHECK_THAT(
+        runc, Catch::Contains("runc (run by the daemon of repository web) 1.1.") && !Catch::Contains("CVE-2024-21626"));
+    CHECK_THAT(by_id["daemon-cdi-dirs"]["observed"].get<std::string>(),
+               Catch::Contains("the daemon of repository web (20.10.24") &&
+                   Catch::Contains("reports no CDISpecDirs (API before 1.44)"));
     fs::remove(machine.host("/etc/rediacc/gpu/plugins/web.env"));
   }
   // A plugin that was not told the repository's daemon cannot judge a start: it refuses, and says
