@@ -341,3 +341,23 @@ TEST_CASE("stored containers: a daemon that never answers the lookup is refused 
   CHECK_THAT(answer["Msg"].get<std::string>(), Catch::Contains("no answer within 400 ms"));
   CHECK(std::chrono::steady_clock::now() - begun < std::chrono::seconds(2));
 }
+
+TEST_CASE("stored containers: a granted name whose spec now runs a hook its grant did not review is refused at start") {
+  FakeDaemon daemon(inspect_fixture("cdi-device-26.1.5.json"));
+  GrantSet grants = grants_of({"rediacc.io/dri=renderD128"});
+  const std::string hook = "hook createContainer /opt/x/hook (not in the allow-list)";
+  std::vector<std::string> carried;
+  const ReviewSource reviews = [&carried](const std::string&) { return carried; };
+  DecideOptions options;
+  options.containers = &daemon.source;
+  options.reviews = &reviews;
+  const auto start = req("POST", "/v1.45/containers/abc/start");
+  CHECK(decide(grants, "web", start, options).allow);
+  carried = {hook};
+  const auto d = decide(grants, "web", start, options);
+  refused(d, "the spec of rediacc.io/dri=renderD128 changed after it was granted to repository \"web\": it now "
+             "carries " + hook);
+  CHECK_THAT(d.msg, Catch::Contains("--allow-hooks"));
+  grants.grants.front().reviewed = std::vector<std::string>{hook};  // reviewed: grant --allow-hooks again
+  CHECK(decide(grants, "web", start, options).allow);
+}
