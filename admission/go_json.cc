@@ -219,9 +219,11 @@ std::optional<std::string_view> GoValue::first_unknown(std::span<const std::stri
   const dom::object object = e_.get_object().value_unsafe();  // a copy: the result holding it is a temporary
   std::string folded;
   for (auto [key, value] : object) {
+    // Most members carry the zero value the CLI sends for every field it knows: no lookup.
+    if (GoValue(value, ascii_).is_empty()) continue;
     folded.clear();
     for (size_t i = 0; i < key.size();) folded += fold_next(key, i);
-    if (!std::binary_search(known.begin(), known.end(), folded) && !GoValue(value, ascii_).is_empty()) return key;
+    if (!std::binary_search(known.begin(), known.end(), folded)) return key;
   }
   return std::nullopt;
 }
