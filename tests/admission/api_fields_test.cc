@@ -12,6 +12,7 @@
 #include "admission/authz_request.h"
 #include "admission/decide.h"
 #include "admission/go_json.h"
+#include "tests/support/authz_envelope.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
@@ -45,26 +46,6 @@ void refused(const Decision& d, const std::string& words) {
 void allowed(const Decision& d) {
   INFO(d.msg);
   CHECK(d.allow);
-}
-
-std::string base64(const std::string& text) {
-  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < text.size(); i += 3) {
-    const unsigned v = static_cast<unsigned char>(text[i]) << 16 | static_cast<unsigned char>(text[i + 1]) << 8 |
-                       static_cast<unsigned char>(text[i + 2]);
-    for (int shift = 18; shift >= 0; shift -= 6) out += alphabet[(v >> shift) & 63];
-  }
-  if (i < text.size()) {
-    const unsigned v = static_cast<unsigned char>(text[i]) << 16 |
-                       (i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) << 8 : 0);
-    out += alphabet[(v >> 18) & 63];
-    out += alphabet[(v >> 12) & 63];
-    out += i + 1 < text.size() ? alphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
 }
 
 // A create body of exactly `size` bytes: a long environment, as a real workload may carry.
@@ -191,9 +172,7 @@ TEST_CASE("admission: bodies up to dockerd's 4 MiB plugin limit are judged, a la
   for (const size_t size : sizes) {
     const std::string body = create_body_of(size);
     REQUIRE(body.size() == size);
-    input += R"({"RequestMethod":"POST","RequestUri":"/v1.53/containers/create",)"
-             R"("RequestHeaders":{"Content-Type":"application/json"},"RequestBody":")" +
-             base64(body) + "\"}\n";
+    input += authz_post("/v1.53/containers/create", body) + "\n";
     if (size == 4 * kMiB) allowed(create(body));
     if (size == 4 * kMiB + 1) refused(create(body), "over 4 MiB");
   }

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "admission/plugin_protocol.h"
+#include "tests/support/authz_envelope.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
@@ -250,22 +251,7 @@ TEST_CASE("authz plugin: bodies up to dockerd's 4 MiB plugin limit are judged, a
     const std::string head = R"({"Image":"img","Env":["BIG=)", tail = R"("]})";
     const std::string body = head + std::string(size - head.size() - tail.size(), 'x') + tail;
     REQUIRE(body.size() == size);
-    std::string encoded;
-    {
-      static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-      std::string padded = body;
-      const size_t pad = (3 - padded.size() % 3) % 3;
-      padded.append(pad, '\0');
-      for (size_t i = 0; i < padded.size(); i += 3) {
-        const unsigned v = static_cast<unsigned char>(padded[i]) << 16 |
-                           static_cast<unsigned char>(padded[i + 1]) << 8 | static_cast<unsigned char>(padded[i + 2]);
-        for (int shift = 18; shift >= 0; shift -= 6) encoded += alphabet[(v >> shift) & 63];
-      }
-      encoded.replace(encoded.size() - pad, pad, std::string(pad, '='));
-    }
-    const std::string call = R"({"RequestMethod":"POST","RequestUri":"/v1.53/containers/create",)"
-                             R"("RequestHeaders":{"Content-Type":"application/json"},"RequestBody":")" +
-                             encoded + "\"}";
+    const std::string call = authz_post("/v1.53/containers/create", body);
     const auto res = http_call(socket, http::verb::post, "/AuthZPlugin.AuthZReq", call);
     INFO(size << ": " << res.body());
     CHECK(res.result_int() == 200);

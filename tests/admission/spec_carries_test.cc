@@ -11,6 +11,7 @@
 
 #include "cdi-gen/spec_index.h"
 #include "core/root_fs.h"
+#include "tests/support/authz_envelope.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
@@ -65,20 +66,7 @@ RunResult tool(const FixtureRoot& root, std::vector<std::string> args) {
 RunResult admit_create(const FixtureRoot& root, const std::string& repo, const std::string& name) {
   const std::string body =
       R"({"Image":"img","HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":[")" + name + R"("]}]}})";
-  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string padded = body, b64;
-  const size_t pad = (3 - padded.size() % 3) % 3;
-  padded.append(pad, '\0');
-  for (size_t i = 0; i < padded.size(); i += 3) {
-    const unsigned v = static_cast<unsigned char>(padded[i]) << 16 | static_cast<unsigned char>(padded[i + 1]) << 8 |
-                       static_cast<unsigned char>(padded[i + 2]);
-    for (int shift = 18; shift >= 0; shift -= 6) b64 += alphabet[(v >> shift) & 63];
-  }
-  b64.replace(b64.size() - pad, pad, std::string(pad, '='));
-  return run_tool({"admit", "--repo", repo, "--root", root.str()},
-                  R"({"RequestMethod":"POST","RequestUri":"/v1.53/containers/create",)"
-                  R"("RequestHeaders":{"Content-Type":"application/json"},"RequestBody":")" +
-                      b64 + "\"}");
+  return run_tool({"admit", "--repo", repo, "--root", root.str()}, authz_post("/v1.53/containers/create", body));
 }
 
 }  // namespace

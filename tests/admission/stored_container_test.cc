@@ -355,8 +355,10 @@ TEST_CASE("stored containers: a granted name whose spec now runs a hook its gran
   CHECK(decide(grants, "web", start, options).allow);
   carried = {hook};
   const auto d = decide(grants, "web", start, options);
-  refused(d, "the spec of rediacc.io/dri=renderD128 changed after it was granted to repository \"web\": it now "
-             "carries " + hook);
+  refused(d,
+          "the spec of rediacc.io/dri=renderD128 changed after it was granted to repository \"web\": it now "
+          "carries " +
+              hook);
   CHECK_THAT(d.msg, Catch::Contains("--allow-hooks"));
   grants.grants.front().reviewed = std::vector<std::string>{hook};  // reviewed: grant --allow-hooks again
   CHECK(decide(grants, "web", start, options).allow);
