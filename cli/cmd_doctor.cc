@@ -99,15 +99,16 @@ int with_checks(const GlobalOptions& global, Use use) {
   if (recorded && *recorded) inventory = (*recorded)->inventory;
   if (!recorded) inventory_error = recorded.error().message;
   ProcessRunner runner;
-  const doctor::Facts facts{fs,
-                            report->inventory,
-                            inventory,
-                            inventory_error,
-                            cdi::read_spec_index(fs),
-                            admission::load_grants(fs),
-                            doctor::running_docker_daemons(fs),
-                            report->warnings,
-                            &runner};
+  doctor::Facts facts{fs,
+                      report->inventory,
+                      inventory,
+                      inventory_error,
+                      cdi::read_spec_index(fs),
+                      admission::load_grants(fs),
+                      doctor::running_docker_daemons(fs),
+                      report->warnings,
+                      &runner};
+  facts.answers = doctor::ask_daemons(fs, facts.daemons);
   return use(facts, doctor::run_doctor(facts));
 }
 

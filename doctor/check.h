@@ -4,6 +4,7 @@
 // broken link: 1 host driver, 2 device nodes, 3 runtime integration, 4 CDI specs and inventory,
 // 5 grants and policy.
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,14 @@ struct Check {
   std::string decision;  ///< what to do; empty when nothing is
 };
 
+/// What one running daemon said of itself, asked once for every check that needs it.
+struct DaemonAnswer {
+  std::string label;       ///< "dockerd 123 of repository web", "the daemon of repository web"
+  bool rootless = false;   ///< a dockerd found running as a user other than root
+  nlohmann::json info;     ///< GET /info; null when it did not answer
+  nlohmann::json version;  ///< GET /version; null when it did not answer
+};
+
 /// What every check reads, gathered once by the caller.
 struct Facts {
   const RootFs& fs;
@@ -40,7 +49,14 @@ struct Facts {
   std::vector<std::string> probe_warnings{};  ///< what the probe made now skipped or could not read
   /// Runs programs a check asks about (runc --version, gzip -dc of a changelog); null: none run.
   CommandRunner* runner = nullptr;
+  /// Every running dockerd reachable on its unix socket and every repository daemon its plugin's
+  /// environment file names (ask_daemons); empty when none answered.
+  std::vector<DaemonAnswer> answers = {};
 };
+
+/// Asks each daemon of `daemons`, and each repository daemon the plugins' environment files
+/// name, for GET /info and GET /version, once.
+std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<RunningDaemon>& daemons);
 
 const char* status_name(Status status);
 

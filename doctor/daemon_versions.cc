@@ -16,12 +16,6 @@
 namespace rgpu::doctor {
 namespace {
 
-struct Asked {
-  std::string label;  ///< "dockerd 123" or "dockerd 123 of repository web"
-  const RunningDaemon* daemon;
-  nlohmann::json info, version;  ///< null when the daemon did not answer
-};
-
 nlohmann::json get(const std::string& address, const std::string& target) {
   auto socket = docker_socket(address);
   auto reply =
@@ -29,30 +23,6 @@ nlohmann::json get(const std::string& address, const std::string& target) {
   if (!reply || reply->status != 200) return nullptr;
   auto doc = nlohmann::json::parse(reply->body, nullptr, false);
   return doc.is_object() ? doc : nlohmann::json();
-}
-
-// Every running dockerd doctor can reach on its unix socket, and every repository daemon its
-// plugin's environment file names (which may run outside this root's /proc), asked once.
-std::vector<Asked> ask_daemons(const Facts& f) {
-  std::vector<Asked> out;
-  std::set<std::string> asked, repos;
-  const auto ask = [&](const std::string& label, const RunningDaemon* d, const std::string& address) {
-    if (!asked.insert(address).second) return;
-    Asked a{label, d, get(address, "/info"), get(address, "/version")};
-    if (!a.info.is_null() || !a.version.is_null()) out.push_back(std::move(a));
-  };
-  for (const auto& d : f.daemons) {
-    const auto address = daemon_address(f.fs, d);
-    const auto repo = plugin_repo(f.fs, d);
-    if (!address) continue;
-    if (repo) repos.insert(*repo);
-    ask("dockerd " + d.pid + (repo ? " of repository " + *repo : ""), &d, *address);
-  }
-  for (const auto& [repo, address] : repo_daemon_addresses(f.fs, f.daemons)) {
-    if (repos.count(repo)) continue;
-    ask("the daemon of repository " + repo, nullptr, address);
-  }
-  return out;
 }
 
 std::string text_of(const nlohmann::json& j, const char* key) {
@@ -121,7 +91,7 @@ std::string runc_version(const std::string& output) {
   return version;
 }
 
-Check runc_escapes(const Facts& f, const std::vector<Asked>& asked) {
+Check runc_escapes(const Facts& f, const std::vector<DaemonAnswer>& asked) {
   // The runtime each daemon runs by default: its path from GET /info, else runc on PATH.
   std::map<std::string, std::vector<std::string>> users;
   for (const auto& a : asked) {
@@ -166,7 +136,7 @@ Check runc_escapes(const Facts& f, const std::vector<Asked>& asked) {
                  "upgrade runc to the fixed version (or the distribution's patched package), then restart the daemons");
 }
 
-Check docker_escapes(const Facts& f, const std::vector<Asked>& asked) {
+Check docker_escapes(const Facts& f, const std::vector<DaemonAnswer>& asked) {
   if (asked.empty()) return {"docker-escapes", 5, Status::skip, "no running dockerd answered on a unix socket", "", ""};
   Findings found;
   for (const auto& a : asked) {
@@ -185,7 +155,7 @@ Check docker_escapes(const Facts& f, const std::vector<Asked>& asked) {
 }  // namespace
 
 Check daemon_spec_dirs(const Facts& f) {
-  const auto asked = ask_daemons(f);
+  const auto& asked = f.answers;
   if (asked.empty())
     return {"daemon-cdi-dirs", 3, Status::skip, "no running dockerd answered on a unix socket", "", ""};
   std::vector<std::string> bad, rootless, seen;
@@ -207,7 +177,7 @@ Check daemon_spec_dirs(const Facts& f) {
       line += ", its CDI driver sees " + std::to_string(a.info["DiscoveredDevices"].size()) + " devices";
     seen.push_back(line);
     if (!other.empty()) bad.push_back(a.label + " also reads " + joined(other));
-    if (a.daemon && !a.daemon->root_user && compare_versions(version, "28.2.0") >= 0)
+    if (a.rootless && compare_versions(version, "28.2.0") >= 0)
       rootless.push_back(a.label + " is rootless Docker " + version +
                          ", which also reads $XDG_CONFIG_HOME/cdi and $XDG_RUNTIME_DIR/cdi: its user can write specs "
                          "there");
@@ -226,9 +196,28 @@ Check daemon_spec_dirs(const Facts& f) {
   return {"daemon-cdi-dirs", 3, Status::ok, joined(seen, "; "), "", ""};
 }
 
-std::vector<Check> escape_checks(const Facts& f) {
-  const auto asked = ask_daemons(f);
-  return {docker_escapes(f, asked), runc_escapes(f, asked)};
+std::vector<Check> escape_checks(const Facts& f) { return {docker_escapes(f, f.answers), runc_escapes(f, f.answers)}; }
+
+std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<RunningDaemon>& daemons) {
+  std::vector<DaemonAnswer> out;
+  std::set<std::string> asked, repos;
+  const auto ask = [&](const std::string& label, bool rootless, const std::string& address) {
+    if (!asked.insert(address).second) return;
+    DaemonAnswer a{label, rootless, get(address, "/info"), get(address, "/version")};
+    if (!a.info.is_null() || !a.version.is_null()) out.push_back(std::move(a));
+  };
+  for (const auto& d : daemons) {
+    const auto address = daemon_address(fs, d);
+    const auto repo = plugin_repo(fs, d);
+    if (!address) continue;
+    if (repo) repos.insert(*repo);
+    ask("dockerd " + d.pid + (repo ? " of repository " + *repo : ""), !d.root_user, *address);
+  }
+  // Repository daemons that may run outside this root's /proc, as their plugins reach them.
+  for (const auto& [repo, address] : repo_daemon_addresses(fs, daemons)) {
+    if (!repos.count(repo)) ask("the daemon of repository " + repo, false, address);
+  }
+  return out;
 }
 
 }  // namespace rgpu::doctor
