@@ -343,20 +343,26 @@ std::optional<std::string> check_working_dir(const std::optional<GoValue>& dir) 
   return std::nullopt;
 }
 
-std::optional<std::string> check_host_config(const GoValue& host_config, CheckContext& context) {
-  if (host_config.kind() != GoValue::Kind::object) return std::nullopt;
+namespace {
+
+// HostConfig, or an update body (which shares its Resources and RestartPolicy): the checks of
+// the fields that attach hardware, then the fields `object` defines.
+std::optional<std::string> check_config_object(const GoValue& value, ApiObject object, CheckContext& context) {
+  if (value.kind() != GoValue::Kind::object) return std::nullopt;
   Fields hc;
-  host_config.pick(std::span(kFieldNames).first<kFieldCount>(), std::span(hc).first<kFieldCount>());
+  value.pick(std::span(kFieldNames).first<kFieldCount>(), std::span(hc).first<kFieldCount>());
   if (auto bad = check_host_config_fields(hc, context)) return bad;
-  return check_known_fields(host_config, ApiObject::host_config);
+  return check_known_fields(value, object);
+}
+
+}  // namespace
+
+std::optional<std::string> check_host_config(const GoValue& host_config, CheckContext& context) {
+  return check_config_object(host_config, ApiObject::host_config, context);
 }
 
 std::optional<std::string> check_update(const GoValue& body, CheckContext& context) {
-  if (body.kind() != GoValue::Kind::object) return std::nullopt;
-  Fields hc;
-  body.pick(std::span(kFieldNames).first<kFieldCount>(), std::span(hc).first<kFieldCount>());
-  if (auto bad = check_host_config_fields(hc, context)) return bad;
-  return check_known_fields(body, ApiObject::update);
+  return check_config_object(body, ApiObject::update, context);
 }
 
 std::optional<std::string> check_stored_container(const GoValue& inspect, CheckContext& context) {
