@@ -1,9 +1,9 @@
 // Layer 2: the device nodes containers are given, as the kernel made them.
 
 #include <algorithm>
-#include <cctype>
 
 #include "doctor/doctor.h"
+#include "probe/sysfs_parsers.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -53,10 +53,7 @@ Check shared_node(const Facts& f, probe::Vendor vendor, const char* id, const ch
 
 bool wsl_kernel(const Facts& f) {
   const auto release = f.fs.read_optional("/proc/sys/kernel/osrelease");
-  if (!release || !*release) return false;
-  std::string r = **release;
-  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char c) { return std::tolower(c); });
-  return r.find("microsoft") != std::string::npos || r.find("wsl") != std::string::npos;
+  return release && *release && probe::is_wsl_kernel_release(**release);
 }
 
 Check dxg(const Facts& f) {
@@ -71,13 +68,24 @@ Check dxg(const Facts& f) {
           "then wsl --shutdown"};
 }
 
+// WSL2 gives CUDA /dev/dxg instead of /dev/nvidiactl (the dxg check looks at it).
+Check nvidiactl(const Facts& f) {
+  const bool native = std::any_of(f.fresh.gpus.begin(), f.fresh.gpus.end(), [](const probe::Gpu& g) {
+    return g.vendor == probe::Vendor::nvidia && g.platform == probe::Platform::native;
+  });
+  if (has_vendor(f.fresh, probe::Vendor::nvidia) && !native)
+    return {"nvidiactl", kLayer, Status::skip, "WSL2: CUDA reaches the GPU through /dev/dxg, not /dev/nvidiactl",
+            "",          ""};
+  return shared_node(f, probe::Vendor::nvidia, "nvidiactl", "/dev/nvidiactl",
+                     "every CUDA process opens /dev/nvidiactl: without it no NVIDIA GPU works",
+                     "load the NVIDIA driver (nvidia-modprobe makes the nodes), then rediacc-gpu setup");
+}
+
 }  // namespace
 
 std::vector<Check> device_node_checks(const Facts& f) {
   auto out = per_gpu_nodes(f);
-  out.push_back(shared_node(f, probe::Vendor::nvidia, "nvidiactl", "/dev/nvidiactl",
-                            "every CUDA process opens /dev/nvidiactl: without it no NVIDIA GPU works",
-                            "load the NVIDIA driver (nvidia-modprobe makes the nodes), then rediacc-gpu setup"));
+  out.push_back(nvidiactl(f));
   out.push_back(shared_node(f, probe::Vendor::amd, "kfd", "/dev/kfd",
                             "ROCm computes through /dev/kfd: without it AMD GPUs only render",
                             "load amdgpu with KFD support (a kernel with CONFIG_HSA_AMD), then rediacc-gpu setup"));

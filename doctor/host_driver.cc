@@ -15,9 +15,26 @@ std::string line_at(const std::string& text, size_t at) {
   return text.substr(start, text.find('\n', at) - start);
 }
 
+// Under WSL2 the driver is Windows': there is no NVIDIA kernel module in the distribution, and
+// NVML (from /usr/lib/wsl/lib) is what reports the driver's version.
+std::optional<Check> wsl_nvidia_driver(const Facts& f) {
+  for (const auto& g : f.fresh.gpus) {
+    if (g.vendor != probe::Vendor::nvidia || g.platform != probe::Platform::wsl) continue;
+    return Check{
+        "nvidia-driver",
+        kLayer,
+        Status::ok,
+        "WSL2: the Windows NVIDIA driver " + g.driver_version.value_or("(version unknown)") + " through /dev/dxg",
+        "WSL2 has no NVIDIA kernel module: the Windows driver serves the GPU",
+        ""};
+  }
+  return std::nullopt;
+}
+
 Check nvidia_driver(const Facts& f) {
   if (!has_vendor(f.fresh, probe::Vendor::nvidia))
     return {"nvidia-driver", kLayer, Status::skip, "no NVIDIA GPU", "", ""};
+  if (auto wsl = wsl_nvidia_driver(f)) return *wsl;
   const auto text = f.fs.read_optional("/proc/driver/nvidia/version");
   const auto version = text && *text ? probe::parse_nvidia_version(**text) : std::nullopt;
   if (!version) {

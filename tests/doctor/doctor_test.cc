@@ -625,3 +625,29 @@ TEST_CASE(
   CHECK_THAT(d.check("repo-cdi-view")["observed"].get<std::string>(),
              Catch::Contains("dockerd 4242 of repository web reads the machine's whole /etc/cdi"));
 }
+
+// WSL2 has no NVIDIA kernel module and no /dev/nvidiactl: the GPU comes through /dev/dxg and the
+// Windows driver. A healthy WSL2 machine must not fail a check that only native Linux can pass.
+TEST_CASE("doctor: a healthy WSL2 NVIDIA machine passes, with the Windows driver's version and no nvidiactl") {
+  FixtureRoot root;
+  wsl2_nvidia(root);
+  root.write("/usr/bin/nvidia-ctk", "#!/bin/sh\n");
+  root.write("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf", "[Service]\n");
+  root.write("/sys/fs/cgroup/cgroup.controllers", "cpu io memory pids\n");
+  REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
+  REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
+  const auto d = doctor(root);
+  INFO(d.text);
+  for (const auto& c : d.checks) {
+    INFO(c.dump());
+    CHECK(c["status"] != "fail");
+  }
+  CHECK(d.exit_code == 0);
+  CHECK(d.check("nvidia-driver")["status"] == "ok");
+  CHECK_THAT(d.check("nvidia-driver")["observed"].get<std::string>(),
+             Catch::Contains("581.57") && Catch::Contains("Windows"));
+  CHECK(d.check("nvidiactl")["status"] == "skip");
+  CHECK_THAT(d.check("nvidiactl")["observed"].get<std::string>(), Catch::Contains("/dev/dxg"));
+  auto m = run_tool({"metrics", "--root", root.str()});
+  CHECK_THAT(m.out, Catch::Contains("rediacc_gpu_doctor_failed_checks 0\n"));
+}
