@@ -24,6 +24,7 @@ struct SetupFlags {
   std::string tool_path;
   std::string output = "text";
   bool dry_run = false;
+  bool exact_version = false;              ///< --nvidia-toolkit-version was given
   std::vector<std::string> disable_hooks;  ///< empty: keep what an earlier setup recorded
 };
 
@@ -112,6 +113,7 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
                        : flags.mode == "false" ? ToolkitMode::never
                                                : ToolkitMode::automatic,
                        flags.version,
+                       flags.exact_version,
                        flags.repo_daemon_unit,
                        unit_tool_path(fs, flags.tool_path),
                        flags.dry_run,
@@ -168,8 +170,10 @@ Runner attach_setup(CLI::App& sub, GlobalOptions& global) {
                  "auto: install it when an NVIDIA GPU is present; true: always; false: never (no NVIDIA spec)")
       ->check(CLI::IsMember({"auto", "true", "false"}));
   sub.add_option("--nvidia-toolkit-version", flags->version,
-                 "Version of nvidia-container-toolkit-base to pin (1.18.0 or later)")
-      ->capture_default_str();
+                 "Install exactly this version of nvidia-container-toolkit-base (1.18.0 or later); without it, the "
+                 "default is a floor: an installed version at or above it is kept")
+      ->capture_default_str()
+      ->each([flags](const std::string&) { flags->exact_version = true; });
   sub.add_option("--repo-daemon-unit", flags->repo_daemon_unit,
                  "systemd unit (template) of the repositories' Docker daemons, given the persistenced socket")
       ->capture_default_str();

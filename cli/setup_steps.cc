@@ -124,6 +124,26 @@ Result<std::string> step_probe(SetupContext& ctx) {
          probe::to_string(inv.platform);
 }
 
+std::string toolkit_outcome(const SetupContext& ctx, const installers::ToolkitOutcome& outcome, const char* family) {
+  const std::string package = installers::kToolkitPackage;
+  const std::string wanted = ctx.options.toolkit_version;
+  const std::string would = ctx.options.dry_run ? "would " : "";
+  switch (outcome.plan) {
+    case installers::ToolkitPlan::keep:
+      if (installers::compare_toolkit_versions(*outcome.installed_before, wanted) == 0)
+        return package + " " + wanted + " already installed";
+      return package + " " + *outcome.installed_before + " kept (at or above " + wanted +
+             "; --nvidia-toolkit-version pins an exact one)";
+    case installers::ToolkitPlan::install: return would + "install " + package + " " + wanted + " (" + family + ")";
+    case installers::ToolkitPlan::upgrade:
+      return would + "upgrade " + package + " " + *outcome.installed_before + " to " + wanted + " (" + family + ")";
+    case installers::ToolkitPlan::downgrade:
+      return would + "downgrade " + package + " " + *outcome.installed_before + " to " + wanted +
+             " (--nvidia-toolkit-version; " + family + ")";
+  }
+  return package;
+}
+
 Result<std::string> step_toolkit(SetupContext& ctx) {
   if (!ctx.nvidia_wanted) {
     return ctx.options.mode == ToolkitMode::never ? "skipped (--install-nvidia-toolkit=false)"
@@ -138,13 +158,11 @@ Result<std::string> step_toolkit(SetupContext& ctx) {
   // The redirect first: the package's post-install starts nvidia-cdi-refresh at once.
   if (auto ok = write_all(ctx, units::nvidia_refresh_redirect(unit_options(ctx))); !ok)
     return tl::unexpected(ok.error());
-  auto outcome = installers::ensure_toolkit(ctx.fs, *pm, ctx.sink, ctx.query, ctx.act, ctx.options.toolkit_version);
+  const installers::ToolkitWanted wanted{ctx.options.toolkit_version, ctx.options.toolkit_exact};
+  auto outcome = installers::ensure_toolkit(ctx.fs, *pm, ctx.sink, ctx.query, ctx.act, wanted, ctx.changes);
   if (!outcome) return tl::unexpected(outcome.error());
-  ctx.changes.insert(ctx.changes.end(), outcome->changes.begin(), outcome->changes.end());
   if (auto ok = keep(ctx, ctx.sink.remove(kShadowingSpec)); !ok) return tl::unexpected(ok.error());
-  const std::string what = std::string(installers::kToolkitPackage) + " " + ctx.options.toolkit_version;
-  if (!outcome->installed_now) return what + " already installed";
-  return (ctx.options.dry_run ? "would install " : "installed ") + what + " (" + installers::to_string(*family) + ")";
+  return toolkit_outcome(ctx, *outcome, installers::to_string(*family));
 }
 
 Result<std::string> remove_our_spec(SetupContext& ctx) {
@@ -167,8 +185,10 @@ Result<std::string> step_nvidia_spec(SetupContext& ctx) {
   if (!has_nvidia_gpu(ctx.report.inventory)) return std::string("skipped: no NVIDIA GPU for a spec to describe");
   // Generated beside our state, never in /etc/cdi (a consumer would read a half-made spec), then
   // installed only if it differs: a re-run on an unchanged machine changes no file.
-  const auto generated = ctx.fs.host_path(state::kGeneratedNvidiaSpec).string();
-  Argv argv = {"nvidia-ctk", "cdi", "generate", "--output=" + generated};
+  // Under another root, that machine's nvidia-ctk runs inside it (chroot), reading its own driver
+  // and devices and writing machine paths; this machine's nvidia-ctk would describe this machine.
+  Argv argv = {"nvidia-ctk", "cdi", "generate", std::string("--output=") + state::kGeneratedNvidiaSpec};
+  if (!ctx.fs.is_host_root()) argv.insert(argv.begin(), {"chroot", ctx.fs.root().string()});
   if (ctx.report.inventory.platform == probe::Platform::wsl) argv.push_back("--mode=wsl");
   for (const auto& hook : ctx.options.nvidia_disabled_hooks) argv.push_back("--disable-hook=" + hook);
   auto ran = installers::run_step(ctx.act, argv, kGenerateTimeout);

@@ -20,6 +20,7 @@ enum class ToolkitMode { automatic, always, never };
 struct SetupOptions {
   ToolkitMode mode = ToolkitMode::automatic;
   std::string toolkit_version;
+  bool toolkit_exact = false;  ///< the operator named the version: exactly it, even below what is installed
   std::string repo_daemon_unit;
   std::string tool_path;  ///< this binary, as the units will run it
   bool dry_run = false;

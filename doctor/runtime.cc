@@ -5,9 +5,13 @@
 #include <set>
 
 #include "cdi-gen/spec_index.h"
+#include "core/machine_program.h"
 #include "core/structured_text.h"
 #include "doctor/doctor.h"
+#include "installers/dpkg_status.h"
 #include "installers/nvidia_toolkit.h"
+#include "installers/os_release.h"
+#include "installers/package_manager.h"
 #include "probe/sysfs_parsers.h"
 
 namespace rgpu::doctor {
@@ -22,46 +26,58 @@ std::optional<std::string> loaded_nvidia_version(const Facts& f) {
   return std::nullopt;
 }
 
-// The version dpkg records as installed ("1.20.0-1"), from its status file; absent when the
-// package is not installed or the machine does not use dpkg.
 std::optional<std::string> dpkg_version(const Facts& f, const std::string& package) {
-  const auto status = f.fs.read_optional("/var/lib/dpkg/status");
-  if (!status || !*status) return std::nullopt;
-  const std::string& text = **status;
-  const auto at = text.find("Package: " + package + "\n");
-  if (at == std::string::npos) return std::nullopt;
-  const auto end = text.find("\n\n", at);
-  const std::string stanza = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
-  if (stanza.find("Status: install ok installed") == std::string::npos) return std::nullopt;
-  const auto v = stanza.find("\nVersion: ");
-  if (v == std::string::npos) return std::nullopt;
-  return stanza.substr(v + 10, stanza.find('\n', v + 10) - (v + 10));
+  return installers::dpkg_installed_version(f.fs, package);
+}
+
+// The toolkit as setup sees it: the machine's own package database (dpkg's status file, or rpm
+// --root), so setup's "already installed" and this check never disagree.
+std::optional<std::string> installed_toolkit(const Facts& f) {
+  auto os_text = f.fs.read_optional("/etc/os-release");
+  std::optional<installers::PackageFamily> family;
+  if (os_text && *os_text) {
+    if (auto known = installers::package_family(installers::parse_os_release(**os_text), "/etc/os-release"))
+      family = *known;
+  }
+  if (!family || *family == installers::PackageFamily::apt || !f.runner)
+    return dpkg_version(f, installers::kToolkitPackage);
+  const auto pm = installers::make_package_manager(*family, f.fs.root().string());
+  return installers::installed_toolkit(f.fs, *pm, *f.runner);
 }
 
 Check toolkit(const Facts& f) {
   if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return {"toolkit", kLayer, Status::skip, "no NVIDIA GPU", "", ""};
-  if (f.fs.kind("/usr/bin/nvidia-ctk") == NodeKind::file) {
-    const auto version = dpkg_version(f, installers::kToolkitPackage);
-    if (version && !installers::check_toolkit_version(version->substr(0, version->find('-')))) {
-      return {"toolkit",
-              kLayer,
-              Status::fail,
-              std::string(installers::kToolkitPackage) + " " + *version + " is installed, below " +
-                  installers::kMinimumToolkitVersion,
-              "older toolkits generate specs that miss devices or hooks this product relies on",
-              "run rediacc-gpu setup (it installs " + std::string(installers::kDefaultToolkitVersion) + ")"};
-    }
+  const auto version = installed_toolkit(f);
+  const auto ctk = machine_program(f.fs, "nvidia-ctk");
+  const std::string package = installers::kToolkitPackage;
+  if (version && !installers::check_toolkit_version(version->substr(0, version->find_first_of("-~")))) {
+    return {"toolkit",
+            kLayer,
+            Status::fail,
+            package + " " + *version + " is installed, below " + installers::kMinimumToolkitVersion,
+            "older toolkits generate specs that miss devices or hooks this product relies on",
+            "run rediacc-gpu setup (it installs " + std::string(installers::kDefaultToolkitVersion) + ")"};
+  }
+  if (ctk) {
     return {"toolkit",
             kLayer,
             Status::ok,
-            "nvidia-ctk is installed" + (version ? " (" + *version + ")" : std::string()),
+            *ctk + " is installed" + (version ? " (" + *version + ")" : std::string()),
             "it generates the NVIDIA CDI spec",
             ""};
+  }
+  if (version) {
+    return {"toolkit",
+            kLayer,
+            Status::fail,
+            package + " " + *version + " is recorded as installed, but nvidia-ctk is not on the machine",
+            "nothing can generate or refresh the NVIDIA CDI spec",
+            "reinstall " + package + ", then run rediacc-gpu setup"};
   }
   return {"toolkit",
           kLayer,
           Status::fail,
-          "an NVIDIA GPU, but /usr/bin/nvidia-ctk is missing",
+          "an NVIDIA GPU, but neither " + package + " nor nvidia-ctk is installed",
           "nothing can generate or refresh the NVIDIA CDI spec",
           "run rediacc-gpu setup (it installs the toolkit)"};
 }
@@ -121,7 +137,7 @@ Check shadowing_spec(const Facts& f) {
 }
 
 Check refresh_wired(const Facts& f) {
-  if (f.fs.kind("/usr/bin/nvidia-ctk") != NodeKind::file) {
+  if (!machine_program(f.fs, "nvidia-ctk")) {
     return {"refresh-wired", kLayer, Status::skip, "the toolkit is not installed", "", ""};
   }
   if (f.fs.kind("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf") == NodeKind::file) {

@@ -8,7 +8,6 @@
 namespace rgpu::installers {
 namespace {
 
-constexpr std::chrono::seconds kQueryTimeout{60};
 constexpr std::chrono::seconds kInstallTimeout{900};
 
 std::optional<std::array<int, 3>> parse_version(const std::string& v) {
@@ -21,13 +20,33 @@ std::optional<std::array<int, 3>> parse_version(const std::string& v) {
   return parts;
 }
 
-std::string trim(const std::string& s) {
-  auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+// The upstream version's X.Y.Z and whether a "~" pre-release follows it.
+std::optional<std::pair<std::array<int, 3>, bool>> upstream(const std::string& v) {
+  std::array<int, 3> parts{};
+  int used = 0;
+  if (std::sscanf(v.c_str(), "%d.%d.%d%n", &parts[0], &parts[1], &parts[2], &used) != 3) return std::nullopt;
+  const bool pre = static_cast<size_t>(used) < v.size() && v[static_cast<size_t>(used)] == '~';
+  return std::make_pair(parts, pre);
 }
 
 }  // namespace
+
+std::optional<int> compare_toolkit_versions(const std::string& a, const std::string& b) {
+  const auto x = upstream(a), y = upstream(b);
+  if (!x || !y) return std::nullopt;
+  if (x->first != y->first) return x->first < y->first ? -1 : 1;
+  if (x->second != y->second) return x->second ? -1 : 1;
+  return 0;
+}
+
+ToolkitPlan plan_toolkit(const std::optional<std::string>& installed, const ToolkitWanted& wanted) {
+  if (!installed) return ToolkitPlan::install;
+  const auto order = compare_toolkit_versions(*installed, wanted.version);
+  if (!order) return ToolkitPlan::install;  // a version we cannot read: put the wanted one in place
+  if (*order == 0) return ToolkitPlan::keep;
+  if (*order > 0) return wanted.exact ? ToolkitPlan::downgrade : ToolkitPlan::keep;
+  return ToolkitPlan::upgrade;
+}
 
 Result<void> check_toolkit_version(const std::string& version) {
   auto wanted = parse_version(version);
@@ -40,11 +59,8 @@ Result<void> check_toolkit_version(const std::string& version) {
   return {};
 }
 
-std::optional<std::string> installed_toolkit(const PackageManager& pm, CommandRunner& query) {
-  auto r = query.run(pm.installed_version_command(kToolkitPackage), kQueryTimeout);
-  if (!r || r->exit_code != 0) return std::nullopt;
-  std::string version = trim(r->output);
-  return version.empty() ? std::nullopt : std::optional<std::string>(version);
+std::optional<std::string> installed_toolkit(const RootFs& fs, const PackageManager& pm, CommandRunner& query) {
+  return pm.installed_version(fs, query, kToolkitPackage);
 }
 
 Result<Change> run_step(CommandRunner& runner, const Argv& argv, std::chrono::seconds timeout) {
@@ -58,17 +74,20 @@ Result<Change> run_step(CommandRunner& runner, const Argv& argv, std::chrono::se
 }
 
 Result<ToolkitOutcome> ensure_toolkit(const RootFs& fs, const PackageManager& pm, FileSink& sink, CommandRunner& query,
-                                      CommandRunner& act, const std::string& version) {
+                                      CommandRunner& act, const ToolkitWanted& wanted, Changes& changes) {
   ToolkitOutcome outcome;
-  if (installed_toolkit(pm, query) == version + "-1") return outcome;
+  outcome.installed_before = installed_toolkit(fs, pm, query);
+  outcome.plan = plan_toolkit(outcome.installed_before, wanted);
+  if (outcome.plan == ToolkitPlan::keep) return outcome;
   const RepoFile repo = pm.repository();
   auto written = sink.write(repo.path, repo.content, 0644);
   if (!written) return tl::unexpected(written.error());
-  outcome.changes.push_back(*written);
+  changes.push_back(*written);
   std::vector<Argv> commands;
   if (auto key = pm.key_path(); key && fs.kind(*key) != NodeKind::file) commands = pm.fetch_key_commands();
   const bool fetches_key = !commands.empty();
-  for (auto& c : pm.install_commands(kToolkitPackage, version)) commands.push_back(std::move(c));
+  for (auto& c : pm.install_commands(kToolkitPackage, wanted.version, outcome.plan == ToolkitPlan::downgrade))
+    commands.push_back(std::move(c));
   Result<void> ok;
   for (const auto& argv : commands) {
     auto ran = run_step(act, argv, kInstallTimeout);
@@ -76,15 +95,14 @@ Result<ToolkitOutcome> ensure_toolkit(const RootFs& fs, const PackageManager& pm
       ok = tl::unexpected(ran.error());
       break;
     }
-    outcome.changes.push_back(*ran);
+    changes.push_back(*ran);
   }
   // The armoured download is only a step towards the keyring: it goes whether or not the rest worked.
   if (fetches_key && fs.kind(state::kDownloadedKey) != NodeKind::missing) {
     auto removed = sink.remove(state::kDownloadedKey);
-    if (removed) outcome.changes.push_back(*removed);
+    if (removed) changes.push_back(*removed);
   }
   if (!ok) return tl::unexpected(ok.error());
-  outcome.installed_now = true;
   return outcome;
 }
 

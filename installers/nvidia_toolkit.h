@@ -24,20 +24,39 @@ inline constexpr const char* kMinimumToolkitVersion = "1.18.0";
 /// A version "X.Y.Z" at or above kMinimumToolkitVersion; an error naming it otherwise.
 Result<void> check_toolkit_version(const std::string& version);
 
-/// The installed version of the package ("1.20.0-1"), absent when it is not installed.
-/// Queries run for real even in a dry run: they change nothing.
-std::optional<std::string> installed_toolkit(const PackageManager& pm, CommandRunner& query);
+/// -1, 0, 1 as `a` is below, equal to or above `b`, on the upstream "X.Y.Z" part of a package
+/// version ("1.21.0-1", "1.18.0~rc.1-1": a "~" pre-release sorts below its release); absent when
+/// either is not such a version.
+std::optional<int> compare_toolkit_versions(const std::string& a, const std::string& b);
 
-struct ToolkitOutcome {
-  Changes changes;
-  bool installed_now = false;  ///< false when the pinned version was already there
+/// The installed version of the package in the machine's own package database ("1.20.0-1"),
+/// absent when it is not installed: setup and doctor both decide "installed" here. Queries run
+/// for real even in a dry run: they change nothing.
+std::optional<std::string> installed_toolkit(const RootFs& fs, const PackageManager& pm, CommandRunner& query);
+
+/// What the operator asked for: `version` as a floor (the default: a version at or above it is
+/// kept, so a routine upgrade is never undone), or exactly (--nvidia-toolkit-version).
+struct ToolkitWanted {
+  std::string version;
+  bool exact = false;
 };
 
-/// Installs kToolkitPackage at `version` unless exactly that is installed: repository file,
-/// signing key when missing, install. Commands go through `act` (real or dry run); a command
-/// that fails stops it with its output in the error.
+enum class ToolkitPlan { keep, install, upgrade, downgrade };
+
+/// What to do, given what is installed: pure, so every case is tested on its own.
+ToolkitPlan plan_toolkit(const std::optional<std::string>& installed, const ToolkitWanted& wanted);
+
+struct ToolkitOutcome {
+  ToolkitPlan plan = ToolkitPlan::keep;
+  std::optional<std::string> installed_before;
+};
+
+/// Installs kToolkitPackage as `wanted` says unless what is installed already satisfies it:
+/// repository file, signing key when missing, install. Commands go through `act` (real or dry
+/// run) and are appended to `changes` as they run, so a failed step still lists what it ran; a
+/// command that fails stops it with its output in the error.
 Result<ToolkitOutcome> ensure_toolkit(const RootFs& fs, const PackageManager& pm, FileSink& sink, CommandRunner& query,
-                                      CommandRunner& act, const std::string& version);
+                                      CommandRunner& act, const ToolkitWanted& wanted, Changes& changes);
 
 /// Runs one command through `runner`, turning a non-zero exit into an error that shows the output.
 Result<Change> run_step(CommandRunner& runner, const Argv& argv, std::chrono::seconds timeout);

@@ -1,15 +1,12 @@
 #include "installers/package_manager.h"
 
 #include "core/state_paths.h"
+#include "installers/dpkg_status.h"
 
 namespace rgpu::installers {
 namespace {
 
 constexpr const char* kAptKeyring = "/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg";
-
-std::string under(const std::string& root, const std::string& machine_path) {
-  return root == "/" ? machine_path : root + machine_path;
-}
 
 // The .repo file NVIDIA publishes for dnf, yum and zypper, with the experimental channel off.
 std::string rpm_repo_text() {
@@ -25,10 +22,9 @@ std::string rpm_repo_text() {
 class Apt final : public PackageManager {
  public:
   explicit Apt(std::string root) : root_(std::move(root)) {}
-  Argv installed_version_command(const std::string& package) const override {
-    Argv argv = {"dpkg-query", "-W", "-f=${Version}", package};
-    if (root_ != "/") argv.insert(argv.begin() + 1, "--admindir=" + under(root_, "/var/lib/dpkg"));
-    return argv;
+  std::optional<std::string> installed_version(const RootFs& fs, CommandRunner&,
+                                               const std::string& package) const override {
+    return dpkg_installed_version(fs, package);
   }
   RepoFile repository() const override {
     return {"/etc/apt/sources.list.d/nvidia-container-toolkit.list",
@@ -36,22 +32,24 @@ class Apt final : public PackageManager {
   }
   std::optional<std::string> key_path() const override { return kAptKeyring; }
   std::vector<Argv> fetch_key_commands() const override {
-    return {
-        apt({"install", "-y", "--no-install-recommends", "ca-certificates", "curl", "gnupg"}),
-        {"curl", "-fsSL", "--create-dirs", "-o", under(root_, state::kDownloadedKey),
-         std::string(kNvidiaRepoBase) + "/gpgkey"},
-        {"gpg", "--batch", "--yes", "--dearmor", "-o", under(root_, kAptKeyring), under(root_, state::kDownloadedKey)}};
+    return {inside({"apt-get", "install", "-y", "--no-install-recommends", "ca-certificates", "curl", "gnupg"}),
+            inside({"curl", "-fsSL", "--create-dirs", "-o", state::kDownloadedKey,
+                    std::string(kNvidiaRepoBase) + "/gpgkey"}),
+            inside({"gpg", "--batch", "--yes", "--dearmor", "-o", kAptKeyring, state::kDownloadedKey})};
   }
-  std::vector<Argv> install_commands(const std::string& package, const std::string& version) const override {
-    return {apt({"update"}), apt({"install", "-y", "--no-install-recommends", package + "=" + version + "-1"})};
+  std::vector<Argv> install_commands(const std::string& package, const std::string& version,
+                                     bool downgrade) const override {
+    Argv install = {"apt-get", "install", "-y", "--no-install-recommends"};
+    if (downgrade) install.push_back("--allow-downgrades");
+    install.push_back(package + "=" + version + "-1");
+    return {inside({"apt-get", "update"}), inside(install)};
   }
 
  private:
-  Argv apt(Argv args) const {
-    Argv argv = {"apt-get"};
-    if (root_ != "/") argv.insert(argv.end(), {"-o", "Dir=" + root_});
-    argv.insert(argv.end(), args.begin(), args.end());
-    return argv;
+  // Every command runs in the machine it installs into: paths are that machine's.
+  Argv inside(Argv args) const {
+    if (root_ != "/") args.insert(args.begin(), {"chroot", root_});
+    return args;
   }
   std::string root_;
 };
@@ -59,27 +57,35 @@ class Apt final : public PackageManager {
 class Rpm final : public PackageManager {
  public:
   Rpm(PackageFamily family, std::string root) : family_(family), root_(std::move(root)) {}
-  Argv installed_version_command(const std::string& package) const override {
+  std::optional<std::string> installed_version(const RootFs&, CommandRunner& query,
+                                               const std::string& package) const override {
     Argv argv = {"rpm", "-q", "--qf", "%{VERSION}-%{RELEASE}", package};
     if (root_ != "/") argv.insert(argv.begin() + 1, {"--root", root_});
-    return argv;
+    auto r = query.run(argv, std::chrono::seconds(60));
+    if (!r || r->exit_code != 0) return std::nullopt;
+    const auto first = r->output.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) return std::nullopt;
+    return r->output.substr(first, r->output.find_last_not_of(" \t\r\n") - first + 1);
   }
   RepoFile repository() const override {
     return {family_ == PackageFamily::zypper ? "/etc/zypp/repos.d/nvidia-container-toolkit.repo"
                                              : "/etc/yum.repos.d/nvidia-container-toolkit.repo",
             rpm_repo_text()};
   }
-  std::vector<Argv> install_commands(const std::string& package, const std::string& version) const override {
+  std::vector<Argv> install_commands(const std::string& package, const std::string& version,
+                                     bool downgrade) const override {
     const std::string pinned = package + "-" + version + "-1";
     if (family_ == PackageFamily::zypper) {
       Argv argv = {"zypper", "--non-interactive", "--gpg-auto-import-keys"};
       if (root_ != "/") argv.insert(argv.end(), {"--root", root_});
-      argv.insert(argv.end(), {"install", "-y", pinned});
+      argv.insert(argv.end(), {"install", "-y"});
+      if (downgrade) argv.push_back("--oldpackage");
+      argv.push_back(pinned);
       return {argv};
     }
     Argv argv = {to_string(family_), "-y"};
     if (root_ != "/") argv.push_back("--installroot=" + root_);
-    argv.insert(argv.end(), {"install", pinned});
+    argv.insert(argv.end(), {downgrade ? "downgrade" : "install", pinned});
     return {argv};
   }
 

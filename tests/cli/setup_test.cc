@@ -20,15 +20,15 @@ namespace {
 struct Family {
   const char* name;
   const char* os_release;
-  const char* install_prefix;  ///< the call that installs the toolkit
+  const char* install_prefix;  ///< the call that installs the toolkit, {root} for the root's path
   const char* repo_file;
 };
 
 const Family kFamilies[] = {
     {"apt", "ID=debian\nVERSION_ID=\"12\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n",
-     "apt-get -o Dir=", "/etc/apt/sources.list.d/nvidia-container-toolkit.list"},
+     "chroot {root} apt-get install", "/etc/apt/sources.list.d/nvidia-container-toolkit.list"},
     {"dnf", "ID=\"rocky\"\nID_LIKE=\"rhel centos fedora\"\nVERSION_ID=\"9.4\"\n",
-     "dnf -y --installroot=", "/etc/yum.repos.d/nvidia-container-toolkit.repo"},
+     "dnf -y --installroot={root}", "/etc/yum.repos.d/nvidia-container-toolkit.repo"},
     {"zypper", "ID=\"opensuse-leap\"\nID_LIKE=\"suse opensuse\"\nVERSION_ID=\"15.6\"\n",
      "zypper --non-interactive --gpg-auto-import-keys", "/etc/zypp/repos.d/nvidia-container-toolkit.repo"},
 };
@@ -83,13 +83,16 @@ TEST_CASE("setup: every machine, mode and distribution family makes exactly the 
         const auto calls = fakes.calls();
         const bool install = mode == "true" || (mode == "auto" && machine.nvidia);
         CHECK(any_install(calls) == install);
-        CHECK(called(calls, family.install_prefix) == install);
+        std::string prefix = family.install_prefix;
+        if (auto at = prefix.find("{root}"); at != std::string::npos) prefix.replace(at, 6, root.str());
+        CHECK(called(calls, prefix) == install);
         CHECK(fs::exists(root.host(family.repo_file)) == install);
         const bool generates = install && machine.nvidia;
         CHECK(called(calls, "nvidia-ctk cdi generate") == generates);
-        CHECK(called(calls, "nvidia-ctk cdi generate --output=" + root.str() +
-                                "/var/lib/rediacc/gpu/nvidia.yaml.generated" + (machine.wsl ? " --mode=wsl" : "")) ==
-              generates);
+        // That machine's nvidia-ctk, run inside it, writing its own path.
+        CHECK(called(calls, "chroot " + root.str() +
+                                " nvidia-ctk cdi generate --output=/var/lib/rediacc/gpu/nvidia.yaml.generated" +
+                                (machine.wsl ? " --mode=wsl" : "")) == generates);
         const bool from_nvidia_ctk = root.read("/etc/cdi/nvidia.yaml").rfind("---\ncdiVersion: 0.5.0\nkind", 0) == 0;
         CHECK(from_nvidia_ctk == generates);
         if (!generates) CHECK(root.read("/etc/cdi/nvidia.yaml") == spec_before);
@@ -196,9 +199,10 @@ TEST_CASE("setup: what it keeps for itself is in /var/lib/rediacc/gpu, and the d
   FakeTools fakes;
   auto r = setup(root, fakes, "auto");
   REQUIRE(r.exit_code == 0);
-  CHECK(called(fakes.calls(),
-               "curl -fsSL --create-dirs -o " + root.str() + "/var/lib/rediacc/gpu/nvidia-container-toolkit.gpgkey"));
-  CHECK(called(fakes.calls(), "gpg --batch --yes --dearmor"));
+  // Run inside the machine it sets up: its own paths.
+  CHECK(called(fakes.calls(), "chroot " + root.str() +
+                                  " curl -fsSL --create-dirs -o /var/lib/rediacc/gpu/nvidia-container-toolkit.gpgkey"));
+  CHECK(called(fakes.calls(), "chroot " + root.str() + " gpg --batch --yes --dearmor"));
   std::vector<std::string> kept;
   for (const auto& e : fs::directory_iterator(root.host("/var/lib/rediacc/gpu"))) {
     kept.push_back(e.path().filename().string());
@@ -274,11 +278,80 @@ TEST_CASE("setup: an installed toolkit at the pinned version is not installed ag
   two_nvidia_datacenter(root, true);
   root.write("/etc/os-release", kFamilies[0].os_release);
   FakeTools fakes;
-  fakes.installed("1.20.0-1");
+  fakes.installed(root, "1.20.0-1");
   auto r = setup(root, fakes, "auto");
   REQUIRE(r.exit_code == 0);
   CHECK_FALSE(any_install(fakes.calls()));
   CHECK_THAT(r.out, Catch::Contains("nvidia-container-toolkit-base 1.20.0 already installed"));
+}
+
+TEST_CASE("setup: the default toolkit version is a floor: a newer one is kept, an older one upgraded") {
+  for (const auto& family : kFamilies) {
+    INFO(family.name);
+    FixtureRoot root;
+    two_nvidia_datacenter(root, true);
+    root.write("/etc/os-release", family.os_release);
+    FakeTools fakes;
+    fakes.installed(root, "1.21.0-1");  // after a routine apt upgrade
+    auto kept = setup(root, fakes, "auto");
+    INFO(kept.out << kept.err);
+    REQUIRE(kept.exit_code == 0);
+    CHECK_FALSE(any_install(fakes.calls()));
+    CHECK_THAT(kept.out, Catch::Contains("nvidia-container-toolkit-base 1.21.0-1 kept (at or above 1.20.0"));
+
+    fakes.installed(root, "1.19.2-1");
+    fakes.clear_calls();
+    auto upgraded = setup(root, fakes, "auto");
+    REQUIRE(upgraded.exit_code == 0);
+    CHECK(any_install(fakes.calls()));
+    CHECK_THAT(upgraded.out, Catch::Contains("upgrade nvidia-container-toolkit-base 1.19.2-1 to 1.20.0"));
+  }
+}
+
+TEST_CASE("setup: --nvidia-toolkit-version is exact: below what is installed it downgrades, as apt needs it asked") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  FakeTools fakes;
+  fakes.installed(root, "1.21.0-1");
+  auto r = run_tool({"setup", "--root", root.str(), "--nvidia-toolkit-version", "1.20.0"}, "", fakes.env());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(called(fakes.calls(), "apt-get install -y --no-install-recommends --allow-downgrades "
+                              "nvidia-container-toolkit-base=1.20.0-1"));
+  CHECK_THAT(r.out, Catch::Contains("downgrade nvidia-container-toolkit-base 1.21.0-1 to 1.20.0"));
+  fakes.clear_calls();
+  REQUIRE(run_tool({"setup", "--root", root.str(), "--nvidia-toolkit-version", "1.20.0"}, "", fakes.env()).exit_code ==
+          0);
+  CHECK_FALSE(any_install(fakes.calls()));
+}
+
+// Under --root the toolkit lands in that root (apt inside it), and setup and doctor read the same
+// package database: no "already installed" on one side and "missing, run setup" on the other.
+TEST_CASE("setup: under --root the toolkit is installed into the root, and doctor there agrees it is") {
+  for (const auto& family : kFamilies) {
+    INFO(family.name);
+    FixtureRoot root;
+    two_nvidia_datacenter(root, true);
+    root.write("/etc/os-release", family.os_release);
+    FakeTools fakes;
+    REQUIRE(setup(root, fakes, "auto").exit_code == 0);
+    CHECK(fs::exists(root.host("/usr/bin/nvidia-ctk")));
+    auto d = run_tool({"doctor", "-o", "json", "--root", root.str()}, "", fakes.env());
+    const auto checks = nlohmann::json::parse(d.out);
+    bool seen = false;
+    for (const auto& c : checks) {
+      if (c["id"] != "toolkit") continue;
+      seen = true;
+      INFO(c.dump());
+      CHECK(c["status"] == "ok");
+      CHECK_THAT(c["observed"].get<std::string>(), Catch::Contains("/usr/bin/nvidia-ctk is installed (1.20.0-1)"));
+    }
+    CHECK(seen);
+    fakes.clear_calls();
+    auto again = setup(root, fakes, "auto");
+    CHECK_THAT(again.out, Catch::Contains("nvidia-container-toolkit-base 1.20.0 already installed"));
+  }
 }
 
 TEST_CASE("setup: a failing install stops setup naming the step and the command's output, and a rerun resumes") {
@@ -363,7 +436,7 @@ TEST_CASE("setup: -o json is one object: each step's outcome, duration and chang
   CHECK(one["steps"][2]["outcome"] == "written");
   CHECK(one["steps"][2]["changes"].dump().find(R"({"action":"write","path":"/etc/cdi/nvidia.yaml"})") !=
         std::string::npos);
-  CHECK(one["steps"][1]["changes"].dump().find(R"("action":"run","command":"apt-get)") != std::string::npos);
+  CHECK(one["steps"][1]["changes"].dump().find(R"("action":"run","command":"chroot )" + root.str() + " apt-get") != std::string::npos);
 
   // A re-run on the unchanged machine: nothing changed, not even a command that only regenerates.
   auto second = json_setup();
@@ -467,7 +540,7 @@ TEST_CASE("setup: two setups at once: the second waits for the first, then finds
   CHECK(rb.exit_code == 0);
   int installs = 0;
   for (const auto& c : fakes.calls()) {
-    if (c.find("install -y --no-install-recommends nvidia-container-toolkit-base") != std::string::npos) ++installs;
+    if (c.rfind("apt-get install -y --no-install-recommends nvidia-container-toolkit-base", 0) == 0) ++installs;
   }
   CHECK(installs == 1);
   const bool one_found_it_done =
@@ -505,8 +578,9 @@ TEST_CASE("setup: --nvidia-disable-hook reaches nvidia-ctk, the boot unit and nv
                     "", fakes.env());
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(called(fakes.calls(), "nvidia-ctk cdi generate --output=" + root.str() +
-                                  "/var/lib/rediacc/gpu/nvidia.yaml.generated --disable-hook=enable-cuda-compat "
+  CHECK(called(fakes.calls(), "chroot " + root.str() +
+                                  " nvidia-ctk cdi generate --output=/var/lib/rediacc/gpu/nvidia.yaml.generated "
+                                  "--disable-hook=enable-cuda-compat "
                                   "--disable-hook=update-ldcache"));
   const std::string unit = "/etc/systemd/system/" + std::string(rgpu::units::kNvidiaSpecUnit);
   CHECK_THAT(root.read(unit), Catch::Contains("cdi generate --output=/etc/cdi/nvidia.yaml "
@@ -516,8 +590,9 @@ TEST_CASE("setup: --nvidia-disable-hook reaches nvidia-ctk, the boot unit and nv
   // A later setup without the flag keeps the recorded choice; none clears it.
   FakeTools again;
   REQUIRE(run_tool({"setup", "--root", root.str()}, "", again.env()).exit_code == 0);
-  CHECK(called(again.calls(), "nvidia-ctk cdi generate --output=" + root.str() +
-                                  "/var/lib/rediacc/gpu/nvidia.yaml.generated --disable-hook=enable-cuda-compat "
+  CHECK(called(again.calls(), "chroot " + root.str() +
+                                  " nvidia-ctk cdi generate --output=/var/lib/rediacc/gpu/nvidia.yaml.generated "
+                                  "--disable-hook=enable-cuda-compat "
                                   "--disable-hook=update-ldcache"));
   CHECK_THAT(root.read(unit), Catch::Contains("--disable-hook=update-ldcache"));
   FakeTools cleared;

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include "installers/dpkg_status.h"
+#include "tests/support/fixture_root.h"
+
 #include "installers/nvidia_toolkit.h"
 #include "installers/os_release.h"
 #include "installers/package_manager.h"
@@ -38,23 +41,21 @@ TEST_CASE("os-release: distributions map to their package manager, derivatives t
 
 TEST_CASE("installers: each family installs exactly nvidia-container-toolkit-base, pinned") {
   auto apt = make_package_manager(PackageFamily::apt, "/");
-  CHECK(apt->install_commands(kToolkitPackage, "1.20.0").back() ==
+  CHECK(apt->install_commands(kToolkitPackage, "1.20.0", false).back() ==
         Argv{"apt-get", "install", "-y", "--no-install-recommends", "nvidia-container-toolkit-base=1.20.0-1"});
   CHECK(apt->repository().content ==
         "deb [signed-by=/usr/share/keyrings/nvidia-container-toolkit-keyring.gpg] "
         "https://nvidia.github.io/libnvidia-container/stable/deb/$(ARCH) /\n");
-  CHECK(apt->installed_version_command(kToolkitPackage) ==
-        Argv{"dpkg-query", "-W", "-f=${Version}", "nvidia-container-toolkit-base"});
   auto dnf = make_package_manager(PackageFamily::dnf, "/");
-  CHECK(dnf->install_commands(kToolkitPackage, "1.20.0") ==
+  CHECK(dnf->install_commands(kToolkitPackage, "1.20.0", false) ==
         std::vector<Argv>{{"dnf", "-y", "install", "nvidia-container-toolkit-base-1.20.0-1"}});
   CHECK_THAT(dnf->repository().content,
              Catch::Contains("baseurl=https://nvidia.github.io/libnvidia-container/stable/rpm/$basearch"));
   CHECK_FALSE(dnf->key_path());
   auto yum = make_package_manager(PackageFamily::yum, "/");
-  CHECK(yum->install_commands(kToolkitPackage, "1.18.0").front().front() == "yum");
+  CHECK(yum->install_commands(kToolkitPackage, "1.18.0", false).front().front() == "yum");
   auto zypper = make_package_manager(PackageFamily::zypper, "/");
-  CHECK(zypper->install_commands(kToolkitPackage, "1.20.0") ==
+  CHECK(zypper->install_commands(kToolkitPackage, "1.20.0", false) ==
         std::vector<Argv>{{"zypper", "--non-interactive", "--gpg-auto-import-keys", "install", "-y",
                            "nvidia-container-toolkit-base-1.20.0-1"}});
   CHECK(zypper->repository().path == "/etc/zypp/repos.d/nvidia-container-toolkit.repo");
@@ -63,7 +64,7 @@ TEST_CASE("installers: each family installs exactly nvidia-container-toolkit-bas
 TEST_CASE("installers: no plan ever installs the full toolkit or configures a runtime") {
   for (auto family : {PackageFamily::apt, PackageFamily::dnf, PackageFamily::yum, PackageFamily::zypper}) {
     auto pm = make_package_manager(family, "/");
-    auto commands = pm->install_commands(kToolkitPackage, "1.20.0");
+    auto commands = pm->install_commands(kToolkitPackage, "1.20.0", false);
     auto key = pm->fetch_key_commands();
     commands.insert(commands.end(), key.begin(), key.end());
     for (const auto& argv : commands) {
@@ -80,4 +81,53 @@ TEST_CASE("installers: toolkit versions below 1.18.0 are refused") {
   CHECK(check_toolkit_version("1.18.0"));
   CHECK_FALSE(check_toolkit_version("1.17.8"));
   CHECK_FALSE(check_toolkit_version("latest"));
+}
+
+TEST_CASE("installers: the default version is a floor: what is at or above it is kept, never downgraded") {
+  const ToolkitWanted floor{"1.20.0", false}, exact{"1.20.0", true};
+  CHECK(plan_toolkit(std::nullopt, floor) == ToolkitPlan::install);
+  CHECK(plan_toolkit("1.20.0-1", floor) == ToolkitPlan::keep);
+  CHECK(plan_toolkit("1.21.0-1", floor) == ToolkitPlan::keep);
+  CHECK(plan_toolkit("1.19.2-1", floor) == ToolkitPlan::upgrade);
+  CHECK(plan_toolkit("1.20.0~rc.1-1", floor) == ToolkitPlan::upgrade);  // a pre-release is below its release
+  CHECK(plan_toolkit("garbage", floor) == ToolkitPlan::install);
+  // Named on the command line: exactly that, down as well as up.
+  CHECK(plan_toolkit("1.21.0-1", exact) == ToolkitPlan::downgrade);
+  CHECK(plan_toolkit("1.20.0-1", exact) == ToolkitPlan::keep);
+  CHECK(plan_toolkit("1.18.0-1", exact) == ToolkitPlan::upgrade);
+  // A downgrade is asked for the way each package manager needs it, else it refuses under -y.
+  CHECK(make_package_manager(PackageFamily::apt, "/")->install_commands(kToolkitPackage, "1.20.0", true).back() ==
+        Argv{"apt-get", "install", "-y", "--no-install-recommends", "--allow-downgrades",
+             "nvidia-container-toolkit-base=1.20.0-1"});
+  CHECK(make_package_manager(PackageFamily::dnf, "/")->install_commands(kToolkitPackage, "1.20.0", true).back() ==
+        Argv{"dnf", "-y", "downgrade", "nvidia-container-toolkit-base-1.20.0-1"});
+  CHECK(make_package_manager(PackageFamily::zypper, "/")->install_commands(kToolkitPackage, "1.20.0", true).back() ==
+        Argv{"zypper", "--non-interactive", "--gpg-auto-import-keys", "install", "-y", "--oldpackage",
+             "nvidia-container-toolkit-base-1.20.0-1"});
+}
+
+TEST_CASE("installers: under another root apt runs inside it, never this machine's dpkg on its files") {
+  auto apt = make_package_manager(PackageFamily::apt, "/srv/image");
+  for (const auto& argv : apt->install_commands(kToolkitPackage, "1.20.0", false)) {
+    REQUIRE(argv.size() > 2);
+    CHECK(argv[0] == "chroot");
+    CHECK(argv[1] == "/srv/image");
+  }
+  for (const auto& argv : apt->fetch_key_commands()) {
+    CHECK(argv[0] == "chroot");
+    for (size_t i = 2; i < argv.size(); ++i) CHECK(argv[i].find("/srv/image") == std::string::npos);
+  }
+}
+
+TEST_CASE("installers: dpkg's status file says what is installed, half-installed packages are not") {
+  rgpu::test::FixtureRoot root;
+  RootFs fs(root.path());
+  CHECK_FALSE(dpkg_installed_version(fs, "nvidia-container-toolkit-base"));
+  root.write("/var/lib/dpkg/status",
+             "Package: nvidia-container-toolkit-base-extra\nStatus: install ok installed\nVersion: 9.9.9-1\n\n"
+             "Package: nvidia-container-toolkit-base\nStatus: install ok half-configured\nVersion: 1.21.0-1\n\n"
+             "Package: docker.io\nStatus: install ok installed\nVersion: 20.10.24+dfsg1-1\n");
+  CHECK_FALSE(dpkg_installed_version(fs, "nvidia-container-toolkit-base"));
+  CHECK(dpkg_installed_version(fs, "docker.io") == "20.10.24+dfsg1-1");
+  CHECK(dpkg_installed_version(fs, "nvidia-container-toolkit-base-extra") == "9.9.9-1");
 }

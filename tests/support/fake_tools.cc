@@ -18,17 +18,44 @@ if [ -f "$RGPU_FAKE_DIR/fail-$tool" ]; then
 fi
 )";
 
+// The machine a fake acts on: the one chroot named, dnf's --installroot or zypper's --root,
+// else the host ("").
+constexpr const char* kTarget = R"(target="${RGPU_FAKE_ROOT:-}"; prev=""
+for arg in "$@"; do
+  case "$arg" in --installroot=*) target="${arg#--installroot=}";; esac
+  [ "$prev" = "--root" ] && target="$arg"
+  prev="$arg"
+done
+)";
+
+// chroot ROOT PROGRAM ARGS: the program (a fake, found on PATH) acts on ROOT.
+constexpr const char* kChroot = R"(RGPU_FAKE_ROOT="$1"; export RGPU_FAKE_ROOT; shift; exec "$@"
+)";
+
+// rpm's database cannot be faked: rpm -q reads a file the fake installers write.
 constexpr const char* kQuery =
-    R"(if [ -f "$RGPU_FAKE_DIR/installed" ]; then read -r v < "$RGPU_FAKE_DIR/installed"; echo "$v"; exit 0; fi
+    R"(if [ -f "$target/var/lib/fake-rpm/installed" ]; then read -r v < "$target/var/lib/fake-rpm/installed"; echo "$v"; exit 0; fi
 echo "package nvidia-container-toolkit-base is not installed" >&2; exit 1
 )";
 
-constexpr const char* kInstaller = R"(for arg in "$@"; do
+// Installing records the package where setup and doctor read it: dpkg's status file (apt) or the
+// fake rpm database, and puts nvidia-ctk in the machine's /usr/bin.
+constexpr const char* kInstaller = R"(v=""
+for arg in "$@"; do
   case "$arg" in
-    nvidia-container-toolkit-base=*) echo "${arg#*=}" > "$RGPU_FAKE_DIR/installed";;
-    nvidia-container-toolkit-base-*) echo "${arg#nvidia-container-toolkit-base-}" > "$RGPU_FAKE_DIR/installed";;
+    nvidia-container-toolkit-base=*) v="${arg#*=}";;
+    nvidia-container-toolkit-base-*) v="${arg#nvidia-container-toolkit-base-}";;
   esac
 done
+if [ -n "$v" ]; then
+  mkdir -p "$target/usr/bin" "$target/var/lib/dpkg" "$target/var/lib/fake-rpm"
+  printf '#!/bin/sh\n' > "$target/usr/bin/nvidia-ctk"; chmod 755 "$target/usr/bin/nvidia-ctk"
+  if [ "$tool" = apt-get ]; then
+    printf 'Package: nvidia-container-toolkit-base\nStatus: install ok installed\nVersion: %s\n\n' "$v" > "$target/var/lib/dpkg/status"
+  else
+    echo "$v" > "$target/var/lib/fake-rpm/installed"
+  fi
+fi
 )";
 
 // -o FILE (curl, gpg) or --output=FILE (nvidia-ctk): write something there.
@@ -39,6 +66,8 @@ for arg in "$@"; do
   prev="$arg"
 done
 if [ -n "$out" ]; then
+  out="$target$out"
+  mkdir -p "${out%/*}"
   if [ "$tool" = nvidia-ctk ]; then
     printf -- '---\ncdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n    deviceNodes:\n    - path: /dev/nvidia0\n' > "$out"
   else
@@ -56,10 +85,11 @@ FakeTools::FakeTools(const std::filesystem::path& dir) : dir_(dir) { write_fakes
 void FakeTools::write_fakes() const {
   dir_.write("/calls.log", "");
   for (const char* tool :
-       {"apt-get", "dnf", "yum", "zypper", "dpkg-query", "rpm", "curl", "gpg", "nvidia-ctk", "systemctl", "udevadm"}) {
-    std::string body = kPrelude;
+       {"apt-get", "dnf", "yum", "zypper", "rpm", "curl", "gpg", "nvidia-ctk", "systemctl", "udevadm", "chroot"}) {
+    std::string body = std::string(kPrelude) + kTarget;
     const std::string name = tool;
-    if (name == "dpkg-query" || name == "rpm") body += kQuery;
+    if (name == "chroot") body += kChroot;
+    if (name == "rpm") body += kQuery;
     if (name == "apt-get" || name == "dnf" || name == "yum" || name == "zypper") body += kInstaller;
     if (name == "curl" || name == "gpg" || name == "nvidia-ctk") body += kWriter;
     body += "exit 0\n";
@@ -85,7 +115,13 @@ void FakeTools::clear_calls() const { dir_.write("/calls.log", ""); }
 
 void FakeTools::fail(const std::string& tool, const std::string& when) const { dir_.write("/fail-" + tool, when); }
 
-void FakeTools::installed(const std::string& version) const { dir_.write("/installed", version + "\n"); }
+void FakeTools::installed(const FixtureRoot& root, const std::string& version) const {
+  root.write("/var/lib/dpkg/status",
+             "Package: nvidia-container-toolkit-base\nStatus: install ok installed\nVersion: " + version + "\n\n");
+  root.write("/var/lib/fake-rpm/installed", version + "\n");
+  root.write("/usr/bin/nvidia-ctk", "#!/bin/sh\n");
+  ::chmod(root.host("/usr/bin/nvidia-ctk").c_str(), 0755);
+}
 
 bool called(const std::vector<std::string>& calls, const std::string& prefix) {
   for (const auto& c : calls) {

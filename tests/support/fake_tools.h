@@ -1,8 +1,9 @@
 #pragma once
-// Recording fakes of the programs setup runs (apt-get, dpkg-query, dnf, yum, rpm, zypper, curl,
-// gpg, nvidia-ctk, systemctl, udevadm), written as small shell scripts into a bin directory that
-// the tests put first on PATH. Each appends its command line to a log; the package managers
-// "install" by writing the version into a state file the queries then report.
+// Recording fakes of the programs setup runs (apt-get, dnf, yum, rpm, zypper, curl, gpg,
+// nvidia-ctk, systemctl, udevadm, chroot), written as small shell scripts into a bin directory
+// that the tests put first on PATH. Each appends its command line to a log; the package managers
+// "install" into the machine they were pointed at (chroot ROOT, --installroot, --root): dpkg's
+// status file or a fake rpm database, and nvidia-ctk in its /usr/bin.
 
 #include <string>
 #include <vector>
@@ -25,8 +26,8 @@ class FakeTools {
   void clear_calls() const;
   /// Makes `tool` exit 1 with a message (when its arguments contain `when`).
   void fail(const std::string& tool, const std::string& when = "") const;
-  /// Marks the toolkit as installed at `version` ("1.20.0-1").
-  void installed(const std::string& version) const;
+  /// Marks the toolkit as installed in `root` at `version` ("1.20.0-1"), for apt and rpm alike.
+  void installed(const FixtureRoot& root, const std::string& version) const;
   std::string bin_dir() const { return dir_.host("/bin").string(); }
 
  private:
