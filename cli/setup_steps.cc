@@ -312,13 +312,24 @@ Result<std::string> step_inventory(SetupContext& ctx) {
 
 const std::vector<SetupStep>& setup_steps() {
   static const std::vector<SetupStep> steps = {
-      {"probe", step_probe},
-      {"NVIDIA Container Toolkit", step_toolkit},
-      {"NVIDIA CDI spec", step_nvidia_spec},
-      {"rediacc.io CDI specs", step_our_specs},
-      {"repository CDI views", step_views},
-      {"systemd units and udev rule", step_units},
-      {"inventory", step_inventory},
+      {"probe", "probe", {}, "", step_probe},
+      {"nvidia-toolkit",
+       "NVIDIA Container Toolkit",
+       {"probe"},
+       "when the package repository cannot be reached, set the proxy the package manager uses (apt: "
+       "Acquire::https::Proxy in /etc/apt/apt.conf.d/; dnf, zypper: proxy= in their configuration) and run setup "
+       "again, or run setup with --install-nvidia-toolkit=false to go without the NVIDIA spec",
+       step_toolkit},
+      {"nvidia-spec",
+       "NVIDIA CDI spec",
+       {"probe", "nvidia-toolkit"},
+       "the previous spec is kept; fix what nvidia-ctk says (the driver, NVML) and run setup again, or run setup "
+       "with --install-nvidia-toolkit=false",
+       step_nvidia_spec},
+      {"rediacc-specs", "rediacc.io CDI specs", {"probe"}, "", step_our_specs},
+      {"repository-views", "repository CDI views", {"probe"}, "", step_views},
+      {"units", "systemd units and udev rule", {"probe"}, "", step_units},
+      {"inventory", "inventory", {"probe"}, "", step_inventory},
   };
   return steps;
 }

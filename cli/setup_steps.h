@@ -42,7 +42,12 @@ struct SetupContext {
 };
 
 struct SetupStep {
-  const char* title;
+  const char* id;     ///< stable, for scripts: "nvidia-toolkit"
+  const char* title;  ///< for people: "NVIDIA Container Toolkit"
+  /// Steps whose failure leaves this one nothing to work on (the others still run).
+  std::vector<const char*> needs;
+  /// The ways out when this step fails, beside the error itself; empty when the error says it.
+  const char* way_out;
   Result<std::string> (*run)(SetupContext& ctx);
 };
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <future>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "tests/support/fake_tools.h"
 #include "tests/support/fixture_root.h"
@@ -27,8 +28,8 @@ struct Family {
 const Family kFamilies[] = {
     {"apt", "ID=debian\nVERSION_ID=\"12\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n",
      "chroot {root} apt-get install", "/etc/apt/sources.list.d/nvidia-container-toolkit.list"},
-    {"dnf", "ID=\"rocky\"\nID_LIKE=\"rhel centos fedora\"\nVERSION_ID=\"9.4\"\n",
-     "dnf -y --installroot={root}", "/etc/yum.repos.d/nvidia-container-toolkit.repo"},
+    {"dnf", "ID=\"rocky\"\nID_LIKE=\"rhel centos fedora\"\nVERSION_ID=\"9.4\"\n", "dnf -y --installroot={root}",
+     "/etc/yum.repos.d/nvidia-container-toolkit.repo"},
     {"zypper", "ID=\"opensuse-leap\"\nID_LIKE=\"suse opensuse\"\nVERSION_ID=\"15.6\"\n",
      "zypper --non-interactive --gpg-auto-import-keys", "/etc/zypp/repos.d/nvidia-container-toolkit.repo"},
 };
@@ -126,10 +127,12 @@ TEST_CASE("setup: the refresh redirect is written before the package is installe
   two_nvidia_datacenter(root, true);
   root.write("/etc/os-release", kFamilies[0].os_release);
   FakeTools fakes;
-  auto r = setup(root, fakes, "auto");
+  auto r = run_tool({"setup", "--root", root.str(), "-o", "json"}, "", fakes.env());
   REQUIRE(r.exit_code == 0);
-  const auto redirect = r.out.find("nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf");
-  const auto install = r.out.find("install -y --no-install-recommends nvidia-container-toolkit-base=1.20.0-1");
+  // The step's changes, in the order they were made.
+  const auto changes = nlohmann::json::parse(r.out)["steps"][1]["changes"].dump();
+  const auto redirect = changes.find("nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf");
+  const auto install = changes.find("install -y --no-install-recommends nvidia-container-toolkit-base=1.20.0-1");
   REQUIRE(redirect != std::string::npos);
   REQUIRE(install != std::string::npos);
   CHECK(redirect < install);
@@ -317,8 +320,9 @@ TEST_CASE("setup: --nvidia-toolkit-version is exact: below what is installed it 
   auto r = run_tool({"setup", "--root", root.str(), "--nvidia-toolkit-version", "1.20.0"}, "", fakes.env());
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(called(fakes.calls(), "apt-get install -y --no-install-recommends --allow-downgrades "
-                              "nvidia-container-toolkit-base=1.20.0-1"));
+  CHECK(called(fakes.calls(),
+               "apt-get install -y --no-install-recommends --allow-downgrades "
+               "nvidia-container-toolkit-base=1.20.0-1"));
   CHECK_THAT(r.out, Catch::Contains("downgrade nvidia-container-toolkit-base 1.21.0-1 to 1.20.0"));
   fakes.clear_calls();
   REQUIRE(run_tool({"setup", "--root", root.str(), "--nvidia-toolkit-version", "1.20.0"}, "", fakes.env()).exit_code ==
@@ -354,20 +358,32 @@ TEST_CASE("setup: under --root the toolkit is installed into the root, and docto
   }
 }
 
-TEST_CASE("setup: a failing install stops setup naming the step and the command's output, and a rerun resumes") {
+TEST_CASE("setup: a failing install is one failed step: every step that does not need it still runs") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
   root.write("/etc/os-release", kFamilies[0].os_release);
   const std::string spec_before = root.read("/etc/cdi/nvidia.yaml");
   FakeTools fakes;
+  // An air-gapped host, or a proxy not yet set: apt-get exits non-zero.
   fakes.fail("apt-get", "install -y --no-install-recommends nvidia-container-toolkit-base");
   auto r = setup(root, fakes, "auto");
+  INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.err, Catch::Contains("setup step \"NVIDIA Container Toolkit\" failed"));
   CHECK_THAT(r.err, Catch::Contains("apt-get: simulated failure"));
+  CHECK_THAT(r.err, Catch::Contains("--install-nvidia-toolkit=false") && Catch::Contains("Acquire::https::Proxy"));
+  CHECK_THAT(r.out, Catch::Contains("NVIDIA CDI spec ... not run: step \"NVIDIA Container Toolkit\" failed"));
   CHECK(root.read("/etc/cdi/nvidia.yaml") == spec_before);
   CHECK(root.read("/etc/rediacc/gpu/nvidia-cdi-refresh.env").find("NVIDIA_CTK_CDI_OUTPUT_FILE_PATH") !=
         std::string::npos);
+  // None of these needs the toolkit.
+  CHECK(fs::exists(root.host("/etc/rediacc/gpu/inventory.json")));
+  CHECK(fs::exists(root.host("/etc/cdi/rediacc.io-dri.json")));
+  CHECK(fs::exists(root.host("/etc/udev/rules.d/90-rediacc-gpu.rules")));
+  CHECK_THAT(r.out, Catch::Contains("[7/7] inventory ... "));
+  // The last line names what failed.
+  CHECK_THAT(r.err, Catch::EndsWith("but \"NVIDIA Container Toolkit\" failed (and what needs it did not run); run "
+                                    "setup again once it is fixed.\n"));
 
   fs::remove(fs::path(fakes.bin_dir()).parent_path() / "fail-apt-get");
   auto again = setup(root, fakes, "auto");
@@ -375,7 +391,42 @@ TEST_CASE("setup: a failing install stops setup naming the step and the command'
   CHECK(root.read("/etc/cdi/nvidia.yaml") != spec_before);
 }
 
-TEST_CASE("setup: a failing nvidia-ctk stops setup and keeps the previous spec whole") {
+TEST_CASE("setup: progress in a log: each step's header before it runs, each command as it starts") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  FakeTools fakes;
+  auto r = setup(root, fakes, "auto");
+  REQUIRE(r.exit_code == 0);
+  const std::string header = "[2/7] NVIDIA Container Toolkit ... \n";
+  const auto at = r.out.find(header);
+  REQUIRE(at != std::string::npos);
+  const auto run = r.out.find("      run chroot " + root.str() + " apt-get update\n", at);
+  const auto outcome =
+      r.out.find("[2/7] NVIDIA Container Toolkit ... install nvidia-container-toolkit-base 1.20.0", at);
+  CHECK(run != std::string::npos);
+  CHECK(outcome != std::string::npos);
+  CHECK(run < outcome);
+}
+
+TEST_CASE("setup: a second setup waiting on the lock says for whom") {
+  FixtureRoot root;
+  intel_discrete(root);
+  FakeTools fakes;
+  // Hold the lock from another process that records its pid the way setup does.
+  root.write("/var/lib/rediacc/gpu/setup.lock", "");
+  const auto lock = root.host("/var/lib/rediacc/gpu/setup.lock").string();
+  auto holder = std::async(std::launch::async, [&] {
+    return run_program("/usr/bin/flock", {lock, "sh", "-c", "echo $$ > " + lock + "; sleep 2"});
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  auto r = setup(root, fakes, "auto");
+  holder.get();
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Matches("waiting for another rediacc-gpu setup \\(pid [0-9]+\\) to finish...\n(.|\n)*"));
+}
+
+TEST_CASE("setup: a failing nvidia-ctk fails its step and keeps the previous spec whole") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
   root.write("/etc/os-release", kFamilies[0].os_release);
@@ -436,7 +487,8 @@ TEST_CASE("setup: -o json is one object: each step's outcome, duration and chang
   CHECK(one["steps"][2]["outcome"] == "written");
   CHECK(one["steps"][2]["changes"].dump().find(R"({"action":"write","path":"/etc/cdi/nvidia.yaml"})") !=
         std::string::npos);
-  CHECK(one["steps"][1]["changes"].dump().find(R"("action":"run","command":"chroot )" + root.str() + " apt-get") != std::string::npos);
+  CHECK(one["steps"][1]["changes"].dump().find(R"("action":"run","command":"chroot )" + root.str() + " apt-get") !=
+        std::string::npos);
 
   // A re-run on the unchanged machine: nothing changed, not even a command that only regenerates.
   auto second = json_setup();
@@ -455,7 +507,12 @@ TEST_CASE("setup: -o json is one object: each step's outcome, duration and chang
   CHECK(failed.exit_code == 1);
   const auto three = nlohmann::json::parse(failed.out);
   CHECK(three["ok"] == false);
-  CHECK(three["steps"].back()["outcome"] == "failed");
+  CHECK(three["steps"][2]["id"] == "nvidia-spec");
+  CHECK(three["steps"][2]["outcome"] == "failed");
+  CHECK(three["steps"][2]["status"] == "failed");
+  CHECK_THAT(three["steps"][2]["ran"].dump(), Catch::Contains("nvidia-ctk cdi generate"));
+  CHECK(three["failed_steps"] == nlohmann::json{"nvidia-spec"});
+  CHECK(three["steps"].back()["status"] == "ok");  // the inventory was still recorded
   CHECK_THAT(three["error"].get<std::string>(), Catch::StartsWith("setup step \"NVIDIA CDI spec\" failed: "));
   CHECK_THAT(failed.err, Catch::Contains("rediacc-gpu: setup step \"NVIDIA CDI spec\" failed"));
 }
