@@ -29,6 +29,7 @@ int run_check_image(const GlobalOptions& global, const CheckImageFlags& f) {
   switch (verdict->kind) {
     case Kind::ok:
     case Kind::not_stated: std::cout << verdict->text << "\n"; return kExitOk;
+    case Kind::unknown: std::cerr << "warning: " << verdict->text << "\n"; return kExitOk;
     case Kind::forward_compat:
       if (f.allow_forward_compat) {
         std::cerr << "warning: " << verdict->text << "\n";

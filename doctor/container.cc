@@ -95,6 +95,14 @@ Check image_cuda(const Facts& f, const ContainerRequest& req) {
   switch (verdict->kind) {
     case Kind::ok: return {"image-cuda", kLayer, Status::ok, verdict->text, "", ""};
     case Kind::not_stated: return {"image-cuda", kLayer, Status::skip, verdict->text, "", ""};
+    case Kind::unknown:
+      return {"image-cuda",
+              kLayer,
+              Status::warn,
+              verdict->text,
+              "the driver is newer than the CUDA table this rediacc-gpu carries",
+              "make NVML load (the driver's "
+              "user-space libraries of the same version as the kernel module), or upgrade rediacc-gpu"};
     case Kind::forward_compat:
       return {"image-cuda",
               kLayer,

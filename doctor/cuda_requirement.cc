@@ -9,17 +9,19 @@
 namespace rgpu::doctor {
 namespace {
 
-// Minimum Linux x86_64 driver of each CUDA minor's last update (CUDA release notes' table, via
-// arrayfire's CudaToDriverVersion; 13.0 from its GA). Highest first.
-struct Floor {
-  const char* cuda;
-  const char* driver;
-};
-constexpr Floor kFloors[] = {
-    {"13.0", "580.65.06"}, {"12.6", "560.28"}, {"12.5", "555.42"}, {"12.4", "550.54"}, {"12.3", "545.23"},
-    {"12.2", "535.104"},   {"12.1", "530.30"}, {"12.0", "525.85"}, {"11.8", "520.61"}, {"11.7", "515.48"},
-    {"11.6", "510.47"},    {"11.5", "495.29"}, {"11.4", "470.82"}, {"11.3", "465.19"}, {"11.2", "460.32"},
-    {"11.1", "455.32"},    {"11.0", "450.51"},
+// The Linux x86_64 driver each CUDA minor's GA release needs: NVIDIA's CUDA Toolkit release notes,
+// "CUDA Toolkit and Corresponding Driver Versions" (docs.nvidia.com/cuda/cuda-toolkit-release-notes,
+// and its archive per release), GA rows. A driver reports the CUDA of the newest row it reaches
+// (570.26 reports 12.8). 13.2 and 13.3 are the drivers NVIDIA's own 13.2.0 and 13.3.0 runfile
+// installers ship (cuda_13.2.0_595.45.04_linux.run, cuda_13.3.0_610.43.02_linux.run); from 13.4 the
+// runfile no longer names its driver and no row is written without a source. There was no 12.7.
+// Highest first.
+constexpr CudaFloor kFloors[] = {
+    {"13.3", "610.43.02"}, {"13.2", "595.45.04"}, {"13.1", "590.44.01"}, {"13.0", "580.65.06"}, {"12.9", "575.51.03"},
+    {"12.8", "570.26"},    {"12.6", "560.28.03"}, {"12.5", "555.42.02"}, {"12.4", "550.54.14"}, {"12.3", "545.23.06"},
+    {"12.2", "535.54.03"}, {"12.1", "530.30.02"}, {"12.0", "525.60.13"}, {"11.8", "520.61.05"}, {"11.7", "515.43.04"},
+    {"11.6", "510.39.01"}, {"11.5", "495.29.05"}, {"11.4", "470.42.01"}, {"11.3", "465.19.01"}, {"11.2", "460.27.03"},
+    {"11.1", "455.23"},    {"11.0", "450.51.05"},
 };
 
 std::vector<std::string> split(std::string_view s, char sep) {
@@ -85,6 +87,19 @@ std::string brands(const ImageRequirement& req) {
     }
   }
   return joined(out);
+}
+
+// Whether the image asks for a CUDA above `known` in every alternative (so the answer hinges on it).
+bool requires_beyond(const ImageRequirement& req, const DottedVersion& known) {
+  for (const auto& alt : req.alternatives) {
+    bool beyond = false;
+    for (const auto& c : alt) {
+      auto want = parse_dotted(c.value);
+      if (c.key == "cuda" && want && compare(*want, known) > 0) beyond = true;
+    }
+    if (!beyond) return false;
+  }
+  return !req.alternatives.empty();
 }
 
 }  // namespace
@@ -180,6 +195,9 @@ HostCuda host_cuda(const std::optional<std::string>& driver_version, const std::
     if (compare(*host.driver, *parse_dotted(f.driver)) >= 0) {
       host.cuda = parse_dotted(f.cuda);
       host.cuda_source = "the driver branch table";
+      // A driver branch newer than the table's last row may support a CUDA the table lacks.
+      host.cuda_at_least = &f == &kFloors[0] && parse_dotted(f.driver)->parts[0] < host.driver->parts[0];
+      if (host.cuda_at_least) host.cuda_source = "the driver branch table, which ends there";
       break;
     }
   }
@@ -203,6 +221,8 @@ Result<CudaVerdict> check_image_cuda(const probe::Inventory& inventory, const st
   if (!env) return tl::unexpected(env.error());
   return judge(image, requirement_from_env(*env), host_cuda(inventory));
 }
+
+std::span<const CudaFloor> cuda_driver_floors() { return kFloors; }
 
 std::optional<std::string> minimum_driver_for(const DottedVersion& cuda) {
   for (auto it = std::rbegin(kFloors); it != std::rend(kFloors); ++it) {
@@ -238,6 +258,10 @@ CudaVerdict judge(const std::string& image, const ImageRequirement& req, const H
     }
     if (all && !assumed) return {Kind::ok, needs + "; " + has};
     compat = compat || all;
+  }
+  if (host.cuda_at_least && requires_beyond(req, *host.cuda)) {
+    return {Kind::unknown, needs + "; " + has + " at least: whether it reaches " + needed_cuda(req) +
+                               " is not known without NVML (its library, libnvidia-ml.so.1, did not answer)"};
   }
   if (compat) {
     return {Kind::forward_compat, needs + "; " + has +

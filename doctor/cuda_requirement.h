@@ -5,6 +5,7 @@
 // path), so we do it from the host, with no container.
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,16 @@ struct HostCuda {
   std::optional<DottedVersion> driver;  ///< "550.54.15"; absent without an NVIDIA driver
   std::optional<DottedVersion> cuda;    ///< the highest CUDA it supports, "12.4"
   std::string cuda_source;              ///< "NVML" or "the driver branch table"
+  bool cuda_at_least = false;           ///< from the table, for a driver branch newer than its last row
 };
+
+/// One row of the table: the driver a CUDA minor's GA release needs (Linux x86_64).
+struct CudaFloor {
+  const char* cuda;
+  const char* driver;
+};
+/// Every row, highest CUDA first, with its source beside it in cuda_requirement.cc.
+std::span<const CudaFloor> cuda_driver_floors();
 
 /// The host: the CUDA version NVML reported ("12.4"), else the highest CUDA whose minimum driver
 /// the driver version reaches.
@@ -52,11 +62,13 @@ HostCuda host_cuda(const std::optional<std::string>& driver_version, const std::
 /// The host of a probed inventory: its NVIDIA driver's version and NVML's CUDA version.
 HostCuda host_cuda(const probe::Inventory& inventory);
 
-/// The lowest driver for a CUDA major.minor (its last update's, Linux x86_64), as a hint.
+/// The lowest driver for a CUDA major.minor (its GA release's, Linux x86_64), as a hint; absent
+/// for a CUDA above the table's last row.
 std::optional<std::string> minimum_driver_for(const DottedVersion& cuda);
 
 struct CudaVerdict {
-  enum class Kind { ok, forward_compat, too_new, no_driver, not_stated } kind = Kind::not_stated;
+  /// unknown: the image needs a CUDA above the table's last row and only the table speaks for the driver.
+  enum class Kind { ok, forward_compat, too_new, no_driver, not_stated, unknown } kind = Kind::not_stated;
   std::string text;  ///< one sentence; for too_new it names both versions and the two ways out
 };
 

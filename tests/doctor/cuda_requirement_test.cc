@@ -83,3 +83,59 @@ TEST_CASE("cuda: no requirement, or no NVIDIA driver at all") {
   CHECK(none.kind == Kind::no_driver);
   CHECK_THAT(none.text, Catch::Contains("no NVIDIA driver"));
 }
+
+// Every row of the table, both ways: a driver at a row's floor supports that CUDA (and the advice
+// for that CUDA names that floor); one just below it supports only the row before.
+TEST_CASE("cuda: every row of the driver table, at its floor and just below it") {
+  const auto rows = cuda_driver_floors();
+  REQUIRE(rows.size() >= 22);
+  CHECK(std::string(rows.front().cuda) == "13.3");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    INFO(row.cuda << " " << row.driver);
+    auto at = host_cuda(std::string(row.driver), std::nullopt);
+    REQUIRE(at.cuda);
+    CHECK(at.cuda->text == row.cuda);
+    CHECK(minimum_driver_for(*parse_dotted(row.cuda)) == std::string(row.driver));
+    auto floor = *parse_dotted(row.driver);
+    floor.parts.back() -= 1;
+    std::string below;
+    for (size_t p = 0; p < floor.parts.size(); ++p) {
+      if (p) below.append(".");
+      below.append(std::to_string(floor.parts[p]));
+    }
+    auto under = host_cuda(below, std::nullopt);
+    if (i + 1 < rows.size()) {
+      REQUIRE(under.cuda);
+      CHECK(under.cuda->text == rows[i + 1].cuda);
+    } else {
+      CHECK_FALSE(under.cuda);
+    }
+    if (i + 1 < rows.size()) CHECK(compare(*parse_dotted(rows[i + 1].cuda), *parse_dotted(row.cuda)) < 0);
+  }
+}
+
+TEST_CASE("cuda: 12.8 and 12.9 are in the table: a 575 driver runs CUDA 12.9 images, 12.8 needs 570.26") {
+  CHECK(host_cuda(std::string("575.57.08"), std::nullopt).cuda->text == "12.9");
+  CHECK(host_cuda(std::string("570.86.10"), std::nullopt).cuda->text == "12.8");
+  CHECK(on({"NVIDIA_REQUIRE_CUDA=cuda>=12.9"}, "575.51.03", std::nullopt).kind == Kind::ok);
+  CHECK(on({"NVIDIA_REQUIRE_CUDA=cuda>=12.8"}, "570.26", std::nullopt).kind == Kind::ok);
+  auto v = on({"NVIDIA_REQUIRE_CUDA=cuda>=12.8"}, "560.35.05", std::nullopt);
+  CHECK(v.kind == Kind::too_new);
+  CHECK_THAT(v.text, Catch::Contains("570.26 or later for CUDA 12.8"));
+  // With NVML's answer the advice still comes from the table.
+  auto nvml = on({"NVIDIA_REQUIRE_CUDA=cuda>=12.9"}, "560.35.05", "12.6");
+  CHECK_THAT(nvml.text, Catch::Contains("(NVML)") && Catch::Contains("575.51.03 or later for CUDA 12.9"));
+}
+
+TEST_CASE("cuda: a driver branch newer than the table cannot be said to miss a CUDA the table lacks") {
+  auto host = host_cuda(std::string("620.10.01"), std::nullopt);
+  CHECK(host.cuda_at_least);
+  auto v = on({"NVIDIA_REQUIRE_CUDA=cuda>=13.5"}, "620.10.01", std::nullopt);
+  CHECK(v.kind == Kind::unknown);
+  CHECK_THAT(v.text, Catch::Contains("not known without NVML"));
+  CHECK(on({"NVIDIA_REQUIRE_CUDA=cuda>=13.3"}, "620.10.01", std::nullopt).kind == Kind::ok);
+  // Within the table's last branch a newer CUDA is a plain no.
+  CHECK(on({"NVIDIA_REQUIRE_CUDA=cuda>=13.5"}, "610.50.01", std::nullopt).kind == Kind::too_new);
+  CHECK_FALSE(minimum_driver_for(*parse_dotted("13.5")));
+}
