@@ -9,6 +9,7 @@
 #include "core/state_paths.h"
 
 #include "core/file_lock.h"
+#include "probe/inventory_file.h"
 
 namespace rgpu::admission {
 namespace {
@@ -31,29 +32,24 @@ Result<void> check_defined(const cdi::SpecIndex& index, const std::string& devic
                             : " Closest names: " + joined(near) + "."));
 }
 
-Result<void> check_exclusivity(const GrantSet& set, const std::string& repo, const std::string& device,
-                               bool exclusive) {
-  for (const Grant* g : set.holders(device)) {
-    if (g->repo == repo) continue;
-    if (g->exclusive) {
-      return fail(device + " is reserved exclusively by repository \"" + g->repo + "\"; revoke it there first.");
+// A reservation is of hardware, not of a string: any name reaching a GPU (or partition) another
+// repository holds exclusively is refused, and so is reserving one another repository reaches.
+Result<void> check_exclusivity(const GrantSet& set, const cdi::ReachMap& reach, const std::string& repo,
+                               const std::string& device, bool exclusive) {
+  for (const auto& g : set.grants) {
+    if (g.repo == repo || !reach.reach_same(g.device, device)) continue;
+    const std::string held = g.device == device ? "it" : g.device + ", which reaches the same GPU";
+    if (g.exclusive) {
+      return fail(device + " is reserved exclusively by repository \"" + g.repo + "\"" +
+                  (g.device == device ? "" : " through " + g.device + ", which reaches the same GPU") +
+                  "; nothing was granted. Revoke it there first.");
     }
     if (exclusive) {
-      return fail("cannot reserve " + device + " exclusively: repository \"" + g->repo +
-                  "\" holds it; revoke it there first.");
+      return fail("cannot reserve " + device + " exclusively: repository \"" + g.repo + "\" holds " + held +
+                  "; nothing was granted. Revoke it there first.");
     }
   }
   return {};
-}
-
-std::vector<std::string> alias_warnings(const GrantSet& set, const cdi::SpecIndex& index, const std::string& repo,
-                                        const std::string& device) {
-  std::vector<std::string> warnings;
-  for (const auto& h : alias_holders(set, index, repo, device)) {
-    warnings.push_back("repository \"" + h.repo + "\" holds " + h.alias + ", which reaches the same GPU as " + device +
-                       "; exclusivity applies to the exact name only.");
-  }
-  return warnings;
 }
 
 struct Review {
@@ -127,9 +123,9 @@ Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::Spec
   if (!lock) return tl::unexpected(lock.error());
   auto set = load_grants(fs);
   if (!set) return tl::unexpected(set.error());
-  if (auto ok = check_exclusivity(*set, repo, device, exclusive); !ok) return tl::unexpected(ok.error());
+  if (auto ok = check_exclusivity(*set, machine_reach(fs, index), repo, device, exclusive); !ok)
+    return tl::unexpected(ok.error());
   GrantOutcome outcome;
-  if (exclusive) outcome.warnings = alias_warnings(*set, index, repo, device);
   const auto reached = reached_nodes(*defined(index, device));
   const Grant* existing = set->find(repo, device);
   // Granting again what is held records what the name reaches now: how an operator accepts a
@@ -161,22 +157,17 @@ Result<Change> remove_grant(const RootFs& fs, FileSink& sink, const std::string&
   return sink.write(kGrantsPath, grants_text(*set), 0644);
 }
 
-std::vector<std::string> aliases_of(const cdi::SpecIndex& index, const std::string& device) {
-  std::vector<std::string> out;
-  const auto* self = defined(index, device);
-  if (!self) return out;
-  for (const auto& other : index.devices) {
-    if (other.qualified_name != device && cdi::ungrantable_reason(other).empty() && cdi::reach_same(*self, other)) {
-      out.push_back(other.qualified_name);
-    }
-  }
-  return out;
+cdi::ReachMap machine_reach(const RootFs& fs, const cdi::SpecIndex& index) {
+  auto recorded = probe::read_inventory(fs);
+  std::optional<probe::Inventory> inventory;
+  if (recorded && *recorded) inventory = (*recorded)->inventory;
+  return cdi::ReachMap(index, inventory);
 }
 
-std::vector<AliasHolder> alias_holders(const GrantSet& set, const cdi::SpecIndex& index, const std::string& repo,
+std::vector<AliasHolder> alias_holders(const GrantSet& set, const cdi::ReachMap& reach, const std::string& repo,
                                        const std::string& device) {
   std::vector<AliasHolder> out;
-  for (const auto& alias : aliases_of(index, device)) {
+  for (const auto& alias : reach.aliases_of(device)) {
     for (const Grant* g : set.holders(alias)) {
       if (g->repo != repo) out.push_back({g->repo, alias});
     }

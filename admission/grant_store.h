@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "admission/grants.h"
+#include "cdi-gen/reach.h"
 #include "cdi-gen/spec_index.h"
 #include "core/change.h"
 #include "core/file_sink.h"
@@ -18,8 +19,7 @@ namespace rgpu::admission {
 Result<GrantSet> load_grants(const RootFs& fs);
 
 struct GrantOutcome {
-  Change change;                      ///< `unchanged` when the grant was already there
-  std::vector<std::string> warnings;  ///< aliases of the name that other repositories hold
+  Change change;  ///< `unchanged` when the grant was already there
 };
 
 /// What the operator has reviewed and accepts with a grant.
@@ -29,9 +29,10 @@ struct GrantReview {
 };
 
 /// Grants `device` to `repo`. Refused, recording nothing: a name no spec in /etc/cdi defines
-/// (with the closest names that do), a name another repository holds exclusively, an exclusive
-/// grant of a name another repository holds, and a name that runs a hook outside the allow-list
-/// or moves a net device, unless `review` accepts it (what was accepted is recorded).
+/// (with the closest names that do), a name that reaches a GPU (or partition) another repository
+/// holds exclusively through any name, an exclusive grant while another repository holds any name
+/// reaching it (cdi::ReachMap, over the recorded inventory), and a name that runs a hook outside
+/// the allow-list or moves a net device, unless `review` accepts it (what was accepted is recorded).
 Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index, const std::string& repo,
                                const std::string& device, bool exclusive, SystemTime now,
                                const GrantReview& review = {});
@@ -46,10 +47,9 @@ Result<Change> remove_grant(const RootFs& fs, FileSink& sink, const std::string&
 /// The GPU-own nodes a device maps, sorted: what a grant records it reached.
 std::vector<std::string> reached_nodes(const cdi::IndexedDevice& device);
 
-/// Other names that reach the same GPU as `device` ("nvidia.com/gpu=0" for "nvidia.com/gpu=all"),
-/// by cdi::reach_same: a shared GPU-own node (never a shared control node like /dev/kfd) or a
-/// shared host network interface.
-std::vector<std::string> aliases_of(const cdi::SpecIndex& index, const std::string& device);
+/// The reach rule over this machine: its specs and its recorded inventory (nodes alone when there
+/// is none, or it does not parse).
+cdi::ReachMap machine_reach(const RootFs& fs, const cdi::SpecIndex& index);
 
 struct AliasHolder {
   std::string repo;
@@ -57,7 +57,7 @@ struct AliasHolder {
 };
 
 /// Repositories other than `repo` that hold an alias of `device`: they reach the same GPU.
-std::vector<AliasHolder> alias_holders(const GrantSet& set, const cdi::SpecIndex& index, const std::string& repo,
+std::vector<AliasHolder> alias_holders(const GrantSet& set, const cdi::ReachMap& reach, const std::string& repo,
                                        const std::string& device);
 
 /// Up to `n` defined names closest to `device` by edit distance, closest first.

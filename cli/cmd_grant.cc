@@ -49,7 +49,6 @@ int run_grant(const GlobalOptions& global, const GrantFlags& f) {
                                       std::chrono::system_clock::now(), f.review);
   if (!outcome) return report_failure(outcome.error());
   if (auto views = refreshed_views(fs, sink); views != kExitOk) return views;
-  for (const auto& w : outcome->warnings) std::cerr << "warning: " << w << "\n";
   if (outcome->change.kind == Change::Kind::unchanged) {
     std::cout << *repo << " already holds " << f.device << (f.exclusive ? " exclusively" : "") << "\n";
   } else {
@@ -113,9 +112,9 @@ int run_revoke(const GlobalOptions& global, const GrantFlags& f) {
 }
 
 // For each grant: other repositories' grants of names that reach the same GPU.
-std::string overlaps(const admission::GrantSet& set, const cdi::SpecIndex& index, const admission::Grant& g) {
+std::string overlaps(const admission::GrantSet& set, const cdi::ReachMap& reach, const admission::Grant& g) {
   std::string out;
-  for (const auto& h : admission::alias_holders(set, index, g.repo, g.device)) {
+  for (const auto& h : admission::alias_holders(set, reach, g.repo, g.device)) {
     out += (out.empty() ? "" : ", ") + h.repo + ": " + h.alias;
   }
   return out.empty() ? "-" : out;
@@ -134,11 +133,12 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
   std::vector<admission::Grant> shown = set->grants;
   std::erase_if(shown, [&](const admission::Grant& g) { return !only.empty() && g.repo != only; });
   const auto index = cdi::read_spec_index(fs);
+  const auto reach = admission::machine_reach(fs, index);
   if (f.output == "json") {
     auto list = nlohmann::ordered_json::array();
     for (const auto& g : shown) {
       auto aliases = nlohmann::ordered_json::array();
-      for (const auto& h : admission::alias_holders(*set, index, g.repo, g.device)) {
+      for (const auto& h : admission::alias_holders(*set, reach, g.repo, g.device)) {
         aliases.push_back({{"repo", h.repo}, {"device", h.alias}});
       }
       list.push_back({{"repo", g.repo},
@@ -155,7 +155,7 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& g : shown) {
-    rows.push_back({g.repo, g.device, g.exclusive ? "yes" : "no", g.granted_at, overlaps(*set, index, g)});
+    rows.push_back({g.repo, g.device, g.exclusive ? "yes" : "no", g.granted_at, overlaps(*set, reach, g)});
     const auto* d = defined_in(index, g.device);
     if (f.output == "wide") {
       for (auto& c : carried_cells(d ? d->carried : cdi::Carried{})) rows.back().push_back(std::move(c));

@@ -23,6 +23,7 @@ std::vector<Check> grants(const Facts& f) {
   }
   std::vector<Check> out;
   size_t exclusive = 0;
+  const cdi::ReachMap reach(f.specs, f.fresh);
   for (const auto& g : f.grants->grants) {
     if (g.exclusive) ++exclusive;
     const auto def = std::find_if(f.specs.devices.begin(), f.specs.devices.end(),
@@ -54,11 +55,12 @@ std::vector<Check> grants(const Facts& f) {
                          "grant the name that now reaches that hardware"});
     }
     if (!g.exclusive) continue;
-    for (const auto& h : admission::alias_holders(*f.grants, f.specs, g.repo, g.device)) {
-      out.push_back({"grants", kLayer, Status::warn,
+    for (const auto& h : admission::alias_holders(*f.grants, reach, g.repo, g.device)) {
+      out.push_back({"grants", kLayer, Status::fail,
                      g.repo + " holds " + g.device + " exclusively, and " + h.repo + " holds " + h.alias +
                          ", which reaches the same GPU",
-                     "exclusivity applies to the exact name: both repositories' containers can use that GPU",
+                     "the GPU is reserved for one repository, yet both repositories' containers can use it (granted "
+                     "before the specs changed, or by an older rediacc-gpu)",
                      "revoke it (rediacc-gpu revoke " + h.repo + " --device " + h.alias + ") if the GPU is to be " +
                          g.repo + "'s alone"});
     }

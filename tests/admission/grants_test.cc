@@ -83,15 +83,75 @@ TEST_CASE("grants: an exclusive name refuses every other repository, naming the 
   CHECK_THAT(reserve.error().message, Catch::Contains("repository \"web\" holds it"));
 }
 
-TEST_CASE("grants: an exclusive grant warns about aliases of the name that others hold") {
+// An exclusive grant reserves the GPU, not the string: every other name reaching it is refused to
+// every other repository, both ways round, naming the holder and the name it holds.
+TEST_CASE("grants: an exclusive grant reserves the GPU: another repository's alias of it is refused both ways") {
   Machine m;
   REQUIRE(m.grant("web", "nvidia.com/gpu=all"));
   auto r = m.grant("ml", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555", true);
-  REQUIRE(r);
-  REQUIRE(r->warnings.size() == 1);
-  CHECK_THAT(r->warnings[0], Catch::Contains("\"web\" holds nvidia.com/gpu=all"));
-  CHECK(aliases_of(m.index, "nvidia.com/gpu=0") ==
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.error().message, Catch::Contains("cannot reserve nvidia.com/gpu=GPU-11111111") &&
+                                    Catch::Contains("repository \"web\" holds nvidia.com/gpu=all, which reaches "
+                                                    "the same GPU") &&
+                                    Catch::Contains("nothing was granted"));
+  REQUIRE(remove_grant(m.fs, m.sink, "web", "nvidia.com/gpu=all"));
+  REQUIRE(m.grant("ml", "nvidia.com/gpu=0", true));
+  for (const char* alias : {"nvidia.com/gpu=all", "nvidia.com/gpu=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"}) {
+    INFO(alias);
+    auto other = m.grant("web", alias);
+    REQUIRE_FALSE(other);
+    CHECK_THAT(other.error().message, Catch::Contains("reserved exclusively by repository \"ml\" through "
+                                                      "nvidia.com/gpu=0, which reaches the same GPU"));
+  }
+  CHECK(m.grant("web", "nvidia.com/gpu=1"));  // the other GPU
+  CHECK(cdi::ReachMap(m.index, std::nullopt).aliases_of("nvidia.com/gpu=0") ==
         std::vector<std::string>{"nvidia.com/gpu=GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", "nvidia.com/gpu=all"});
+}
+
+// The case operators met: an AMD card reserved by gpu<N>, then taken by all= or by its render node.
+TEST_CASE("grants: an exclusive AMD card refuses amd=all and its render node to another repository") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  RootFs fs{root.path()};
+  MachineFileSink sink{fs};
+  REQUIRE(run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", "false"}).exit_code == 0);
+  const auto index = cdi::read_spec_index(fs);
+  REQUIRE(add_grant(fs, sink, index, "team-a", "rediacc.io/amd=gpu0", true, kNow));
+  for (const char* name : {"rediacc.io/amd=all", "rediacc.io/dri=renderD128"}) {
+    INFO(name);
+    auto r = add_grant(fs, sink, index, "team-b", name, false, kNow);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Catch::Contains("\"team-a\" through rediacc.io/amd=gpu0"));
+  }
+  CHECK(add_grant(fs, sink, index, "team-b", "rediacc.io/amd=gpu1", false, kNow));
+  const auto table = run_tool({"grants", "--root", root.str()});
+  size_t exclusive_rows = 0;
+  for (size_t at = 0; (at = table.out.find(" yes ", at)) != std::string::npos; ++at) ++exclusive_rows;
+  CHECK(exclusive_rows == 1);
+}
+
+// A spec that maps only a GPU's card node and one that maps only its render node share no node,
+// yet reach one GPU: the inventory's grouping of the GPU's nodes decides, as `list` shows it.
+TEST_CASE("grants: names mapping different nodes of one GPU reach it alike, by the inventory's grouping") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  RootFs fs{root.path()};
+  MachineFileSink sink{fs};
+  root.write("/etc/cdi/card-only.yaml",
+             "cdiVersion: 0.3.0\nkind: example.com/card\ndevices:\n- name: a\n"
+             "  containerEdits:\n    deviceNodes:\n    - path: /dev/dri/card1\n");
+  root.write("/etc/cdi/render-only.yaml",
+             "cdiVersion: 0.3.0\nkind: example.com/render\ndevices:\n- name: a\n"
+             "  containerEdits:\n    deviceNodes:\n    - path: /dev/dri/renderD128\n");
+  REQUIRE(run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", "false"}).exit_code == 0);
+  const auto index = cdi::read_spec_index(fs);
+  const auto listed = run_tool({"list", "-o", "json", "--root", root.str()});
+  CHECK_THAT(listed.out, Catch::Contains("example.com/card=a") && Catch::Contains("example.com/render=a"));
+  CHECK(machine_reach(fs, index).reach_same("example.com/card=a", "example.com/render=a"));
+  REQUIRE(add_grant(fs, sink, index, "team-a", "example.com/card=a", true, kNow));
+  auto r = add_grant(fs, sink, index, "team-b", "example.com/render=a", false, kNow);
+  REQUIRE_FALSE(r);
+  CHECK_THAT(r.error().message, Catch::Contains("\"team-a\" through example.com/card=a"));
 }
 
 // /dev/kfd (and /dev/nvidiactl, /dev/nvidia-uvm) is every GPU's control node: sharing it makes two
@@ -104,20 +164,17 @@ TEST_CASE("grants: names reach the same GPU only through its own nodes, never th
   REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
   const auto index = cdi::read_spec_index(fs);
   REQUIRE(index.devices.size() > 3);
-  CHECK(aliases_of(index, "rediacc.io/amd=gpu0") ==
+  CHECK(cdi::ReachMap(index, std::nullopt).aliases_of("rediacc.io/amd=gpu0") ==
         std::vector<std::string>{"rediacc.io/amd=all", "rediacc.io/dri=renderD128"});
   REQUIRE(add_grant(fs, sink, index, "web", "rediacc.io/amd=gpu0", false, kNow));
-  auto other = add_grant(fs, sink, index, "ml", "rediacc.io/amd=gpu1", true, kNow);
-  REQUIRE(other);
-  CHECK(other->warnings.empty());
-  auto all = add_grant(fs, sink, index, "ml", "rediacc.io/dri=renderD128", true, kNow);
-  REQUIRE(all);
-  REQUIRE(all->warnings.size() == 1);
-  CHECK_THAT(all->warnings[0], Catch::Contains("\"web\" holds rediacc.io/amd=gpu0"));
+  // The other card shares only /dev/kfd with it: no reservation stands in the way.
+  REQUIRE(add_grant(fs, sink, index, "ml", "rediacc.io/amd=gpu1", true, kNow));
+  auto same = add_grant(fs, sink, index, "ml", "rediacc.io/dri=renderD128", true, kNow);
+  REQUIRE_FALSE(same);
+  CHECK_THAT(same.error().message, Catch::Contains("\"web\" holds rediacc.io/amd=gpu0"));
   const auto table = run_tool({"grants", "--root", root.str()});
   CHECK_THAT(table.out, !Catch::Contains("ml: rediacc.io/amd=gpu1"));  // another card, not an alias
   CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nml +rediacc.io/amd=gpu1 +yes +[0-9TZ:-]+ +- +-\n(.|\n)*"));
-  CHECK_THAT(table.out, Catch::Contains("ml: rediacc.io/dri=renderD128"));
 }
 
 TEST_CASE("grants: a fork is another repository and starts with no grant") {
@@ -214,16 +271,20 @@ TEST_CASE("grants: the commands as an operator runs them") {
   CHECK(ok.exit_code == 0);
   CHECK(ok.out == "granted nvidia.com/gpu=all to web\n");
   auto excl = run_tool({"grant", "ml", "--device", "nvidia.com/gpu=0", "--exclusive", "--root", root.str()});
-  CHECK(excl.exit_code == 0);
-  CHECK_THAT(excl.err, Catch::StartsWith("warning: repository \"web\" holds nvidia.com/gpu=all"));
+  CHECK(excl.exit_code == 1);
+  CHECK(excl.err ==
+        "rediacc-gpu: cannot reserve nvidia.com/gpu=0 exclusively: repository \"web\" holds nvidia.com/gpu=all, "
+        "which reaches the same GPU; nothing was granted. Revoke it there first.\n");
+  auto shared = run_tool({"grant", "ml", "--device", "nvidia.com/gpu=0", "--root", root.str()});
+  CHECK(shared.exit_code == 0);
   auto table = run_tool({"grants", "--root", root.str()});
-  CHECK_THAT(table.out, Catch::Contains("ml    nvidia.com/gpu=0    yes") && Catch::Contains("web: nvidia.com/gpu=all"));
+  CHECK_THAT(table.out, Catch::Contains("ml    nvidia.com/gpu=0    no") && Catch::Contains("web: nvidia.com/gpu=all"));
   auto json = run_tool({"grants", "ml", "--root", root.str(), "-o", "json"});
   auto parsed = parse_json(json.out, "stdout");
   REQUIRE(parsed);
   REQUIRE(parsed->size() == 1);
   CHECK((*parsed)[0]["repo"] == "ml");
-  CHECK((*parsed)[0]["exclusive"] == true);
+  CHECK((*parsed)[0]["exclusive"] == false);
   CHECK((*parsed)[0].contains("granted_at"));
   // Every column the table shows: the aliases too.
   CHECK((*parsed)[0]["same_gpu_also_granted_to"] ==
@@ -260,39 +321,34 @@ const std::string kMig1 = "nvidia.com/gpu=MIG-0b1c2d3e-4f50-5617-8293-a4b5c6d7e8
 // slice from its GPU: a slice and its GPU are aliases, two slices of one GPU are not.
 TEST_CASE("grants: a MIG slice and its GPU reach the same hardware, two slices of one GPU do not") {
   MigMachine m(true);
-  CHECK(aliases_of(m.index, "nvidia.com/gpu=0:1") ==
+  CHECK(cdi::ReachMap(m.index, std::nullopt).aliases_of("nvidia.com/gpu=0:1") ==
         std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=GPU-41255406-c9af-f94b-4ebf-9d57ad1853da", kMig1,
                                  "nvidia.com/gpu=all"});
-  SECTION("the GPU exclusively while another repository holds a slice") {
+  SECTION("the GPU exclusively while another repository holds a slice: refused") {
     REQUIRE(m.grant("web", "nvidia.com/gpu=0:1"));
     auto r = m.grant("ml", "nvidia.com/gpu=0", true);
-    REQUIRE(r);
-    REQUIRE(r->warnings.size() == 1);
-    CHECK_THAT(r->warnings[0], Catch::Contains("\"web\" holds nvidia.com/gpu=0:1"));
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Catch::Contains("\"web\" holds nvidia.com/gpu=0:1"));
   }
-  SECTION("a slice exclusively while another repository holds the GPU, or all") {
+  SECTION("a slice exclusively while another repository holds the GPU, or all: refused") {
     REQUIRE(m.grant("web", "nvidia.com/gpu=0"));
     REQUIRE(m.grant("ops", "nvidia.com/gpu=all"));
-    auto r = m.grant("ml", "nvidia.com/gpu=0:1", true);
-    REQUIRE(r);
-    CHECK(r->warnings.size() == 2);
+    CHECK_FALSE(m.grant("ml", "nvidia.com/gpu=0:1", true));
   }
-  SECTION("a slice exclusively while another holds another slice of the same GPU: no warning") {
+  SECTION("a slice exclusively while another holds another slice of the same GPU: granted") {
     REQUIRE(m.grant("web", "nvidia.com/gpu=0:3"));
     REQUIRE(m.grant("web", "nvidia.com/gpu=1"));
-    auto r = m.grant("ml", "nvidia.com/gpu=0:1", true);
-    REQUIRE(r);
-    CHECK(r->warnings.empty());
+    REQUIRE(m.grant("ml", "nvidia.com/gpu=0:1", true));
     auto table = run_tool({"grants", "--root", m.root.str()});
     CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nml +nvidia.com/gpu=0:1 +yes +[0-9TZ:-]+ +- +-\n(.|\n)*"));
+    // The reserved slice's whole GPU is refused to the other repository.
+    CHECK_FALSE(m.grant("web", "nvidia.com/gpu=0"));
   }
-  SECTION("a slice exclusively while another holds its MIG UUID name: the same slice") {
+  SECTION("a slice exclusively while another holds its MIG UUID name: the same slice, refused") {
     REQUIRE(m.grant("web", kMig1));
     auto r = m.grant("ml", "nvidia.com/gpu=0:1", true);
-    REQUIRE(r);
-    REQUIRE(r->warnings.size() == 1);
-    auto table = run_tool({"grants", "--root", m.root.str()});
-    CHECK_THAT(table.out, Catch::Contains("web: " + kMig1));
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Catch::Contains("\"web\" holds " + kMig1));
   }
 }
 

@@ -369,7 +369,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     expect(d, "grants", 5, "warn", "rediacc-gpu revoke web --device nvidia.com/gpu=7");
     CHECK(d.exit_code == 0);  // a warning does not fail
   }
-  SECTION("layer 5: an exclusive grant another repository reaches through an alias") {
+  SECTION("layer 5: an exclusive grant another repository reaches through an alias fails (a reservation broken)") {
     FixtureRoot root;
     healthy_nvidia(root);
     root.write("/etc/rediacc/gpu/grants.json", R"({"schema":1,"grants":[
@@ -377,7 +377,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
       {"repo":"web","device":"nvidia.com/gpu=1","exclusive":false,"granted_at":"2026-11-29T00:00:00Z"},
       {"repo":"web","device":"nvidia.com/gpu=all","exclusive":false,"granted_at":"2026-11-29T00:00:00Z"}]})");
     const auto d = doctor(root);
-    expect(d, "grants", 5, "warn", "rediacc-gpu revoke web --device nvidia.com/gpu=all");
+    expect(d, "grants", 5, "fail", "rediacc-gpu revoke web --device nvidia.com/gpu=all");
     CHECK_THAT(d.check("grants")["observed"].get<std::string>(),
                Catch::Contains("ml holds nvidia.com/gpu=0 exclusively, and web holds nvidia.com/gpu=all"));
     CHECK(d.text.find("nvidia.com/gpu=1, which reaches") == std::string::npos);
