@@ -12,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/command_runner.h"
 #include "doctor/container.h"
+#include "doctor/docker_api.h"
 #include "doctor/doctor.h"
 #include "doctor/metrics.h"
 #include "probe/inventory_file.h"
@@ -36,20 +37,37 @@ const char* layer_name(int layer) {
   return "other";
 }
 
-// "2 failed, 1 warning; first failing layer: 3 runtime integration": what an operator reads first.
-std::string summary(const std::vector<doctor::Check>& checks) {
-  std::size_t failed = 0, warned = 0;
-  int first = 0;
+struct Counts {
+  std::size_t passed = 0, warned = 0, failed = 0, skipped = 0;
+  int first_failing_layer = 0;  ///< 0: none fails
+};
+
+Counts count(const std::vector<doctor::Check>& checks) {
+  Counts n;
   for (const auto& c : checks) {
-    if (c.status == doctor::Status::warn) ++warned;
-    if (c.status != doctor::Status::fail) continue;
-    ++failed;
-    if (first == 0 || c.layer < first) first = c.layer;
+    switch (c.status) {
+      case doctor::Status::ok: ++n.passed; break;
+      case doctor::Status::warn: ++n.warned; break;
+      case doctor::Status::skip: ++n.skipped; break;
+      case doctor::Status::fail:
+        ++n.failed;
+        if (n.first_failing_layer == 0 || c.layer < n.first_failing_layer) n.first_failing_layer = c.layer;
+        break;
+    }
   }
-  if (failed == 0 && warned == 0) return "all " + std::to_string(checks.size()) + " checks passed";
-  std::string out =
-      std::to_string(failed) + " failed, " + std::to_string(warned) + (warned == 1 ? " warning" : " warnings");
-  if (first) out += "; first failing layer: " + std::to_string(first) + " " + layer_name(first);
+  return n;
+}
+
+// "2 failed, 1 warning, 20 passed, 7 skipped; first failing layer: 3 runtime integration": what an
+// operator reads first. A skipped check passed nothing, so it is never counted as passed.
+std::string summary(const std::vector<doctor::Check>& checks) {
+  const auto n = count(checks);
+  const std::string tail = std::to_string(n.passed) + " passed, " + std::to_string(n.skipped) + " skipped";
+  if (n.failed == 0 && n.warned == 0) return tail;
+  std::string out = std::to_string(n.failed) + " failed, " + std::to_string(n.warned) +
+                    (n.warned == 1 ? " warning, " : " warnings, ") + tail;
+  if (n.first_failing_layer)
+    out += "; first failing layer: " + std::to_string(n.first_failing_layer) + " " + layer_name(n.first_failing_layer);
   return out;
 }
 
@@ -89,7 +107,7 @@ struct MetricsFlags {
 
 // Runs the checks on facts gathered now, then hands both to `use`.
 template <typename Use>
-int with_checks(const GlobalOptions& global, Use use) {
+int with_checks(const GlobalOptions& global, const std::string& docker_host, Use use) {
   RootFs fs(global.root);
   auto report = probe_machine(fs);
   if (!report) return report_failure(report.error());
@@ -108,7 +126,12 @@ int with_checks(const GlobalOptions& global, Use use) {
                       doctor::running_docker_daemons(fs),
                       report->warnings,
                       &runner};
-  facts.answers = doctor::ask_daemons(fs, facts.daemons);
+  // The daemon named with --docker-host is asked too: layer 3 can then tell a Docker without CDI.
+  std::vector<std::pair<std::string, std::string>> also;
+  if (!docker_host.empty()) {
+    if (auto socket = doctor::docker_socket(docker_host)) also.emplace_back("the daemon at " + docker_host, *socket);
+  }
+  facts.answers = doctor::ask_daemons(fs, facts.daemons, also);
   return use(facts, doctor::run_doctor(facts));
 }
 
@@ -126,21 +149,22 @@ int run_doctor(const GlobalOptions& global, DoctorFlags f) {
     }
     f.container.repo = *repo;
   }
-  return with_checks(global, [&f](const doctor::Facts& facts, std::vector<doctor::Check> checks) {
-    ProcessRunner runner;
-    const auto container = doctor::container_checks(facts, runner, f.container);
-    checks.insert(checks.end(), container.begin(), container.end());
-    if (f.output == "json") {
-      print_json(checks);
-    } else {
-      print_table(checks);
-    }
-    return doctor::healthy(checks) ? kExitOk : kExitFailure;
-  });
+  return with_checks(global, f.container.docker_host,
+                     [&f](const doctor::Facts& facts, std::vector<doctor::Check> checks) {
+                       ProcessRunner runner;
+                       const auto container = doctor::container_checks(facts, runner, f.container);
+                       checks.insert(checks.end(), container.begin(), container.end());
+                       if (f.output == "json") {
+                         print_json(checks);
+                       } else {
+                         print_table(checks);
+                       }
+                       return doctor::healthy(checks) ? kExitOk : kExitFailure;
+                     });
 }
 
 int run_metrics(const GlobalOptions& global, const MetricsFlags& f) {
-  return with_checks(global, [&f](const doctor::Facts& facts, const std::vector<doctor::Check>& checks) {
+  return with_checks(global, "", [&f](const doctor::Facts& facts, const std::vector<doctor::Check>& checks) {
     const auto text = doctor::metrics_text(facts, checks, std::chrono::system_clock::now());
     if (f.textfile.empty()) {
       std::cout << text;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "admission/grants.h"
@@ -54,9 +55,11 @@ struct Facts {
   std::vector<DaemonAnswer> answers = {};
 };
 
-/// Asks each daemon of `daemons`, and each repository daemon the plugins' environment files
-/// name, for GET /info and GET /version, once.
-std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<RunningDaemon>& daemons);
+/// Asks each daemon of `daemons`, each repository daemon the plugins' environment files name,
+/// and each of `also` (label, socket path: the --docker-host doctor was given) for GET /info and
+/// GET /version, once.
+std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<RunningDaemon>& daemons,
+                                      const std::vector<std::pair<std::string, std::string>>& also = {});
 
 const char* status_name(Status status);
 

@@ -89,7 +89,8 @@ Check image_cuda(const Facts& f, const ContainerRequest& req) {
             Status::warn,
             verdict.error().message,
             "the image's CUDA requirement could not be compared with the host driver",
-            "pull the image on that daemon"};
+            is_not_found(verdict.error()) ? "pull the image on that daemon"
+                                          : "start the daemon, or point --docker-host at the repository's daemon"};
   }
   using Kind = CudaVerdict::Kind;
   switch (verdict->kind) {

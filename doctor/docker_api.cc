@@ -1,5 +1,6 @@
 #include "doctor/docker_api.h"
 
+#include <cerrno>
 #include <nlohmann/json.hpp>
 
 namespace rgpu::doctor {
@@ -9,7 +10,7 @@ Result<std::vector<std::string>> image_env(const std::string& socket, const std:
   auto reply = docker_call(socket, "GET", "/images/" + escaped_segment(image, "._-/:@") + "/json");
   if (!reply) return fail(reply.error().message + ".");
   if (reply->status == 404) {
-    return fail("the Docker daemon at " + socket + " has no image \"" + image + "\"; pull it there first.");
+    return fail("the Docker daemon at " + socket + " has no image \"" + image + "\"; pull it there first.", ENOENT);
   }
   if (reply->status != 200) {
     return fail("the Docker daemon at " + socket + " answered " + std::to_string(reply->status) + " for image \"" +
@@ -26,8 +27,9 @@ Result<std::vector<std::string>> image_env(const std::string& socket, const std:
       }
     }
     return env;
-  } catch (const std::exception& e) {
-    return fail("reading image \"" + image + "\" from the Docker daemon at " + socket + " failed (" + e.what() + ").");
+  } catch (const std::exception&) {
+    return fail("the Docker daemon at " + socket + " answered for image \"" + image +
+                "\" with something that is not JSON; check that the address is a Docker daemon.");
   }
 }
 

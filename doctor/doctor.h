@@ -26,6 +26,8 @@ std::vector<Check> repo_daemon_checks(const Facts& facts);
 
 /// What each reachable daemon reports it reads (GET /info CDISpecDirs, DiscoveredDevices), layer 3.
 Check daemon_spec_dirs(const Facts& facts);
+/// Whether each reachable daemon attaches CDI devices (its version, CDISpecDirs in /info), layer 3.
+Check daemon_cdi(const Facts& facts);
 /// The daemons' Docker and runc versions against the known escapes (doctor/known_escapes.cc), layer 5.
 std::vector<Check> escape_checks(const Facts& facts);
 

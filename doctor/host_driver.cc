@@ -1,5 +1,6 @@
 // Layer 1: the host's drivers, before anything about containers.
 
+#include <algorithm>
 #include <array>
 
 #include "doctor/doctor.h"
@@ -79,17 +80,33 @@ Check nouveau(const Facts& f) {
           "and reboot"};
 }
 
+// The module directory is one sign; a card the kernel bound to amdgpu is another (a driver built
+// into the kernel, or a /sys without /sys/module): never "not loaded" while it drives a GPU.
 Check amdgpu(const Facts& f) {
   if (!has_vendor(f.fresh, probe::Vendor::amd)) return {"amdgpu", kLayer, Status::skip, "no AMD GPU", "", ""};
-  if (f.fs.kind("/sys/module/amdgpu") != NodeKind::directory) {
+  if (f.fs.kind("/sys/module/amdgpu") == NodeKind::directory)
+    return {"amdgpu", kLayer, Status::ok, "amdgpu is loaded", "", ""};
+  size_t bound = 0, amd = 0;
+  for (const auto& g : f.fresh.gpus) {
+    if (g.vendor != probe::Vendor::amd) continue;
+    ++amd;
+    if (g.driver == "amdgpu") ++bound;
+  }
+  if (bound > 0) {
     return {"amdgpu",
             kLayer,
-            Status::fail,
-            "an AMD GPU, but the amdgpu module is not loaded",
-            "without amdgpu there are no render nodes and no /dev/kfd",
-            "load amdgpu (modprobe amdgpu; check that it is not blacklisted), then run rediacc-gpu setup"};
+            Status::ok,
+            "amdgpu drives " + std::to_string(bound) + " of " + std::to_string(amd) +
+                " AMD GPU(s) (their PCI driver link; /sys/module/amdgpu is absent: built in)",
+            "",
+            ""};
   }
-  return {"amdgpu", kLayer, Status::ok, "amdgpu is loaded", "", ""};
+  return {"amdgpu",
+          kLayer,
+          Status::fail,
+          "an AMD GPU, but no GPU is bound to amdgpu and the module is not loaded",
+          "without amdgpu there are no render nodes and no /dev/kfd",
+          "load amdgpu (modprobe amdgpu; check that it is not blacklisted), then run rediacc-gpu setup"};
 }
 
 // Driver errors the playbook looks for first in the kernel log; readable only where the log is.
@@ -121,6 +138,9 @@ Check kernel_log(const Facts& f) {
 // nowhere else: no node, no spec, no name to grant.
 std::vector<Check> gpu_drivers(const Facts& f) {
   std::vector<Check> out;
+  const bool on_bus =
+      std::any_of(f.fresh.gpus.begin(), f.fresh.gpus.end(), [](const auto& g) { return g.pci_address; });
+  if (!on_bus) return {{"gpu-driver", kLayer, Status::skip, "no GPU on the PCI bus", "", ""}};
   for (const auto& g : f.fresh.gpus) {
     if (!g.pci_address || g.driver) continue;
     out.push_back({"gpu-driver", kLayer, Status::fail, g.name + " (" + *g.pci_address + ") has no driver bound",

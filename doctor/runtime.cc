@@ -323,13 +323,8 @@ Check docker_cdi(const Facts& f) {
 }
 
 std::vector<Check> runtime_checks(const Facts& f) {
-  return {toolkit(f),
-          nvidia_spec(f),
-          shadowing_spec(f),
-          refresh_wired(f),
-          docker_daemon(f),
-          docker_cdi(f),
-          spec_dirs(f, installed_docker(f).release),
+  return {toolkit(f),         nvidia_spec(f), shadowing_spec(f), refresh_wired(f),
+          docker_daemon(f),   docker_cdi(f),  daemon_cdi(f),     spec_dirs(f, installed_docker(f).release),
           daemon_spec_dirs(f)};
 }
 

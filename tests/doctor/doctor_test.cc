@@ -115,7 +115,9 @@ TEST_CASE("doctor: the table's last line sums up, naming the first failing layer
   CHECK(r.exit_code == 1);
   // EndsWith, not a "(.|\n)*" regex: std::regex recurses per character and overflows the stack
   // on a long table under ASan.
-  CHECK_THAT(r.out, Catch::EndsWith("\n1 failed, 0 warnings; first failing layer: 2 device nodes\n"));
+  CHECK_THAT(r.out,
+             Catch::Matches("(.|\n)*\n1 failed, 0 warnings, [0-9]+ passed, [0-9]+ skipped; first failing layer: 2 "
+                            "device nodes\n"));
 }
 
 TEST_CASE("doctor: the container check needs both --repo and --image, one alone is a usage error") {
@@ -150,7 +152,11 @@ TEST_CASE("doctor: a healthy NVIDIA machine passes every check, each with what i
     return std::regex_match(l, std::regex("\\[1\\] ok    nvidia-driver +NVIDIA kernel module 550.54.15"));
   }));
   REQUIRE_FALSE(lines.empty());
-  CHECK_THAT(lines.back(), Catch::Matches("all [0-9]+ checks passed"));
+  // Skipped checks are said apart: they passed nothing.
+  CHECK_THAT(lines.back(), Catch::Matches("[0-9]+ passed, [0-9]+ skipped"));
+  size_t ok = 0, skipped = 0;
+  for (const auto& c : d.checks) (c["status"] == "ok" ? ok : skipped) += 1;
+  CHECK(lines.back() == std::to_string(ok) + " passed, " + std::to_string(skipped) + " skipped");
 }
 
 TEST_CASE("doctor: each broken link fails or warns at its layer, with the decision that fixes it") {
@@ -650,4 +656,42 @@ TEST_CASE("doctor: a healthy WSL2 NVIDIA machine passes, with the Windows driver
   CHECK_THAT(d.check("nvidiactl")["observed"].get<std::string>(), Catch::Contains("/dev/dxg"));
   auto m = run_tool({"metrics", "--root", root.str()});
   CHECK_THAT(m.out, Catch::Contains("rediacc_gpu_doctor_failed_checks 0\n"));
+}
+
+TEST_CASE("doctor: amdgpu built into the kernel is judged by the cards bound to it, not by /sys/module") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  fs::remove_all(root.host("/sys/module/amdgpu"));
+  const auto d = doctor(root);
+  CHECK(d.check("amdgpu")["status"] == "ok");
+  CHECK_THAT(d.check("amdgpu")["observed"].get<std::string>(), Catch::Contains("amdgpu drives 2 of 2 AMD GPU(s)"));
+  // Neither bound nor loaded: that is the failure.
+  for (const char* addr : {"0000:43:00.0", "0000:c3:00.0"})
+    fs::remove(root.host(std::string("/sys/bus/pci/devices/") + addr + "/driver"));
+  const auto unbound = doctor(root);
+  INFO(unbound.text);
+  CHECK(unbound.check("amdgpu")["status"] == "fail");
+}
+
+TEST_CASE("doctor: a machine with no GPU does not claim every GPU has a driver") {
+  FixtureRoot root;
+  no_gpu(root);
+  const auto d = doctor(root);
+  CHECK(d.check("gpu-driver")["status"] == "skip");
+  CHECK(d.check("gpu-driver")["observed"] == "no GPU on the PCI bus");
+}
+
+TEST_CASE("doctor: an unreachable daemon is not told to pull the image") {
+  FixtureRoot root;
+  healthy_nvidia(root);
+  const std::string nowhere = "unix://" + root.host("/run/none.sock").string();
+  auto r = run_tool({"doctor", "-o", "json", "--root", root.str(), "--repo", "web", "--image", "busybox",
+                     "--docker-host", nowhere});
+  nlohmann::json cuda;
+  for (const auto& c : nlohmann::json::parse(r.out)) {
+    if (c["id"] == "image-cuda") cuda = c;
+  }
+  INFO(r.out);
+  REQUIRE_FALSE(cuda.is_null());
+  CHECK_THAT(cuda["decision"].get<std::string>(), !Catch::Contains("pull") && Catch::Contains("start the daemon"));
 }

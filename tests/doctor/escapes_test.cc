@@ -34,14 +34,20 @@ namespace {
 // A dockerd stand-in: pid `pid` in the fixture's /proc, listening on /run/d.sock of its root.
 class StandInDaemon {
  public:
-  StandInDaemon(const FixtureRoot& root, const std::string& pid, json info, json version, unsigned uid = 0)
+  /// `in_proc` false: a daemon doctor finds only through --docker-host (another machine's, or a
+  /// namespace's), at socket().
+  StandInDaemon(const FixtureRoot& root, const std::string& pid, json info, json version, unsigned uid = 0,
+                bool in_proc = true)
       : info_(std::move(info)), version_(std::move(version)) {
-    root.write("/proc/" + pid + "/cmdline", std::string("dockerd\0--host=unix:///run/d.sock\0", 34));
     const std::string id = std::to_string(uid);
-    root.write("/proc/" + pid + "/status", "Name:\tdockerd\nUid:\t" + id + "\t" + id + "\t" + id + "\t" + id + "\n");
+    if (in_proc) {
+      root.write("/proc/" + pid + "/cmdline", std::string("dockerd\0--host=unix:///run/d.sock\0", 34));
+      root.write("/proc/" + pid + "/status", "Name:\tdockerd\nUid:\t" + id + "\t" + id + "\t" + id + "\t" + id + "\n");
+    }
     const auto dir = root.host("/proc/" + pid + "/root/run");
     std::filesystem::create_directories(dir);
-    acceptor_.emplace(io_, Local::endpoint((dir / "d.sock").string()));
+    socket_ = (dir / "d.sock").string();
+    acceptor_.emplace(io_, Local::endpoint(socket_));
     thread_ = std::thread([this] { serve(); });
   }
   ~StandInDaemon() {
@@ -50,6 +56,7 @@ class StandInDaemon {
     acceptor_->close();
     thread_.join();
   }
+  const std::string& socket() const { return socket_; }
 
  private:
   void serve() {
@@ -73,6 +80,7 @@ class StandInDaemon {
     }
   }
   json info_, version_;
+  std::string socket_;
   asio::io_context io_;
   std::optional<Local::acceptor> acceptor_;
   std::thread thread_;
@@ -97,8 +105,11 @@ void changelog(const FixtureRoot& root, const std::string& package, const std::s
   REQUIRE(run_program("/bin/gzip", {"-9n", root.host(plain).string()}).exit_code == 0);
 }
 
-json check(const FixtureRoot& root, const FakeTools& fakes, const std::string& id) {
-  const auto r = run_tool({"doctor", "-o", "json", "--root", root.str()}, "", fakes.env());
+json check(const FixtureRoot& root, const FakeTools& fakes, const std::string& id,
+           const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"doctor", "-o", "json", "--root", root.str()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = run_tool(args, "", fakes.env());
   for (const auto& c : json::parse(r.out)) {
     if (c["id"] == id) return c;
   }
@@ -202,5 +213,42 @@ TEST_CASE("doctor: each daemon is asked which spec directories it reads, and roo
     CHECK_THAT(
         dirs["observed"].get<std::string>(),
         Catch::Contains("rootless Docker 28.2.1, which also reads $XDG_CONFIG_HOME/cdi and $XDG_RUNTIME_DIR/cdi"));
+  }
+}
+
+// A Docker that cannot attach CDI devices is a layer-3 finding from what the daemon says, found
+// before any container is tried, also for a daemon doctor reaches only through --docker-host.
+TEST_CASE("doctor: a daemon without CDI fails at layer 3 from its own answer, also one named by --docker-host") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  FakeTools fakes;
+  fake_runc(root, "1.3.3", "v1.3.3");
+  SECTION("Debian 12's dockerd predates CDI") {
+    json info = {{"DefaultRuntime", "runc"}};
+    StandInDaemon daemon(root, "4242", info, {{"Version", "20.10.24+dfsg1"}});
+    const auto c = check(root, fakes, "daemon-cdi");
+    CHECK(c["status"] == "fail");
+    CHECK(c["layer"] == 3);
+    CHECK_THAT(c["observed"].get<std::string>(), Catch::Contains("dockerd 4242 (Docker 20.10.24+dfsg1) predates CDI"));
+  }
+  SECTION("Docker 26 with the feature off") {
+    json info = {{"DefaultRuntime", "runc"}, {"CDISpecDirs", nullptr}};
+    StandInDaemon daemon(root, "4242", info, {{"Version", "26.1.5+dfsg1"}});
+    const auto c = check(root, fakes, "daemon-cdi");
+    CHECK(c["status"] == "fail");
+    CHECK_THAT(c["decision"].get<std::string>(), Catch::Contains("\"features\": {\"cdi\": true}"));
+  }
+  SECTION("Docker 28.3 with its spec directories passes") {
+    StandInDaemon daemon(root, "4242", info_of({"/etc/cdi"}), {{"Version", "28.3.0"}});
+    CHECK(check(root, fakes, "daemon-cdi")["status"] == "ok");
+  }
+  SECTION("a daemon only --docker-host names") {
+    StandInDaemon daemon(root, "4343", {{"DefaultRuntime", "runc"}}, {{"Version", "20.10.24+dfsg1"}}, 0, false);
+    CHECK(check(root, fakes, "daemon-cdi")["status"] == "skip");
+    const auto c = check(root, fakes, "daemon-cdi", {"--docker-host", "unix://" + daemon.socket()});
+    INFO(c.dump());
+    CHECK(c["status"] == "fail");
+    CHECK(c["layer"] == 3);
+    CHECK_THAT(c["observed"].get<std::string>(), Catch::Contains("the daemon at unix://" + daemon.socket()));
   }
 }
