@@ -88,16 +88,28 @@ void print_table(const std::vector<doctor::Check>& checks) {
   std::cout << summary(checks) << "\n";
 }
 
+// One object: a schema version, the summary a script branches on, and every check.
 void print_json(const std::vector<doctor::Check>& checks) {
-  auto out = nlohmann::ordered_json::array();
+  auto list = nlohmann::ordered_json::array();
   for (const auto& c : checks) {
-    out.push_back({{"id", c.id},
-                   {"layer", c.layer},
-                   {"status", doctor::status_name(c.status)},
-                   {"observed", c.observed},
-                   {"meaning", c.meaning},
-                   {"decision", c.decision}});
+    list.push_back({{"id", c.id}, {"layer", c.layer}, {"status", doctor::status_name(c.status)}});
+    if (!c.subject.empty()) list.back()["subject"] = c.subject;
+    list.back().update(
+        nlohmann::ordered_json{{"observed", c.observed}, {"meaning", c.meaning}, {"decision", c.decision}});
   }
+  const auto n = count(checks);
+  nlohmann::ordered_json out = {
+      {"schema", doctor::kDoctorJsonSchema},
+      {"summary",
+       {{"healthy", n.failed == 0},
+        {"failed", n.failed},
+        {"warnings", n.warned},
+        {"passed", n.passed},
+        {"skipped", n.skipped},
+        {"first_failing_layer", n.first_failing_layer ? nlohmann::ordered_json(n.first_failing_layer) : nullptr},
+        {"first_failing_layer_name",
+         n.first_failing_layer ? nlohmann::ordered_json(layer_name(n.first_failing_layer)) : nullptr}}},
+      {"checks", list}};
   std::cout << out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 

@@ -28,7 +28,12 @@ struct Check {
   std::string observed;
   std::string meaning;
   std::string decision;  ///< what to do; empty when nothing is
+  /// What a check that repeats is about (a PCI address, a repository); empty for one-off checks.
+  std::string subject = {};
 };
+
+/// The version of `doctor -o json`'s document: 2 made it an object with a summary and subjects.
+inline constexpr int kDoctorJsonSchema = 2;
 
 /// What one running daemon said of itself, asked once for every check that needs it.
 struct DaemonAnswer {
@@ -64,5 +69,8 @@ std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<Runnin
 const char* status_name(Status status);
 
 bool has_vendor(const probe::Inventory& inventory, probe::Vendor vendor);
+
+/// What names one GPU in a check's subject: its PCI address, else its UUID, else its name.
+std::string gpu_subject(const probe::Gpu& gpu);
 
 }  // namespace rgpu::doctor

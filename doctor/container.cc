@@ -138,7 +138,10 @@ std::vector<Check> container_checks(const Facts& f, CommandRunner& runner, const
                    "rediacc-gpu grant " + req.repo + " --device NAME (rediacc-gpu cdi list shows the names)"});
     return out;
   }
-  for (const auto& d : devices) out.push_back(run_one(runner, req, d));
+  for (const auto& d : devices) {
+    out.push_back(run_one(runner, req, d));
+    out.back().subject = d;
+  }
   return out;
 }
 

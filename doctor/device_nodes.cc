@@ -24,6 +24,7 @@ std::vector<Check> per_gpu_nodes(const Facts& f) {
     const bool caps_missing = std::any_of(missing.begin(), missing.end(),
                                           [](const std::string& n) { return n.starts_with("/dev/nvidia-caps/"); });
     Check c{"device-nodes", kLayer, Status::ok, gpu_label(g) + ": ", "", ""};
+    c.subject = gpu_subject(g);
     if (g.device_nodes.empty()) {
       c.status = Status::fail;
       c.observed += "no device node";

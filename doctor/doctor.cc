@@ -19,6 +19,8 @@ bool has_vendor(const probe::Inventory& inventory, probe::Vendor vendor) {
                      [vendor](const auto& g) { return g.vendor == vendor; });
 }
 
+std::string gpu_subject(const probe::Gpu& gpu) { return gpu.pci_address.value_or(gpu.uuid.value_or(gpu.name)); }
+
 std::vector<Check> run_doctor(const Facts& facts) {
   std::vector<Check> all;
   for (auto layer : {host_driver_checks, placement_checks, device_node_checks, runtime_checks, spec_checks,

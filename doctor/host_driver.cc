@@ -148,6 +148,7 @@ std::vector<Check> gpu_drivers(const Facts& f) {
                    "check lspci -k -s " + *g.pci_address +
                        " and the kernel log (a blacklisted module, a failed probe, a vfio-pci binding), "
                        "then run rediacc-gpu setup"});
+    out.back().subject = *g.pci_address;
   }
   if (out.empty()) out.push_back({"gpu-driver", kLayer, Status::ok, "every GPU on the bus has a driver bound", "", ""});
   return out;

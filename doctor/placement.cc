@@ -34,6 +34,7 @@ std::string numa(const probe::Gpu& g) {
 
 Check placement(const probe::Gpu& g) {
   Check c{"pcie-link", kLayer, Status::ok, gpu_label(g) + ": ", "", ""};
+  c.subject = gpu_subject(g);
   if (!g.pcie_link) {
     c.status = Status::skip;
     c.observed += "no PCIe link files (integrated, virtual or WSL2), " + numa(g);

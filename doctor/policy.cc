@@ -25,6 +25,11 @@ std::vector<Check> grants(const Facts& f) {
   size_t exclusive = 0;
   const cdi::ReachMap reach(f.specs, f.fresh);
   for (const auto& g : f.grants->grants) {
+    const size_t first = out.size();
+    // Every finding of this grant is about its repository: scripts group by subject.
+    const auto about_repo = [&out, first, &g] {
+      for (size_t i = first; i < out.size(); ++i) out[i].subject = g.repo;
+    };
     if (g.exclusive) ++exclusive;
     const auto def = std::find_if(f.specs.devices.begin(), f.specs.devices.end(),
                                   [&g](const auto& d) { return d.qualified_name == g.device; });
@@ -54,7 +59,10 @@ std::vector<Check> grants(const Facts& f) {
                          ") or bring the device back; after a re-partition or MIG change, "
                          "grant the name that now reaches that hardware"});
     }
-    if (!g.exclusive) continue;
+    if (!g.exclusive) {
+      about_repo();
+      continue;
+    }
     for (const auto& h : admission::alias_holders(*f.grants, reach, g.repo, g.device)) {
       out.push_back({"grants", kLayer, Status::fail,
                      g.repo + " holds " + g.device + " exclusively, and " + h.repo + " holds " + h.alias +
@@ -64,6 +72,7 @@ std::vector<Check> grants(const Facts& f) {
                      "revoke it (rediacc-gpu revoke " + h.repo + " --device " + h.alias + ") if the GPU is to be " +
                          g.repo + "'s alone"});
     }
+    about_repo();
   }
   if (out.empty()) {
     out.push_back({"grants", kLayer, Status::ok,

@@ -342,7 +342,7 @@ TEST_CASE("setup: under --root the toolkit is installed into the root, and docto
     REQUIRE(setup(root, fakes, "auto").exit_code == 0);
     CHECK(fs::exists(root.host("/usr/bin/nvidia-ctk")));
     auto d = run_tool({"doctor", "-o", "json", "--root", root.str()}, "", fakes.env());
-    const auto checks = nlohmann::json::parse(d.out);
+    const auto checks = nlohmann::json::parse(d.out)["checks"];
     bool seen = false;
     for (const auto& c : checks) {
       if (c["id"] != "toolkit") continue;

@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <tuple>
 
 #include "doctor/container.h"
@@ -50,7 +51,7 @@ Doctor doctor(const FixtureRoot& root) {
   auto r = run_tool({"doctor", "-o", "json", "--root", root.str()});
   INFO(r.out << r.err);
   REQUIRE_FALSE(r.out.empty());
-  return {r.exit_code, nlohmann::json::parse(r.out), r.out};
+  return {r.exit_code, nlohmann::json::parse(r.out)["checks"], r.out};
 }
 
 void expect(const Doctor& d, const std::string& id, int layer, const std::string& status, const std::string& decision) {
@@ -685,13 +686,47 @@ TEST_CASE("doctor: an unreachable daemon is not told to pull the image") {
   FixtureRoot root;
   healthy_nvidia(root);
   const std::string nowhere = "unix://" + root.host("/run/none.sock").string();
-  auto r = run_tool({"doctor", "-o", "json", "--root", root.str(), "--repo", "web", "--image", "busybox",
-                     "--docker-host", nowhere});
+  auto r = run_tool(
+      {"doctor", "-o", "json", "--root", root.str(), "--repo", "web", "--image", "busybox", "--docker-host", nowhere});
   nlohmann::json cuda;
-  for (const auto& c : nlohmann::json::parse(r.out)) {
+  const auto doctor_doc = nlohmann::json::parse(r.out);
+
+  for (const auto& c : doctor_doc["checks"]) {
     if (c["id"] == "image-cuda") cuda = c;
   }
   INFO(r.out);
   REQUIRE_FALSE(cuda.is_null());
   CHECK_THAT(cuda["decision"].get<std::string>(), !Catch::Contains("pull") && Catch::Contains("start the daemon"));
+}
+
+TEST_CASE("doctor: -o json is one object: a schema, a summary scripts branch on, and subjects on repeated checks") {
+  FixtureRoot root;
+  healthy_nvidia(root);
+  fs::remove(root.host("/dev/nvidia0"));
+  auto r = run_tool({"doctor", "-o", "json", "--root", root.str()});
+  const auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["schema"] == 2);
+  const auto& summary = doc["summary"];
+  CHECK(summary["healthy"] == false);
+  CHECK(summary["failed"] == 1);
+  CHECK(summary["first_failing_layer"] == 2);
+  CHECK(summary["first_failing_layer_name"] == "device nodes");
+  size_t total = 0;
+  for (const char* k : {"failed", "warnings", "passed", "skipped"}) total += summary[k].get<size_t>();
+  CHECK(total == doc["checks"].size());
+  std::set<std::string> gpus;
+  for (const auto& c : doc["checks"]) {
+    if (c["id"] == "pcie-link" || c["id"] == "device-nodes") {
+      REQUIRE(c.contains("subject"));
+      gpus.insert(c["id"].get<std::string>() + " " + c["subject"].get<std::string>());
+    }
+  }
+  CHECK(gpus == std::set<std::string>{"device-nodes 0000:41:00.0", "device-nodes 0001:c1:00.0",
+                                      "pcie-link 0000:41:00.0", "pcie-link 0001:c1:00.0"});
+  root.write("/etc/rediacc/gpu/grants.json", R"({"schema":1,"grants":[
+      {"repo":"web","device":"nvidia.com/gpu=7","exclusive":false,"granted_at":"2026-11-29T00:00:00Z"}]})");
+  const auto again = nlohmann::json::parse(run_tool({"doctor", "-o", "json", "--root", root.str()}).out);
+  bool grant_subject = false;
+  for (const auto& c : again["checks"]) grant_subject = grant_subject || (c["id"] == "grants" && c["subject"] == "web");
+  CHECK(grant_subject);
 }

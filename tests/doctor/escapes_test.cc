@@ -110,7 +110,9 @@ json check(const FixtureRoot& root, const FakeTools& fakes, const std::string& i
   std::vector<std::string> args = {"doctor", "-o", "json", "--root", root.str()};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = run_tool(args, "", fakes.env());
-  for (const auto& c : json::parse(r.out)) {
+  const auto doctor_doc = json::parse(r.out);
+
+  for (const auto& c : doctor_doc["checks"]) {
     if (c["id"] == id) return c;
   }
   FAIL("no check " << id << " in " << r.out);

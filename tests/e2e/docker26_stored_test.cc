@@ -79,7 +79,9 @@ TEST_CASE(
   machine.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=" + host + "\n");
   const auto checked = run_tool({"doctor", "-o", "json", "--root", machine.str()});
   nlohmann::json stale;
-  for (const auto& c : nlohmann::json::parse(checked.out)) {
+  const auto doctor_doc = nlohmann::json::parse(checked.out);
+
+  for (const auto& c : doctor_doc["checks"]) {
     if (c["id"] == "stale-device-containers") stale = c;
   }
   INFO(checked.out);

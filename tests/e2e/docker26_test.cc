@@ -140,7 +140,9 @@ TEST_CASE("docker26: doctor's container check sees a granted device inside, and 
                             "", path);
     INFO(r.out << r.err);
     nlohmann::json found;
-    for (const auto& c : nlohmann::json::parse(r.out)) {
+    const auto doctor_doc = nlohmann::json::parse(r.out);
+
+    for (const auto& c : doctor_doc["checks"]) {
       if (c["id"] == "container") found = c;
     }
     REQUIRE_FALSE(found.is_null());
@@ -157,7 +159,8 @@ TEST_CASE("docker26: doctor's container check sees a granted device inside, and 
     // What the daemon itself says: the spec directories it reads (API 1.44+) and its version.
     machine.write("/etc/rediacc/gpu/plugins/web.env",
                   "REDIACC_GPU_DOCKER_HOST=unix://" + docker26_root() + "/run/docker.sock\n");
-    const auto checks = nlohmann::json::parse(run_tool({"doctor", "-o", "json", "--root", machine.str()}).out);
+    const auto checks =
+        nlohmann::json::parse(run_tool({"doctor", "-o", "json", "--root", machine.str()}).out)["checks"];
     std::map<std::string, nlohmann::json> by_id;
     for (const auto& c : checks) by_id[c["id"].get<std::string>()] = c;
     INFO(checks.dump(2));

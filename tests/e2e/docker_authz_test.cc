@@ -170,7 +170,7 @@ TEST_CASE("e2e: check-image compares an image's CUDA with the host driver throug
   // doctor --repo --image carries the same finding at layer 6.
   auto d = run_tool({"doctor", "-o", "json", "--root", root.str(), "--repo", "web", "--image",
                      "example.com/team/cuda13:v1", "--docker-host", daemon.host()});
-  auto checks = nlohmann::json::parse(d.out);
+  auto checks = nlohmann::json::parse(d.out)["checks"];
   bool found = false;
   for (const auto& c : checks) {
     if (c["id"] != "image-cuda") continue;

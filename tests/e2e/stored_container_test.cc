@@ -95,7 +95,9 @@ TEST_CASE("e2e: containers whose stored configuration was edited to carry hardwa
     machine.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=" + daemon.host() + "\n");
     const auto checked = run_tool({"doctor", "-o", "json", "--root", machine.str()});
     nlohmann::json stale;
-    for (const auto& c : json::parse(checked.out)) {
+    const auto doctor_doc = json::parse(checked.out);
+
+    for (const auto& c : doctor_doc["checks"]) {
       if (c["id"] == "stale-device-containers") stale = c;
     }
     INFO(checked.out);
@@ -115,8 +117,8 @@ TEST_CASE("e2e: containers whose stored configuration was edited to carry hardwa
       fs::copy_file(log, machine.host(log), fs::copy_options::overwrite_existing);
     }
     std::map<std::string, json> by_id;
-    for (const auto& c : json::parse(run_tool({"doctor", "-o", "json", "--root", machine.str()}).out))
-      by_id[c["id"].get<std::string>()] = c;
+    const auto escapes_doc = json::parse(run_tool({"doctor", "-o", "json", "--root", machine.str()}).out);
+    for (const auto& c : escapes_doc["checks"]) by_id[c["id"].get<std::string>()] = c;
     const std::string docker = by_id["docker-escapes"]["observed"], runc = by_id["runc-escapes"]["observed"];
     INFO(docker << "\n" << runc);
     CHECK_THAT(docker, Catch::Contains("the daemon of repository web 20.10.24") && Catch::Contains("CVE-2026-34040") &&
