@@ -71,7 +71,7 @@ int run_cdi_list(const GlobalOptions& global, const std::string& output) {
       out.push_back({{"name", d.qualified_name}, {"spec", d.spec_path}, {"device_nodes", d.device_nodes}});
       out.back().update(carried_json(d.carried));
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << nlohmann::ordered_json{{"schema", kCdiListJsonSchema}, {"devices", out}}.dump(2) << "\n";
     return kExitOk;
   }
   std::vector<std::vector<std::string>> rows;

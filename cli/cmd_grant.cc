@@ -150,7 +150,8 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
       list.back().update(carried_json(d ? d->carried : cdi::Carried{}));
       list.back()["reviewed"] = g.reviewed.value_or(std::vector<std::string>{});
     }
-    std::cout << list.dump(2) << "\n";
+    // An object with a version, as every document we print: a script can tell a format it does not know.
+    std::cout << nlohmann::ordered_json{{"schema", kGrantsJsonSchema}, {"grants", list}}.dump(2) << "\n";
     return kExitOk;
   }
   std::vector<std::vector<std::string>> rows;

@@ -19,6 +19,9 @@
 namespace rgpu::cli {
 namespace {
 
+// 2: step ids, status, ran, failed_steps and would_change.
+constexpr int kSetupJsonSchema = 2;
+
 struct SetupFlags {
   std::string mode = "auto";
   std::string version = installers::kDefaultToolkitVersion;
@@ -206,7 +209,8 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
                        disabled_hooks(fs, flags.disable_hooks)};
   SetupContext ctx{fs, flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink, processes, act, options};
   const auto& steps = setup_steps();
-  nlohmann::json result = {{"root", fs.root().string()},
+  nlohmann::json result = {{"schema", kSetupJsonSchema},
+                           {"root", fs.root().string()},
                            {"dry_run", flags.dry_run},
                            {"ok", true},
                            {"changed", false},

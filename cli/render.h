@@ -13,6 +13,11 @@
 
 namespace rgpu::cli {
 
+/// Versions of the JSON documents `grants -o json` and `cdi list -o json` print (objects with
+/// the list under "grants" and "devices"), bumped when a field changes meaning or goes.
+inline constexpr int kGrantsJsonSchema = 1;
+inline constexpr int kCdiListJsonSchema = 1;
+
 /// "80.0 GiB", "512 MiB"; "unknown" when absent.
 std::string human_bytes(std::optional<std::uint64_t> bytes);
 

@@ -280,8 +280,10 @@ TEST_CASE("grants: the commands as an operator runs them") {
   auto table = run_tool({"grants", "--root", root.str()});
   CHECK_THAT(table.out, Catch::Contains("ml    nvidia.com/gpu=0    no") && Catch::Contains("web: nvidia.com/gpu=all"));
   auto json = run_tool({"grants", "ml", "--root", root.str(), "-o", "json"});
-  auto parsed = parse_json(json.out, "stdout");
-  REQUIRE(parsed);
+  auto doc = parse_json(json.out, "stdout");
+  REQUIRE(doc);
+  CHECK((*doc)["schema"] == 1);
+  const auto* parsed = &(*doc)["grants"];
   REQUIRE(parsed->size() == 1);
   CHECK((*parsed)[0]["repo"] == "ml");
   CHECK((*parsed)[0]["exclusive"] == false);

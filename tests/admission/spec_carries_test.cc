@@ -78,7 +78,9 @@ TEST_CASE("cdi list and grants: each name shows the hooks, mounts and net device
   const auto listed = tool(root, {"cdi", "list", "-o", "json"});
   REQUIRE(listed.exit_code == 0);
   json hooked;
-  for (const auto& d : json::parse(listed.out)) {
+  const auto listed_doc = json::parse(listed.out);
+  CHECK(listed_doc["schema"] == 1);
+  for (const auto& d : listed_doc["devices"]) {
     if (d["name"] == "vendor.com/xpu=hooked") hooked = d;
   }
   REQUIRE_FALSE(hooked.is_null());
@@ -92,7 +94,7 @@ TEST_CASE("cdi list and grants: each name shows the hooks, mounts and net device
                            Catch::Contains("createContainer /opt/vendor/bin/hook --flag") &&
                            Catch::Contains("/opt/vendor/lib -> /usr/lib/vendor") && Catch::Contains("eth1 as eth0"));
   REQUIRE(tool(root, {"grant", "web", "--device", "vendor.com/xpu=hooked", "--allow-hooks"}).exit_code == 0);
-  const auto grants = json::parse(tool(root, {"grants", "-o", "json"}).out);
+  const auto grants = json::parse(tool(root, {"grants", "-o", "json"}).out)["grants"];
   REQUIRE(grants.size() == 1);
   CHECK(grants[0]["hooks"][0]["path"] == "/opt/vendor/bin/hook");
   CHECK(grants[0]["reviewed"] ==
@@ -133,7 +135,7 @@ TEST_CASE("grant: a hook outside the allow-list or a net device needs the operat
   REQUIRE(tool(root, {"grant", "web", "--device", "vendor.com/xpu=nic", "--allow-net-devices"}).exit_code == 0);
   // Two names that move the same host interface reach the same thing.
   REQUIRE(tool(root, {"grant", "api", "--device", "other.com/net=nic2", "--allow-net-devices"}).exit_code == 0);
-  const auto grants = json::parse(tool(root, {"grants", "api", "-o", "json"}).out);
+  const auto grants = json::parse(tool(root, {"grants", "api", "-o", "json"}).out)["grants"];
   REQUIRE(grants.size() == 1);
   CHECK(grants[0]["same_gpu_also_granted_to"] == json::parse(R"([{"repo":"web","device":"vendor.com/xpu=nic"}])"));
 }

@@ -286,8 +286,10 @@ TEST_CASE("cli: cdi list shows every name with its file, ours and NVIDIA's, and 
   CHECK(line_count(r.out) == 8);  // header, 5 NVIDIA names, 2 render nodes
   CHECK_THAT(r.err, Catch::StartsWith("warning: skipping CDI spec " + root.host("/etc/cdi/broken.yaml").string()));
   auto j = run_tool({"cdi", "list", "--root", root.str(), "-o", "json"});
-  auto parsed = rgpu::parse_json(j.out, "stdout");
-  REQUIRE(parsed);
+  auto doc = rgpu::parse_json(j.out, "stdout");
+  REQUIRE(doc);
+  CHECK((*doc)["schema"] == 1);
+  const auto* parsed = &(*doc)["devices"];
   CHECK(parsed->size() == 7);
   CHECK((*parsed)[0]["name"] == "nvidia.com/gpu=0");
   CHECK((*parsed)[0]["spec"] == "/etc/cdi/nvidia.yaml");

@@ -250,7 +250,7 @@ def ours(binary, root):
     r = subprocess.run([binary, "cdi", "list", "-o", "json", "--root", root], capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"rediacc-gpu cdi list failed on {root}: {r.stderr}")
-    return sorted(d["name"] for d in json.loads(r.stdout))
+    return sorted(d["name"] for d in json.loads(r.stdout)["devices"])
 
 
 def main():
