@@ -19,6 +19,8 @@ struct AuthzRequest {
 struct Decision {
   bool allow = false;
   std::string msg;  ///< why, for a refusal: what was refused and the CDI form to use instead
+  /// For the operator's log only, never the tenant: the path and parser error behind a refusal.
+  std::string detail = {};
 };
 
 /// Reads the plugin request's JSON (fields spelled exactly as dockerd's Go tags: RequestUri).

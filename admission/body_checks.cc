@@ -1,5 +1,8 @@
 #include "admission/body_checks.h"
 
+#include "core/edit_distance.h"
+#include "core/joined.h"
+
 #include <algorithm>
 #include <array>
 
@@ -8,6 +11,8 @@
 #include "admission/host_paths.h"
 #include "admission/security_options.h"
 #include "cdi-gen/spec_index.h"
+#include "core/edit_distance.h"
+#include "core/joined.h"
 
 namespace rgpu::admission {
 namespace {
@@ -80,6 +85,47 @@ std::optional<std::string> check_reviewed(const Grant& grant, const CheckContext
          (net ? " --allow-net-devices" : "");
 }
 
+// The names the repository holds that this machine still defines, sorted.
+std::vector<std::string> held_names(const GrantSet& set, const std::string& repo,
+                                    const std::vector<std::string>& defined) {
+  std::vector<std::string> out;
+  for (const auto& g : set.grants) {
+    if (g.repo == repo && (defined.empty() || std::binary_search(defined.begin(), defined.end(), g.device)))
+      out.push_back(g.device);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Up to three defined names closest to `name`, the way grant suggests them.
+std::vector<std::string> nearest(const std::string& name, const std::vector<std::string>& defined) {
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (const auto& d : defined) scored.emplace_back(edit_distance(name, d), d);
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+// A name the repository does not hold: suggest only names this machine defines, the
+// repository's own first; never a grant command for a name no spec defines.
+std::string no_grant(const std::string& name, const GrantSet& set, const CheckContext& context) {
+  const std::vector<std::string> defined = context.names ? (*context.names)() : std::vector<std::string>{};
+  const auto held = held_names(set, context.repo, defined);
+  const std::string repo = "repository \"" + context.repo + "\"";
+  const std::string holds = held.empty() ? "" : "; " + repo + " holds " + joined(held);
+  if (context.names && !std::binary_search(defined.begin(), defined.end(), name)) {
+    const auto near = nearest(name, defined);
+    return "refused: no CDI spec on this machine defines " + name +
+           (!held.empty()   ? holds
+            : !near.empty() ? "; names this machine defines: " + joined(near) + " (an operator can grant one)"
+                            : "; this machine defines no CDI names") +
+           ".";
+  }
+  return "refused: " + repo + " has no grant for " + name + (held.empty() ? "" : "; it holds " + joined(held)) +
+         "; an operator can grant it with: rediacc-gpu grant " + context.repo + " --device " + name;
+}
+
 std::optional<std::string> check_cdi_request(const GoValue& req, CheckContext& context) {
   LazyGrants& grants = context.grants;
   const std::string& repo = context.repo;
@@ -103,12 +149,15 @@ std::optional<std::string> check_cdi_request(const GoValue& req, CheckContext& c
              "tenant, whatever the grants say.";
     }
     const auto& set = grants.get();
-    if (!set) return "refused: " + set.error().message;
-    const Grant* grant = (*set)->find(repo, name);
-    if (!grant) {
-      return "refused: repository \"" + repo + "\" has no grant for " + name +
-             "; an operator can grant it with: rediacc-gpu grant " + repo + " --device " + name;
+    if (!set) {
+      // The tenant learns what to do; the path and the parser's words go to the plugin's log.
+      context.detail = set.error().message;
+      return std::string(
+          "refused: this machine's grants cannot be read, so no CDI name can be given; ask an "
+          "operator (rediacc-gpu doctor names what is wrong).");
     }
+    const Grant* grant = (*set)->find(repo, name);
+    if (!grant) return no_grant(name, **set, context);
     if (auto bad = check_reviewed(*grant, context)) return bad;
   }
   return std::nullopt;
@@ -362,6 +411,14 @@ std::optional<std::string> check_host_config(const GoValue& host_config, CheckCo
 }
 
 std::optional<std::string> check_update(const GoValue& body, CheckContext& context) {
+  // A container's devices are fixed when it is made; say so rather than judge them as new ones.
+  for (const char* field : {"Devices", "DeviceRequests", "DeviceCgroupRules"}) {
+    if (const auto v = body.field(field); v && !v->is_empty()) {
+      return std::string("refused: docker update sets ") + field +
+             ", but devices cannot be changed on an existing container; make a new container with --device "
+             "VENDOR/CLASS=NAME (a name the repository was granted).";
+    }
+  }
   return check_config_object(body, ApiObject::update, context);
 }
 

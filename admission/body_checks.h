@@ -31,6 +31,9 @@ using ContainerSource = std::function<Result<std::string>(const std::string& nam
 /// What a granted CDI name carries now that its grant must have reviewed (SpecReviews::of).
 using ReviewSource = std::function<std::vector<std::string>(const std::string& name)>;
 
+/// Every grantable CDI name this machine's specs define, sorted: what a refusal may suggest.
+using NameSource = std::function<std::vector<std::string>()>;
+
 /// What a check needs beyond the body.
 struct CheckContext {
   LazyGrants& grants;
@@ -42,6 +45,10 @@ struct CheckContext {
   /// Where a granted name's hooks and net devices are compared with what its grant reviewed;
   /// null skips the comparison (benchmarks, the libFuzzer target).
   const ReviewSource* reviews = nullptr;
+  /// The names the specs define, for a refusal's suggestions; null: suggest none of them.
+  const NameSource* names = nullptr;
+  /// Set by a check for the operator's log (the grants file's path and error), never the tenant.
+  std::string detail = {};
 };
 
 /// A refusal message, or nothing when the object attaches no hardware beyond granted CDI names

@@ -186,10 +186,8 @@ bool on_stored_container(RouteKind kind) {
 
 // The request's own decision, then, where the route runs a process in an existing container,
 // the stored container's.
-Decision decide_request(const GrantsSource& source, const std::string& repo, const AuthzRequest& request,
-                        const Route& route, const DecideOptions& options) {
-  LazyGrants grants(source);
-  CheckContext context{grants, repo, options.host_paths, options.containers, options.reviews};
+Decision decide_in(CheckContext& context, const AuthzRequest& request, const Route& route,
+                   const DecideOptions& options) {
   const auto stored = [&](Decision own) {
     if (!own.allow || !options.containers) return own;
     return decide_stored(route.container, context, *options.containers);
@@ -212,6 +210,15 @@ Decision decide_request(const GrantsSource& source, const std::string& repo, con
   } catch (const FoldedDuplicate& e) {
     return deny(std::string("refused: ") + e.what() + ".");
   }
+}
+
+Decision decide_request(const GrantsSource& source, const std::string& repo, const AuthzRequest& request,
+                        const Route& route, const DecideOptions& options) {
+  LazyGrants grants(source);
+  CheckContext context{grants, repo, options.host_paths, options.containers, options.reviews, options.names};
+  Decision d = decide_in(context, request, route, options);
+  if (!d.allow) d.detail = std::move(context.detail);
+  return d;
 }
 
 }  // namespace

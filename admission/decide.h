@@ -34,6 +34,8 @@ struct DecideOptions {
   /// Where each granted name's hooks and net devices now are compared with what its grant
   /// reviewed (SpecReviews); null skips that (benchmarks, the libFuzzer target).
   const ReviewSource* reviews = nullptr;
+  /// The names this machine's specs define, for the suggestions of a refusal (SpecReviews).
+  const NameSource* names = nullptr;
 };
 
 /// True for a route whose decision may ask the daemon for a stored container (every create, for

@@ -53,7 +53,9 @@ PluginReply authz_reply(const Result<AuthzRequest>& request, const GrantsSource&
     return error_reply(200, request.error().message);
   }
   const Decision decision = decide(grants, settings.repo, *request, settings.options);
-  if (!decision.allow && log) log(refusal_line(settings.repo, *request, decision.msg));
+  if (!decision.allow && log)
+    log(refusal_line(settings.repo, *request, decision.msg) +
+        (decision.detail.empty() ? "" : " detail=\"" + printable(decision.detail) + "\""));
   return {200, authz_response(decision)};
 }
 

@@ -39,20 +39,33 @@ std::string SpecReviews::state() const {
   return key;
 }
 
+void SpecReviews::refresh() {
+  std::string now = state();
+  if (have_ && now == state_) return;
+  items_.clear();
+  names_.clear();
+  for (const auto& d : cdi::read_spec_index(fs_).devices) {
+    if (cdi::ungrantable_reason(d).empty()) names_.push_back(d.qualified_name);
+    auto items = review_items(fs_, d);
+    if (!items.empty()) items_[d.qualified_name] = std::move(items);
+  }
+  std::sort(names_.begin(), names_.end());
+  names_.erase(std::unique(names_.begin(), names_.end()), names_.end());
+  state_ = std::move(now);
+  have_ = true;
+}
+
 std::vector<std::string> SpecReviews::of(const std::string& name) {
   const std::lock_guard hold(mutex_);
-  std::string now = state();
-  if (!have_ || now != state_) {
-    items_.clear();
-    for (const auto& d : cdi::read_spec_index(fs_).devices) {
-      auto items = review_items(fs_, d);
-      if (!items.empty()) items_[d.qualified_name] = std::move(items);
-    }
-    state_ = std::move(now);
-    have_ = true;
-  }
+  refresh();
   const auto it = items_.find(name);
   return it == items_.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::vector<std::string> SpecReviews::defined() {
+  const std::lock_guard hold(mutex_);
+  refresh();
+  return names_;
 }
 
 }  // namespace rgpu::admission

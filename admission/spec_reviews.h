@@ -18,14 +18,18 @@ class SpecReviews {
   /// admission::review_items of the name's spec as it is now; nothing for a name no spec defines
   /// (dockerd refuses it). Safe to call from several threads.
   std::vector<std::string> of(const std::string& name);
+  /// Every grantable name the specs define now, sorted (for a refusal's suggestions).
+  std::vector<std::string> defined();
 
  private:
   std::string state() const;
+  void refresh();  ///< with mutex_ held
   const RootFs& fs_;
   std::mutex mutex_;
   bool have_ = false;
   std::string state_;
   std::map<std::string, std::vector<std::string>> items_;
+  std::vector<std::string> names_;
 };
 
 }  // namespace rgpu::admission

@@ -57,8 +57,12 @@ int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
   const admission::HostPathJudge host_paths(fs);
   admission::SpecReviews spec_reviews(fs);
   const admission::ReviewSource reviews = [&spec_reviews](const std::string& name) { return spec_reviews.of(name); };
-  const admission::DecideOptions options{
-      .allow_buildkit = f.allow_buildkit, .host_paths = &host_paths, .containers = &*containers, .reviews = &reviews};
+  const admission::NameSource names = [&spec_reviews] { return spec_reviews.defined(); };
+  const admission::DecideOptions options{.allow_buildkit = f.allow_buildkit,
+                                         .host_paths = &host_paths,
+                                         .containers = &*containers,
+                                         .reviews = &reviews,
+                                         .names = &names};
   if (f.jsonl) {
     JsonlStream stream(STDIN_FILENO, STDOUT_FILENO);
     while (auto line = stream.next()) {

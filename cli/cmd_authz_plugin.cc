@@ -50,12 +50,14 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
   const admission::HostPathJudge host_paths(fs);
   admission::SpecReviews spec_reviews(fs);
   const admission::ReviewSource reviews = [&spec_reviews](const std::string& name) { return spec_reviews.of(name); };
+  const admission::NameSource names = [&spec_reviews] { return spec_reviews.defined(); };
   admission::AuthzServer server([&cache] { return cache.current(); },
                                 admission::PluginSettings{*repo,
                                                           {.allow_buildkit = f.allow_buildkit,
                                                            .host_paths = &host_paths,
                                                            .containers = &*containers,
-                                                           .reviews = &reviews}},
+                                                           .reviews = &reviews,
+                                                           .names = &names}},
                                 log_line);
   if (f.docker_host.empty()) {
     log_line("warning: no --docker-host: start, restart, unpause and exec of existing containers are refused");

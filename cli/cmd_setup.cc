@@ -209,12 +209,9 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
                        disabled_hooks(fs, flags.disable_hooks)};
   SetupContext ctx{fs, flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink, processes, act, options};
   const auto& steps = setup_steps();
-  nlohmann::json result = {{"schema", kSetupJsonSchema},
-                           {"root", fs.root().string()},
-                           {"dry_run", flags.dry_run},
-                           {"ok", true},
-                           {"changed", false},
-                           {"steps", nlohmann::json::array()}};
+  nlohmann::json result = {{"schema", kSetupJsonSchema}, {"root", fs.root().string()},
+                           {"dry_run", flags.dry_run},   {"ok", true},
+                           {"changed", false},           {"steps", nlohmann::json::array()}};
   if (flags.dry_run) result["would_change"] = false;
   std::vector<std::string> broken, failed;  // ids: failed or blocked; failed alone
   std::vector<std::string> errors;

@@ -262,3 +262,21 @@ TEST_CASE("authz plugin: bodies up to dockerd's 4 MiB plugin limit are judged, a
     }
   }
 }
+
+TEST_CASE("authz plugin: unreadable grants: the tenant is told to ask an operator, the journal line names the file") {
+  const GrantsSource broken = []() -> Result<std::shared_ptr<const GrantSet>> {
+    return fail("/etc/rediacc/gpu/grants.json does not parse at line 3, column 7.");
+  };
+  const std::string body =
+      R"({"Image":"i","HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["a.com/b=c"]}]}})";
+  const std::string request = R"({"RequestMethod":"POST","RequestUri":"/containers/create",)"
+                              R"("RequestHeaders":{"Content-Type":"application/json"},"RequestBody":")" +
+                              base64(body) + "\"}";
+  std::vector<std::string> logged;
+  const auto reply = plugin_reply("/AuthZPlugin.AuthZReq", request, broken, PluginSettings{"web", {}},
+                                  [&logged](const std::string& line) { logged.push_back(line); });
+  CHECK_THAT(reply.body, Catch::Contains("grants cannot be read") && !Catch::Contains("/etc/rediacc"));
+  REQUIRE(logged.size() == 1);
+  CHECK_THAT(logged[0],
+             Catch::EndsWith(R"(detail="/etc/rediacc/gpu/grants.json does not parse at line 3, column 7.")"));
+}

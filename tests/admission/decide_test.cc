@@ -103,8 +103,8 @@ TEST_CASE("admission: device requests other than cdi, and malformed cdi requests
   refused(create(R"({"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["/dev/dri/renderD128"]}]})"),
           "not a qualified CDI name");
   refused(create(R"({"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["nvidia.com/gpu=0"]}]})"),
-          "repository \"web\" has no grant for nvidia.com/gpu=0; an operator can grant it with: rediacc-gpu grant web "
-          "--device nvidia.com/gpu=0");
+          "repository \"web\" has no grant for nvidia.com/gpu=0; it holds nvidia.com/gpu=all, "
+          "rediacc.io/dri=renderD128; an operator can grant it with: rediacc-gpu grant web --device nvidia.com/gpu=0");
   // A grant belongs to its repository: a fork has none.
   refused(decide(web_grants(), "web-fork",
                  req("POST", "/containers/create",
@@ -164,7 +164,12 @@ TEST_CASE("admission: binds and mounts of /dev, /sys and /run/udev are refused a
 TEST_CASE("admission: other routes that can reach hardware are refused") {
   refused(decide(web_grants(), "web",
                  req("POST", "/containers/abc/update", R"({"Devices":[{"PathOnHost":"/dev/nvidia0"}]})")),
-          "nvidia.com/gpu=0");
+          "devices cannot be changed on an existing container");
+  // Even a granted name: a container's devices are fixed when it is made.
+  refused(decide(web_grants(), "web",
+                 req("POST", "/containers/abc/update",
+                     R"({"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["nvidia.com/gpu=0"]}]})")),
+          "docker update sets DeviceRequests, but devices cannot be changed on an existing container");
   refused(decide(web_grants(), "web", req("POST", "/v1.23/containers/abc/start", R"({"Privileged":true})")),
           "containers/start");
   refused(decide(web_grants(), "web", req("POST", "/containers/abc/exec", R"({"Cmd":["sh"],"Privileged":true})")),
@@ -496,4 +501,49 @@ TEST_CASE("admission: the AVX2 base64 decoder reads every body as the table deco
     }
   }
   CHECK(refused > 5000);
+}
+
+// What a tenant reads through docker run: only names this machine defines are suggested, the
+// repository's own first, and never a grant command for a name no spec defines.
+TEST_CASE("admission: a refused name suggests only names this machine defines, the repository's own first") {
+  const NameSource names = [] {
+    return std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=1", "nvidia.com/gpu=all",
+                                    "rediacc.io/dri=renderD128"};
+  };
+  DecideOptions options;
+  options.names = &names;
+  const auto create = [&](const std::string& id, const GrantSet& grants) {
+    return decide(
+        grants, "web",
+        req("POST", "/containers/create",
+            R"({"Image":"i","HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":[")" + id + R"("]}]}})"),
+        options);
+  };
+  auto typo = create("nvidia.com/gpu=al", web_grants());
+  refused(typo,
+          "no CDI spec on this machine defines nvidia.com/gpu=al; repository \"web\" holds nvidia.com/gpu=all, "
+          "rediacc.io/dri=renderD128.");
+  CHECK_THAT(typo.msg, !Catch::Contains("rediacc-gpu grant"));
+  auto stranger = create("nvidia.com/gpu=al", GrantSet{});
+  refused(stranger,
+          "names this machine defines: nvidia.com/gpu=all, nvidia.com/gpu=0, nvidia.com/gpu=1 (an operator "
+          "can grant one)");
+  // A grant of a name that vanished is not offered.
+  GrantSet stale;
+  stale.grants = {{"web", "nvidia.com/gpu=7", false, "2026-11-29T00:00:00Z"}};
+  CHECK_THAT(create("nvidia.com/gpu=8", stale).msg, !Catch::Contains("gpu=7"));
+}
+
+TEST_CASE("admission: unreadable grants tell the tenant to ask an operator; the path and error are for the log") {
+  const GrantsSource broken = []() -> Result<std::shared_ptr<const GrantSet>> {
+    return fail("/etc/rediacc/gpu/grants.json: [json.exception.parse_error.101] syntax error at line 1, column 2");
+  };
+  auto d = decide(
+      broken, "web",
+      req("POST", "/containers/create",
+          R"({"Image":"i","HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["nvidia.com/gpu=0"]}]}})"));
+  refused(d, "this machine's grants cannot be read");
+  CHECK_THAT(d.msg,
+             Catch::Contains("ask an operator") && !Catch::Contains("/etc/rediacc") && !Catch::Contains("json."));
+  CHECK_THAT(d.detail, Catch::Contains("/etc/rediacc/gpu/grants.json"));
 }
