@@ -37,18 +37,20 @@ def yaml_scalar(v):
     return str(v)
 
 
-def to_yaml(v, indent=0):
-    """Block YAML for dicts and lists of plain values; list items of dicts in flow style."""
+def to_yaml(v, indent=0, quote_keys=False):
+    """Block YAML for dicts and lists of plain values; list items of dicts in flow style. Keys are
+    plain, or double-quoted as some generators write them ("cdiVersion": "0.3.0")."""
     pad = "  " * indent
     if isinstance(v, dict):
         if not v:
             return pad + "{}\n"
         out = ""
         for k, x in v.items():
+            key = json.dumps(k) if quote_keys else k
             if isinstance(x, (dict, list)) and x:
-                out += f"{pad}{k}:\n" + to_yaml(x, indent + 1)
+                out += f"{pad}{key}:\n" + to_yaml(x, indent + 1, quote_keys)
             else:
-                out += f"{pad}{k}: {json.dumps(x) if isinstance(x, (dict, list)) else yaml_scalar(x)}\n"
+                out += f"{pad}{key}: {json.dumps(x) if isinstance(x, (dict, list)) else yaml_scalar(x)}\n"
         return out
     if isinstance(v, list):
         return "".join(f"{pad}- {json.dumps(x) if isinstance(x, (dict, list)) else yaml_scalar(x)}\n" for x in v)
@@ -180,13 +182,15 @@ class Gen:
             except (KeyError, TypeError, AttributeError, IndexError):
                 pass  # an earlier mutation removed what this one changes
         klass = classify(spec)
-        style = self.r.choice(["json", "yaml", "yaml-in-json", "dup-key"])
+        style = self.r.choice(["json", "yaml", "yaml-in-json", "dup-key", "quoted-keys"])
         if style == "json":
             name, text = "spec.json", json.dumps(spec, indent=self.r.choice([None, 2]))
         elif style == "yaml":
             name, text = "spec.yaml", to_yaml(spec)
         elif style == "yaml-in-json":
             name, text = "spec.json", to_yaml(spec)
+        elif style == "quoted-keys":
+            name, text = "spec.yaml", to_yaml(spec, quote_keys=True)
         else:
             text = to_yaml(spec)
             key = self.r.choice(["kind", "cdiVersion"])
@@ -282,6 +286,9 @@ def main():
                     break
             if rng.random() < 0.05:
                 files.append(("ignored.yml", files[0][1], None))  # .yml is not a spec file
+            if rng.random() < 0.05:
+                # A directory with a spec's name: the library fails on it, so must we.
+                os.makedirs(os.path.join(cdi_dir, rng.choice(["x.json", "x.yaml"])))
             for fname, text, _ in files:
                 with open(os.path.join(cdi_dir, fname), "w") as f:
                     f.write(text)
