@@ -45,26 +45,68 @@ std::string grants_text(const GrantSet& set) {
   return doc.dump(2) + "\n";
 }
 
+namespace {
+
+// Each field checked by hand, so the message names the grant and field at fault, never the
+// parser's exception text.
+Result<Grant> grant_of(const json& g, size_t i) {
+  const std::string at = "grants[" + std::to_string(i) + "]";
+  if (!g.is_object()) return fail(at + " is not an object");
+  const auto text = [&](const char* key) -> Result<std::string> {
+    auto it = g.find(key);
+    if (it == g.end() || !it->is_string()) return fail(at + "." + key + " is missing or not a string");
+    return it->get<std::string>();
+  };
+  const auto strings = [&](const char* key) -> Result<std::optional<std::vector<std::string>>> {
+    auto it = g.find(key);
+    if (it == g.end()) return std::optional<std::vector<std::string>>{};
+    if (!it->is_array() || !std::all_of(it->begin(), it->end(), [](const json& v) { return v.is_string(); }))
+      return fail(at + "." + key + " is not a list of strings");
+    return std::optional<std::vector<std::string>>(it->get<std::vector<std::string>>());
+  };
+  auto repo = text("repo");
+  if (!repo) return tl::unexpected(repo.error());
+  auto device = text("device");
+  if (!device) return tl::unexpected(device.error());
+  auto granted_at = text("granted_at");
+  if (!granted_at) return tl::unexpected(granted_at.error());
+  auto exclusive = g.find("exclusive");
+  if (exclusive == g.end() || !exclusive->is_boolean()) return fail(at + ".exclusive is missing or not true/false");
+  auto reached = strings("reached");
+  if (!reached) return tl::unexpected(reached.error());
+  auto reviewed = strings("reviewed");
+  if (!reviewed) return tl::unexpected(reviewed.error());
+  return Grant{*repo, *device, exclusive->get<bool>(), *granted_at, *reached, *reviewed};
+}
+
+}  // namespace
+
 Result<GrantSet> parse_grants(std::string_view text, std::string_view where) {
   const std::string advice = "; fix or move it away: rediacc-gpu never overwrites a grants file it cannot read.";
   auto doc = parse_json(text, where);
-  if (!doc) return fail(std::string(where) + " is not valid JSON" + advice);
-  try {
-    if (doc->at("schema").get<int>() > kGrantsSchema) {
-      return fail(std::string(where) + " was written by a newer rediacc-gpu" + advice);
-    }
-    GrantSet set;
-    for (const auto& g : doc->at("grants")) {
-      Grant grant{g.at("repo").get<std::string>(), g.at("device").get<std::string>(), g.at("exclusive").get<bool>(),
-                  g.at("granted_at").get<std::string>(), std::nullopt};
-      if (auto it = g.find("reached"); it != g.end()) grant.reached = it->get<std::vector<std::string>>();
-      if (auto it = g.find("reviewed"); it != g.end()) grant.reviewed = it->get<std::vector<std::string>>();
-      set.grants.push_back(std::move(grant));
-    }
-    return set;
-  } catch (const json::exception& e) {
-    return fail(std::string(where) + " is not a grants file (" + e.what() + ")" + advice);
+  if (!doc) {
+    std::string why = doc.error().message;  // "WHERE is not valid JSON at line L, column C; fix or remove it."
+    if (auto cut = why.find("; fix or remove it."); cut != std::string::npos) why.resize(cut);
+    return fail(why + advice);
   }
+  const auto schema = doc->is_object() ? doc->find("schema") : doc->end();
+  if (!doc->is_object() || schema == doc->end() || !schema->is_number_integer() || !doc->contains("grants") ||
+      !(*doc)["grants"].is_array())
+    return fail(std::string(where) + " is not a grants file (an object with \"schema\" and a \"grants\" list)" +
+                advice);
+  if (schema->get<long long>() > kGrantsSchema) {
+    return fail(std::string(where) + " was written by a newer rediacc-gpu (schema " +
+                std::to_string(schema->get<long long>()) + "; this one reads up to " + std::to_string(kGrantsSchema) +
+                "): upgrade rediacc-gpu; it is never overwritten by an older one.");
+  }
+  GrantSet set;
+  const auto& list = (*doc)["grants"];
+  for (size_t i = 0; i < list.size(); ++i) {
+    auto grant = grant_of(list[i], i);
+    if (!grant) return fail(std::string(where) + ": " + grant.error().message + advice);
+    set.grants.push_back(std::move(*grant));
+  }
+  return set;
 }
 
 Result<std::string> parse_repo(std::string_view written, const std::string& hostname) {

@@ -14,6 +14,7 @@
 #include "cli/jsonl_stream.h"
 #include "cli/probe_machine.h"
 #include "core/state_paths.h"
+#include "core/structured_text.h"
 
 namespace rgpu::cli {
 namespace {
@@ -34,7 +35,7 @@ admission::Decision decide_text(admission::GrantsCache& cache, const std::string
     if (!request) return {false, "refused: " + request.error().message + "."};
     return admission::decide([&cache] { return cache.current(); }, repo, *request, options);
   } catch (const std::exception& e) {
-    return {false, std::string("refused: the gate failed on this request (") + e.what() + ")."};
+    return {false, "refused: the gate failed on this request (" + without_parser_tag(e.what()) + ")."};
   }
 }
 

@@ -51,11 +51,35 @@ nlohmann::json to_json(const YAML::Node& node) {
 
 }  // namespace
 
+std::string position_in(std::string_view text, size_t byte) {
+  byte = std::min(byte, text.size());
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i + 1 < byte; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+std::string without_parser_tag(std::string_view what) {
+  if (what.starts_with("[json.exception.")) {
+    if (const auto end = what.find("] "); end != std::string_view::npos) what.remove_prefix(end + 2);
+  }
+  return std::string(what);
+}
+
 Result<nlohmann::json> parse_json(std::string_view text, std::string_view where) {
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    return fail(std::string(where) + " is not valid JSON (" + e.what() + "); fix or remove it.");
+  } catch (const nlohmann::json::parse_error& e) {
+    // The parser's own words ("[json.exception.parse_error.101] ...") are not for people.
+    return fail(std::string(where) + " is not valid JSON at " + position_in(text, e.byte) + "; fix or remove it.");
+  } catch (const nlohmann::json::exception&) {
+    return fail(std::string(where) + " is not valid JSON; fix or remove it.");
   }
 }
 
@@ -63,7 +87,8 @@ Result<nlohmann::json> parse_yaml(std::string_view text, std::string_view where)
   try {
     return to_json(YAML::Load(std::string(text)));
   } catch (const YAML::Exception& e) {
-    return fail(std::string(where) + " is not valid YAML (" + e.what() + "); fix or remove it.");
+    return fail(std::string(where) + " is not valid YAML at line " + std::to_string(e.mark.line + 1) + ", column " +
+                std::to_string(e.mark.column + 1) + " (" + e.msg + "); fix or remove it.");
   }
 }
 

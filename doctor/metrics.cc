@@ -92,6 +92,9 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
   family(out, "rediacc_gpu_grants", "Grants in force, by kind.");
   out << "rediacc_gpu_grants{exclusive=\"false\"} " << shared << "\n";
   out << "rediacc_gpu_grants{exclusive=\"true\"} " << exclusive << "\n";
+  // Zero grants and a grants file nobody can read both count 0 above: this tells them apart.
+  family(out, "rediacc_gpu_grants_readable", "1 when the grants file is absent or parses, 0 when it cannot be read.");
+  out << "rediacc_gpu_grants_readable " << (f.grants ? 1 : 0) << "\n";
   return out.str();
 }
 

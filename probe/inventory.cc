@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <tuple>
 
+#include "core/structured_text.h"
+
 namespace rgpu::probe {
 namespace {
 
@@ -232,7 +234,7 @@ Result<Inventory> inventory_from_json(const json& j, std::string_view where) {
     inv.cdi_devices = j.value("cdi_devices", std::vector<std::string>{});
     return inv;
   } catch (const json::exception& e) {
-    return fail(std::string(where) + " is not a rediacc-gpu inventory (" + e.what() +
+    return fail(std::string(where) + " is not a rediacc-gpu inventory (" + without_parser_tag(e.what()) +
                 "); move it away and run `rediacc-gpu probe` to write a new one.");
   }
 }

@@ -534,7 +534,7 @@ TEST_CASE("admission: a refused name suggests only names this machine defines, t
   CHECK_THAT(create("nvidia.com/gpu=8", stale).msg, !Catch::Contains("gpu=7"));
 }
 
-TEST_CASE("admission: unreadable grants tell the tenant to ask an operator; the path and error are for the log") {
+TEST_CASE("admission: unreadable grants tell the tenant to ask an operator, the path and error go to the log") {
   const GrantsSource broken = []() -> Result<std::shared_ptr<const GrantSet>> {
     return fail("/etc/rediacc/gpu/grants.json: [json.exception.parse_error.101] syntax error at line 1, column 2");
   };

@@ -373,3 +373,22 @@ TEST_CASE("grants: NVIDIA's management device is never granted, nor anything tha
   CHECK_THAT(m.root.read("/etc/rediacc/gpu/inventory.json"),
              !Catch::Contains("management.nvidia.com") && !Catch::Contains("example.com/gpu=slice"));
 }
+
+TEST_CASE("grants: a file that does not parse is named with the line and column, never the parser's own words") {
+  const auto broken = parse_grants("{\"schema\": 1,\n  \"grants\": [\n    {\"repo\": \"web\",, }\n]}\n", "grants.json");
+  REQUIRE_FALSE(broken);
+  CHECK_THAT(broken.error().message, Catch::StartsWith("grants.json is not valid JSON at line 3, column ") &&
+                                         Catch::Contains("never overwrites") && !Catch::Contains("json.exception"));
+  const auto wrong_type = parse_grants(
+      R"({"schema":1,"grants":[{"repo":"web","device":"a.com/b=c","exclusive":"yes","granted_at":"t"}]})", "g.json");
+  REQUIRE_FALSE(wrong_type);
+  CHECK_THAT(
+      wrong_type.error().message,
+      Catch::StartsWith("g.json: grants[0].exclusive is missing or not true/false") && !Catch::Contains("type_error"));
+  const auto newer = parse_grants(R"({"schema":7,"grants":[]})", "g.json");
+  REQUIRE_FALSE(newer);
+  CHECK(newer.error().message ==
+        "g.json was written by a newer rediacc-gpu (schema 7; this one reads up to 1): upgrade rediacc-gpu; it is "
+        "never overwritten by an older one.");
+  CHECK_FALSE(parse_grants("[]", "g.json"));
+}

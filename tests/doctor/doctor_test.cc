@@ -520,9 +520,18 @@ TEST_CASE("metrics: the textfile collector's format, written atomically, passes 
   CHECK_THAT(text, Catch::Contains("rediacc_gpu_doctor_check{id=\"nvidia-driver\",layer=\"1\",status=\"ok\"} 1\n"));
   CHECK_THAT(text, Catch::Contains("rediacc_gpu_doctor_failed_checks 0\n"));
   CHECK_THAT(text, Catch::Contains("rediacc_gpu_grants{exclusive=\"true\"} 1\n"));
+  CHECK_THAT(text, Catch::Contains("rediacc_gpu_grants_readable 1\n"));
   auto lint = run_program("/usr/bin/promtool", {"check", "metrics"}, text);
   INFO(lint.out << lint.err);
   CHECK(lint.exit_code == 0);
+
+  // No grants and unreadable grants both count 0 grants: the second says it cannot be read.
+  root.write("/etc/rediacc/gpu/grants.json", "{\"schema\": 1, \"grants\": [\n");
+  const auto unreadable = run_tool({"metrics", "--root", root.str()}).out;
+  CHECK_THAT(unreadable, Catch::Contains("rediacc_gpu_grants_readable 0\n") &&
+                             Catch::Contains("rediacc_gpu_grants{exclusive=\"true\"} 0\n"));
+  fs::remove(root.host("/etc/rediacc/gpu/grants.json"));
+  CHECK_THAT(run_tool({"metrics", "--root", root.str()}).out, Catch::Contains("rediacc_gpu_grants_readable 1\n"));
 
   // A driver change: the drift shows, and stdout gets the same format.
   root.write("/proc/driver/nvidia/version",
