@@ -231,16 +231,17 @@ TEST_CASE("docker26: Compose 2.30+ runs contrib/compose's CDI services when gran
   }
   CHECK(refused_files >= 7);
 
+  // Both asked while team-a holds nothing: what the files say of a repository without grants.
   const auto dri = compose_run(compose / "dri-cdi.yaml");
   CHECK_THAT(dri.err, Catch::Contains(gate_says(compose / "dri-cdi.yaml", "without-grant")));
+  const auto nvidia = compose_run(compose / "nvidia-cdi.yaml");
+  CHECK_THAT(nvidia.err, Catch::Contains(gate_says(compose / "nvidia-cdi.yaml", "without-grant")));
   grant(machine, "rediacc.io/dri=renderD128", "team-a");
   const auto dri_granted = compose_run(compose / "dri-cdi.yaml");
   INFO(dri_granted.out << dri_granted.err << docker.plugin_log());
   CHECK(dri_granted.exit_code == 0);
   CHECK_THAT(dri_granted.out, Catch::Contains("renderD128"));
 
-  const auto nvidia = compose_run(compose / "nvidia-cdi.yaml");
-  CHECK_THAT(nvidia.err, Catch::Contains(gate_says(compose / "nvidia-cdi.yaml", "without-grant")));
   grant(machine, "nvidia.com/gpu=all", "team-a");
   const auto nvidia_granted = compose_run(compose / "nvidia-cdi.yaml");
   INFO(nvidia_granted.err);
