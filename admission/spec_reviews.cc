@@ -40,6 +40,7 @@ std::string SpecReviews::state() const {
 }
 
 void SpecReviews::refresh() {
+  checked_ = std::chrono::steady_clock::now();
   std::string now = state();
   if (have_ && now == state_) return;
   items_.clear();
@@ -64,7 +65,7 @@ std::vector<std::string> SpecReviews::of(const std::string& name) {
 
 std::vector<std::string> SpecReviews::defined() {
   const std::lock_guard hold(mutex_);
-  refresh();
+  if (!have_ || std::chrono::steady_clock::now() - checked_ > std::chrono::seconds(1)) refresh();
   return names_;
 }
 

@@ -3,6 +3,7 @@
 // net devices), for the gate: the spec directory is read again only when a file in it, the
 // operator's allow-list or a toolkit hook program changed, so a decision costs a few stats.
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <string>
@@ -18,7 +19,8 @@ class SpecReviews {
   /// admission::review_items of the name's spec as it is now; nothing for a name no spec defines
   /// (dockerd refuses it). Safe to call from several threads.
   std::vector<std::string> of(const std::string& name);
-  /// Every grantable name the specs define now, sorted (for a refusal's suggestions).
+  /// Every grantable name the specs define, sorted, for a refusal's suggestions: a hint, so the
+  /// directory is looked at again at most once a second (refusals stay as cheap as they were).
   std::vector<std::string> defined();
 
  private:
@@ -30,6 +32,7 @@ class SpecReviews {
   std::string state_;
   std::map<std::string, std::vector<std::string>> items_;
   std::vector<std::string> names_;
+  std::chrono::steady_clock::time_point checked_{};
 };
 
 }  // namespace rgpu::admission
