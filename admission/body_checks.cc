@@ -97,16 +97,6 @@ std::vector<std::string> held_names(const GrantSet& set, const std::string& repo
   return out;
 }
 
-// Up to three defined names closest to `name`, the way grant suggests them.
-std::vector<std::string> nearest(const std::string& name, const std::vector<std::string>& defined) {
-  std::vector<std::pair<size_t, std::string>> scored;
-  for (const auto& d : defined) scored.emplace_back(edit_distance(name, d), d);
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> out;
-  for (size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
-  return out;
-}
-
 // A name the repository does not hold: suggest only names this machine defines, the
 // repository's own first; never a grant command for a name no spec defines.
 std::string no_grant(const std::string& name, const GrantSet& set, const CheckContext& context) {
@@ -115,7 +105,7 @@ std::string no_grant(const std::string& name, const GrantSet& set, const CheckCo
   const std::string repo = "repository \"" + context.repo + "\"";
   const std::string holds = held.empty() ? "" : "; " + repo + " holds " + joined(held);
   if (context.names && !std::binary_search(defined.begin(), defined.end(), name)) {
-    const auto near = nearest(name, defined);
+    const auto near = closest(name, defined, 3);
     return "refused: no CDI spec on this machine defines " + name +
            (!held.empty()   ? holds
             : !near.empty() ? "; names this machine defines: " + joined(near) + " (an operator can grant one)"

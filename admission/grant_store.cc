@@ -176,15 +176,11 @@ std::vector<AliasHolder> alias_holders(const GrantSet& set, const cdi::ReachMap&
 }
 
 std::vector<std::string> closest_names(const cdi::SpecIndex& index, const std::string& device, size_t n) {
-  std::vector<std::pair<size_t, std::string>> scored;
+  std::vector<std::string> names;
   for (const auto& d : index.devices) {
-    if (cdi::ungrantable_reason(d).empty())
-      scored.emplace_back(edit_distance(device, d.qualified_name), d.qualified_name);
+    if (cdi::ungrantable_reason(d).empty()) names.push_back(d.qualified_name);
   }
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> out;
-  for (size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].second);
-  return out;
+  return closest(device, names, n);
 }
 
 }  // namespace rgpu::admission

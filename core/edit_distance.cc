@@ -20,4 +20,13 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+std::vector<std::string> closest(std::string_view word, const std::vector<std::string>& candidates, std::size_t n) {
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& c : candidates) scored.emplace_back(edit_distance(word, c), c);
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
 }  // namespace rgpu
