@@ -86,6 +86,7 @@ json gpu_to_json(const Gpu& g) {
               {"cdi_devices", g.cdi_devices},
               {"compute_partition", opt(g.compute_partition)},
               {"memory_partition", opt(g.memory_partition)},
+              {"mig_capable", opt(g.mig_capable)},
               {"partitions", partitions},
               {"numa_node", opt(g.numa_node)},
               {"pcie_link", link_to_json(g.pcie_link)}};
@@ -147,6 +148,7 @@ Gpu gpu_from_json(const json& j) {
   g.cdi_devices = j.value("cdi_devices", std::vector<std::string>{});
   g.compute_partition = get_opt<std::string>(j, "compute_partition");
   g.memory_partition = get_opt<std::string>(j, "memory_partition");
+  g.mig_capable = get_opt<bool>(j, "mig_capable");
   if (auto it = j.find("partitions"); it != j.end() && !it->is_null()) {
     for (const auto& p : *it) g.partitions.push_back(partition_from_json(p));
   }

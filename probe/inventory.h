@@ -13,8 +13,8 @@
 namespace rgpu::probe {
 
 // 2: partitions (AMD compute partitions, NVIDIA MIG), compute/memory partition modes, NUMA node
-// and PCIe link. Schema 1 files still read: the new facts are simply absent.
-inline constexpr int kInventorySchema = 2;
+// and PCIe link. 3: mig_capable. Older files still read: the new facts are simply absent.
+inline constexpr int kInventorySchema = 3;
 inline constexpr const char* kInventoryPath = "/etc/rediacc/gpu/inventory.json";
 
 enum class Vendor { nvidia, amd, intel, other };
@@ -67,6 +67,7 @@ struct Gpu {
   std::vector<std::string> cdi_devices;          ///< CDI names that reach the whole GPU, sorted
   std::optional<std::string> compute_partition;  ///< AMD "SPX", "CPX"…; "MIG" for an NVIDIA GPU in MIG mode
   std::optional<std::string> memory_partition;   ///< AMD "NPS1", "NPS4"…
+  std::optional<bool> mig_capable;               ///< NVIDIA through NVML: the GPU supports MIG
   std::vector<Partition> partitions;             ///< empty for a GPU that is not split
   std::optional<int> numa_node;                  ///< absent when unknown (sysfs says -1)
   std::optional<PcieLink> pcie_link;             ///< absent for a device without PCIe link files

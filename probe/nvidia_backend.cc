@@ -38,6 +38,7 @@ void apply_nvml(const RootFs& fs, Gpu& gpu, const NvmlGpu& n, const std::optiona
   gpu.memory_bytes = n.memory_bytes;
   if (driver_version) gpu.driver_version = driver_version;
   if (n.minor) set_minor(gpu, *n.minor);
+  gpu.mig_capable = n.mig_capable;
   if (!n.mig_enabled) return;
   gpu.compute_partition = "MIG";
   if (n.migs.empty()) return;

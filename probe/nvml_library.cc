@@ -112,7 +112,10 @@ NvmlMig read_mig(const NvmlApi& api, NvmlDevice mig, unsigned index, std::option
 // INVALID_ARGUMENT) being a hole, not an error; the slot is the MIG index in CDI names.
 void read_migs(const NvmlApi& api, NvmlDevice dev, NvmlGpu& gpu) {
   unsigned current = 0, pending = 0, max = 0;
-  if (!api.mig_mode || api.mig_mode(dev, &current, &pending) != kSuccess || current != kMigEnable) return;
+  if (!api.mig_mode) return;
+  const bool answered = api.mig_mode(dev, &current, &pending) == kSuccess;
+  gpu.mig_capable = answered;
+  if (!answered || current != kMigEnable) return;
   gpu.mig_enabled = true;
   if (api.max_migs(dev, &max) != kSuccess) return;
   for (unsigned i = 0; i < max; ++i) {

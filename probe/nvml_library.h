@@ -31,6 +31,9 @@ struct NvmlGpu {
   std::optional<std::uint64_t> memory_bytes;
   std::optional<unsigned> minor;  ///< N of /dev/nvidiaN
   bool mig_enabled = false;       ///< MIG mode is on now (the pending mode is not looked at)
+  /// NVML answers the MIG mode (on or off): the GPU can be split. Absent when this driver's NVML
+  /// has no MIG functions.
+  std::optional<bool> mig_capable;
   std::vector<NvmlMig> migs;      ///< by MIG index; empty unless mig_enabled
 };
 
