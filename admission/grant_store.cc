@@ -21,37 +21,6 @@ const cdi::IndexedDevice* defined(const cdi::SpecIndex& index, const std::string
   return nullptr;
 }
 
-Result<void> check_defined(const cdi::SpecIndex& index, const std::string& device) {
-  if (const auto* d = defined(index, device)) {
-    if (auto why = cdi::ungrantable_reason(*d); !why.empty()) return fail(why + "; nothing was granted.");
-    return {};
-  }
-  auto near = closest_names(index, device);
-  return fail("no CDI spec in /etc/cdi defines \"" + device + "\"; nothing was granted." +
-              (near.empty() ? " This machine defines no CDI names yet: run `rediacc-gpu setup`."
-                            : " Closest names: " + joined(near) + "."));
-}
-
-// A reservation is of hardware, not of a string: any name reaching a GPU (or partition) another
-// repository holds exclusively is refused, and so is reserving one another repository reaches.
-Result<void> check_exclusivity(const GrantSet& set, const cdi::ReachMap& reach, const std::string& repo,
-                               const std::string& device, bool exclusive) {
-  for (const auto& g : set.grants) {
-    if (g.repo == repo || !reach.reach_same(g.device, device)) continue;
-    const std::string held = g.device == device ? "it" : g.device + ", which reaches the same GPU";
-    if (g.exclusive) {
-      return fail(device + " is reserved exclusively by repository \"" + g.repo + "\"" +
-                  (g.device == device ? "" : " through " + g.device + ", which reaches the same GPU") +
-                  "; nothing was granted. Revoke it there first.");
-    }
-    if (exclusive) {
-      return fail("cannot reserve " + device + " exclusively: repository \"" + g.repo + "\" holds " + held +
-                  "; nothing was granted. Revoke it there first.");
-    }
-  }
-  return {};
-}
-
 struct Review {
   std::vector<std::string> hooks, nets;
   std::vector<std::string> items() const {
@@ -67,9 +36,37 @@ Review review_of(const RootFs& fs, const cdi::IndexedDevice& device) {
   return {cdi::needs_review(fs, device, allowed, false), cdi::needs_review(fs, device, allowed, true)};
 }
 
+}  // namespace
+
+Result<const cdi::IndexedDevice*> grantable(const cdi::SpecIndex& index, const std::string& device) {
+  if (const auto* d = defined(index, device)) {
+    if (auto why = cdi::ungrantable_reason(*d); !why.empty()) return fail(why + "; nothing was granted.");
+    return d;
+  }
+  auto near = closest_names(index, device);
+  return fail("no CDI spec in /etc/cdi defines \"" + device + "\"; nothing was granted." +
+              (near.empty() ? " This machine defines no CDI names yet: run `rediacc-gpu setup`."
+                            : " Closest names: " + joined(near) + "."));
+}
+
+// A reservation is of hardware, not of a string: any name reaching a GPU (or partition) another
+// repository holds exclusively is refused, and so is reserving one another repository reaches.
+std::string exclusivity_conflict(const Grant& other, const std::string& device, bool exclusive,
+                                 const cdi::ReachMap& reach) {
+  if (!reach.reach_same(other.device, device)) return "";
+  const bool same = other.device == device;
+  if (other.exclusive) {
+    return device + " is reserved exclusively by repository \"" + other.repo + "\"" +
+           (same ? "" : " through " + other.device + ", which reaches the same GPU");
+  }
+  if (!exclusive) return "";
+  return "cannot reserve " + device + " exclusively: repository \"" + other.repo + "\" holds " +
+         (same ? "it" : other.device + ", which reaches the same GPU");
+}
+
 // A name that runs host code or moves a host interface is granted only when the operator says so.
-Result<std::vector<std::string>> reviewed_for(const RootFs& fs, const cdi::IndexedDevice& device,
-                                              const GrantReview& review) {
+Result<std::vector<std::string>> accepted_review(const RootFs& fs, const cdi::IndexedDevice& device,
+                                                 const GrantReview& review) {
   const auto [hooks, nets] = review_of(fs, device);
   if (!hooks.empty() && !review.allow_hooks) {
     return fail(device.qualified_name + " makes the runtime run " + joined(hooks) +
@@ -88,8 +85,6 @@ void sort_grants(GrantSet& set) {
   std::sort(set.grants.begin(), set.grants.end(),
             [](const Grant& a, const Grant& b) { return std::tie(a.repo, a.device) < std::tie(b.repo, b.device); });
 }
-
-}  // namespace
 
 std::vector<std::string> review_items(const RootFs& fs, const cdi::IndexedDevice& device) {
   return review_of(fs, device).items();
@@ -116,17 +111,22 @@ Result<GrantSet> load_grants(const RootFs& fs) {
 
 Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index, const std::string& repo,
                                const std::string& device, bool exclusive, SystemTime now, const GrantReview& review) {
-  if (auto ok = check_defined(index, device); !ok) return tl::unexpected(ok.error());
-  auto reviewed = reviewed_for(fs, *defined(index, device), review);
+  auto spec_device = grantable(index, device);
+  if (!spec_device) return tl::unexpected(spec_device.error());
+  auto reviewed = accepted_review(fs, **spec_device, review);
   if (!reviewed) return tl::unexpected(reviewed.error());
   auto lock = FileLock::acquire(fs, state::kGrantsLock);
   if (!lock) return tl::unexpected(lock.error());
   auto set = load_grants(fs);
   if (!set) return tl::unexpected(set.error());
-  if (auto ok = check_exclusivity(*set, machine_reach(fs, index), repo, device, exclusive); !ok)
-    return tl::unexpected(ok.error());
+  const auto reach = machine_reach(fs, index);
+  for (const auto& g : set->grants) {
+    if (g.repo == repo) continue;
+    if (auto why = exclusivity_conflict(g, device, exclusive, reach); !why.empty())
+      return fail(why + "; nothing was granted. Revoke it there first.");
+  }
   GrantOutcome outcome;
-  const auto reached = reached_nodes(*defined(index, device));
+  const auto reached = reached_nodes(**spec_device);
   const Grant* existing = set->find(repo, device);
   // Granting again what is held records what the name reaches now: how an operator accepts a
   // name that moved to other hardware.

@@ -37,6 +37,24 @@ Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::Spec
                                const std::string& device, bool exclusive, SystemTime now,
                                const GrantReview& review = {});
 
+/// The spec's device for `device` when it may be granted; otherwise why not: no spec defines it
+/// (with the closest names that some spec does), or it cannot be granted as it is.
+Result<const cdi::IndexedDevice*> grantable(const cdi::SpecIndex& index, const std::string& device);
+
+/// What a grant of `device` records as reviewed, when `review` accepts all it needs (hooks
+/// outside the allow-list, net devices); otherwise the one-sentence refusal naming what to pass.
+Result<std::vector<std::string>> accepted_review(const RootFs& fs, const cdi::IndexedDevice& device,
+                                                 const GrantReview& review);
+
+/// Why `other` (a grant of another repository) stops `device` from being granted beside it, as
+/// one clause naming the holder and the name it holds; empty when it does not: only a name that
+/// reaches the same GPU or partition, held exclusively or asked for exclusively, stops it.
+std::string exclusivity_conflict(const Grant& other, const std::string& device, bool exclusive,
+                                 const cdi::ReachMap& reach);
+
+/// Sorts by repository, then device: the order the grants file keeps.
+void sort_grants(GrantSet& set);
+
 /// What `device` carries that a grant must have reviewed (hooks outside the allow-list, then net
 /// devices), sorted: what a grant records as `reviewed`, and what the gate compares with it.
 std::vector<std::string> review_items(const RootFs& fs, const cdi::IndexedDevice& device);

@@ -209,7 +209,11 @@ Runner attach_grants(CLI::App& sub, GlobalOptions& global) {
   sub.add_option("-o,--output", f->output,
                  "Output format: table, wide (the hooks, mounts and net devices each name brings) or json")
       ->check(CLI::IsMember({"table", "wide", "json"}));
-  return [&global, f] { return run_list_grants(global, *f); };
+  auto apply = attach_grants_apply(sub, global);
+  return [&global, f, apply] {
+    if (const int applied = apply(); applied >= 0) return applied;
+    return run_list_grants(global, *f);
+  };
 }
 
 }  // namespace rgpu::cli

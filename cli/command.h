@@ -41,6 +41,8 @@ Runner attach_setup(CLI::App& sub, GlobalOptions& global);
 Runner attach_grant(CLI::App& sub, GlobalOptions& global);
 Runner attach_revoke(CLI::App& sub, GlobalOptions& global);
 Runner attach_grants(CLI::App& sub, GlobalOptions& global);
+/// `grants apply`, a subcommand of `grants`; its runner answers -1 when `apply` was not given.
+Runner attach_grants_apply(CLI::App& grants, GlobalOptions& global);
 Runner attach_admit(CLI::App& sub, GlobalOptions& global);
 Runner attach_doctor(CLI::App& sub, GlobalOptions& global);
 Runner attach_check_image(CLI::App& sub, GlobalOptions& global);

@@ -32,9 +32,10 @@ constexpr Command kCommands[] = {
      "rediacc-gpu grant ml --device rediacc.io/amd=gpu1 --exclusive"},
     {"revoke", "Revoke a repository's grant of a CDI name.", attach_revoke,
      "rediacc-gpu revoke team-a --device nvidia.com/gpu=0"},
-    {"grants", "List the grants in force, with names that reach the same GPU.", attach_grants,
+    {"grants", "List the grants in force (with names that reach the same GPU), or apply a file of them.", attach_grants,
      "rediacc-gpu grants\n"
-     "rediacc-gpu grants team-a -o json"},
+     "rediacc-gpu grants team-a -o json\n"
+     "rediacc-gpu grants apply /etc/rediacc/gpu/grants.desired.json --prune -o json"},
     {"admit", "Decide one Docker API request (AuthZPlugin.AuthZReq on stdin) for a repository.", attach_admit,
      "rediacc-gpu admit --repo team-a < authz-request.json\n"
      "rediacc-gpu admit --repo team-a --jsonl < requests.jsonl"},

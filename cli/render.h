@@ -17,6 +17,9 @@ namespace rgpu::cli {
 /// the list under "grants" and "devices"), bumped when a field changes meaning or goes.
 inline constexpr int kGrantsJsonSchema = 1;
 inline constexpr int kCdiListJsonSchema = 1;
+/// `grants apply -o json`: {"schema", "changed", "dry_run", "added", "updated", "revoked",
+/// "unchanged", "refused", "containers_using_revoked", "warnings"}.
+inline constexpr int kGrantsApplyJsonSchema = 1;
 
 /// "80.0 GiB", "512 MiB"; "unknown" when absent.
 std::string human_bytes(std::optional<std::uint64_t> bytes);

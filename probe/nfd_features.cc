@@ -48,8 +48,7 @@ void put_version(Labels& labels, const std::string& prefix, const std::optional<
   for (const char* part : kParts) {
     const size_t end = std::min(version->find('.', start), version->size());
     const std::string piece = version->substr(start, end - start);
-    if (piece.empty() || !std::all_of(piece.begin(), piece.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      return;
+    if (piece.empty() || !std::all_of(piece.begin(), piece.end(), [](char c) { return c >= '0' && c <= '9'; })) return;
     labels[prefix + part] = piece;
     if (end == version->size()) return;
     start = end + 1;

@@ -34,7 +34,7 @@ struct NvmlGpu {
   /// NVML answers the MIG mode (on or off): the GPU can be split. Absent when this driver's NVML
   /// has no MIG functions.
   std::optional<bool> mig_capable;
-  std::vector<NvmlMig> migs;      ///< by MIG index; empty unless mig_enabled
+  std::vector<NvmlMig> migs;  ///< by MIG index; empty unless mig_enabled
 };
 
 /// The toolkit's MIG profile name: "<G>g.<GB>gb", or "<C>c.<G>g.<GB>gb" when the compute instance

@@ -177,3 +177,39 @@ TEST_CASE("docker26: a daemon reading its repository's view resolves only held n
   CHECK(revoked.exit_code != 0);
   CHECK_THAT(revoked.err, Catch::Contains("unresolvable CDI devices " + kDri));
 }
+
+TEST_CASE(
+    "docker26: grants apply --prune names the containers still using what it revokes, and the gate refuses them") {
+  FixtureRoot machine;
+  two_amd_instinct(machine);
+  tool({"cdi", "generate", "--root", machine.str()});
+  Docker26 docker(machine, "web");
+  docker.import_busybox("img");
+  const std::string desired = machine.host("/desired.json").string();
+  machine.write("/desired.json", R"({"schema": 1, "repositories": [{"name": "web", "grants": [")" + kDri + R"("]}]})");
+  tool({"grants", "apply", desired, "--root", machine.str()});
+  ran(docker, docker.docker({"create", "--name", "held", "--device", kDri, "img", "sh", "-c", kShow}));
+  const auto first = docker.docker({"start", "-a", "held"});
+  ran(docker, first);
+  CHECK(first.out == "e2:80\n");
+  // The repository's daemon as setup records it for the plugin: where apply lists its containers.
+  machine.write("/etc/rediacc/gpu/plugins/web.env",
+                "REDIACC_GPU_DOCKER_HOST=unix://" + docker.root() + "/run/docker.sock\n");
+  machine.write("/desired.json", R"({"schema": 1, "repositories": [{"name": "web", "grants": []}]})");
+  const auto pruned = run_tool({"grants", "apply", desired, "--prune", "-o", "json", "--root", machine.str()});
+  INFO(pruned.out << pruned.err);
+  REQUIRE(pruned.exit_code == 0);
+  const auto doc = nlohmann::json::parse(pruned.out);
+  CHECK(doc["changed"] == true);
+  CHECK(doc["revoked"] ==
+        nlohmann::json::parse(R"([{"repo": "web", "device": ")" + kDri + R"(", "exclusive": false}])"));
+  REQUIRE(doc["containers_using_revoked"].size() == 1);
+  CHECK(doc["containers_using_revoked"][0]["container"] == "/held");
+  CHECK(doc["containers_using_revoked"][0]["device"] == kDri);
+  CHECK(doc["containers_using_revoked"][0]["running"] == false);
+  CHECK(doc["warnings"].empty());
+  refused_by_gate(docker, docker.docker({"start", "held"}), "container \"/held\"");
+  // And a second apply of the same file changes nothing.
+  const auto again = run_tool({"grants", "apply", desired, "--prune", "-o", "json", "--root", machine.str()});
+  CHECK(nlohmann::json::parse(again.out)["changed"] == false);
+}
