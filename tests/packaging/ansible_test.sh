@@ -2,8 +2,10 @@
 # contrib/ansible: ansible-lint passes (production profile), and the role, run by ansible-playbook
 # against localhost (connection local) on the NVIDIA fixture root, installs the built .deb, runs
 # setup in auto (the tests' recording fakes stand in for apt-get and nvidia-ctk, passed through
-# rediacc_gpu_setup_environment), returns the inventory and setup's result as facts, changes
-# nothing on a second run, and removes the NVIDIA spec when switched to false.
+# rediacc_gpu_setup_environment), returns the inventory and setup's result as facts, wires two
+# repositories (plugin environment, socket enabled under the root by the real systemctl, grants
+# applied), changes nothing on a second run, prunes a grant taken out of the list, and removes the
+# NVIDIA spec when switched to false.
 # Usage: tests/packaging/ansible_test.sh BUILD_DIR
 source "$(dirname "$0")/common.sh"
 contrib=$(cd "$(dirname "$0")/../../contrib/ansible" && pwd)
@@ -28,22 +30,36 @@ cat >"$work/play.yml" <<YAML
   tasks:
     - name: Keep the facts for the test
       ansible.builtin.copy:
-        content: "{{ {'inventory': rediacc_gpu_inventory, 'setup': rediacc_gpu_setup_result} | to_nice_json }}"
+        content: "{{ {'inventory': rediacc_gpu_inventory, 'setup': rediacc_gpu_setup_result,
+                      'grants': rediacc_gpu_grants_result} | to_nice_json }}"
         dest: $work/fact.json
         mode: "0644"
       changed_when: false  # the test's own record, not the role's change
 YAML
 cat >"$work/vars.json" <<JSON
 {"rediacc_gpu_deb": "$deb", "rediacc_gpu_root": "$work/root",
- "rediacc_gpu_setup_environment": {"PATH": "$work/fakes/bin:$PATH", "RGPU_FAKE_DIR": "$work/fakes"}}
+ "rediacc_gpu_setup_environment": {"PATH": "$work/fakes/bin:$PATH", "RGPU_FAKE_DIR": "$work/fakes"},
+ "rediacc_gpu_repositories": [
+   {"name": "team-a", "docker_host": "unix:///run/team-a/docker.sock",
+    "grants": [{"device": "rediacc.io/dri=renderD128", "exclusive": true}]},
+   {"name": "team-b", "docker_host": "unix:///run/team-b/docker.sock", "grants": ["rediacc.io/dri=renderD129"]}]}
 JSON
-play() {  # MODE
+# team-b taken out of its grant, the list otherwise the same.
+python3 - "$work/vars.json" "$work/pruned.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+v["rediacc_gpu_repositories"][1]["grants"] = []
+json.dump({"rediacc_gpu_repositories": v["rediacc_gpu_repositories"]}, open(sys.argv[2], "w"))
+PY
+play() {  # MODE [ansible-playbook arguments...]
+  local mode=$1; shift
   ANSIBLE_ROLES_PATH="$contrib/roles" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
     ansible-playbook -i localhost, "$work/play.yml" -e ansible_python_interpreter=/usr/bin/python3 \
-    -e "@$work/vars.json" -e "rediacc_gpu_install_nvidia_toolkit=$1" -v \
+    -e "@$work/vars.json" -e "rediacc_gpu_install_nvidia_toolkit=$mode" "$@" -v \
     >"$work/play.log" 2>&1 || { cat "$work/play.log" >&2; fail "ansible-playbook failed"; }
   grep -oE 'localhost +: ok=[0-9]+ +changed=[0-9]+ .*failed=[0-9]+' "$work/play.log"
 }
+grants() { python3 -c 'import json,sys; print(" ".join(g["repo"]+":"+g["device"]+(":x" if g["exclusive"] else "") for g in json.load(open(sys.argv[1]))["grants"]))' "$work/root/etc/rediacc/gpu/grants.json"; }
 
 first=$(play auto)
 [[ $first == *"changed=0"* ]] && fail "the first run changed nothing: $first"
@@ -58,12 +74,26 @@ inv = facts["inventory"]
 assert inv["platform"] == "native" and len(inv["gpus"]) == 2, inv
 assert all(g["vendor"] == "nvidia" for g in inv["gpus"]), inv
 assert facts["setup"]["ok"] and facts["setup"]["changed"], facts["setup"]
+assert facts["grants"]["changed"] and len(facts["grants"]["added"]) == 2, facts["grants"]
 PY
+[[ $(grants) == "team-a:rediacc.io/dri=renderD128:x team-b:rediacc.io/dri=renderD129" ]] ||
+  fail "the role applied other grants than listed: $(grants)"
+grep -qx "REDIACC_GPU_DOCKER_HOST=unix:///run/team-a/docker.sock" "$work/root/etc/rediacc/gpu/plugins/team-a.env" ||
+  fail "team-a's plugin is not pointed at its daemon"
+for repo in team-a team-b; do
+  [[ -L $work/root/etc/systemd/system/sockets.target.wants/rediacc-gpu-authz@$repo.socket ]] ||
+    fail "rediacc-gpu-authz@$repo.socket is not enabled under the root"
+done
+[[ -f $work/root/var/lib/rediacc/gpu/cdi/team-a/rediacc.io-dri.json ]] || fail "team-a's CDI view was not written"
 : >"$work/fakes/calls.log"
 second=$(play auto)
 [[ $second == *"changed=0"* ]] || { cat "$work/play.log" >&2; fail "the second run in auto changed something: $second"; }
 grep -q "install -y" "$work/fakes/calls.log" && fail "the second run installed something again"
-off=$(play false)
+pruned=$(play auto -e "@$work/pruned.json")
+# Two changes: the desired grants file the role writes, and the grants themselves.
+[[ $pruned == *"changed=2 "* ]] || { cat "$work/play.log" >&2; fail "taking team-b's grant out did not change the file and the grants alone: $pruned"; }
+[[ $(grants) == "team-a:rediacc.io/dri=renderD128:x" ]] || fail "team-b's grant was not pruned: $(grants)"
+off=$(play false -e "@$work/pruned.json")
 [[ $off == *"changed=0"* ]] && fail "switching to false changed nothing: $off"
 [[ -e $work/root/etc/cdi/nvidia.yaml ]] && fail "switching to false left the NVIDIA spec setup installed"
-echo "ansible: lint clean; auto: first run $first, second run $second; false: $off"
+echo "ansible: lint clean; auto: first run $first, second run $second, pruned $pruned; false: $off"

@@ -2,25 +2,41 @@
 # contrib/cloud-init/user-data.yaml: cloud-init's own schema check passes, it installs the
 # package before its runcmd, and every rediacc-gpu command in runcmd is one the built binary
 # accepts and runs through on the NVIDIA fixture (the tests' recording fakes stand in for apt-get
-# and nvidia-ctk, so nothing is installed).
+# and nvidia-ctk, so nothing is installed), with its write_files in place under the fixture root:
+# the grants it applies hold, and each repository it grants to has its plugin socket enabled.
 # Usage: tests/packaging/cloud_init_test.sh BUILD_DIR
 source "$(dirname "$0")/common.sh"
 config=$(cd "$(dirname "$0")/../../contrib/cloud-init" && pwd)/user-data.yaml
 
 cloud-init schema --config-file "$config" || fail "cloud-init schema rejects $config"
 
-# The commands, one per line, argv joined by tabs; and the packages it installs.
-python3 - "$config" >"$work/commands" <<'PY'
-import sys, yaml
-cfg = yaml.safe_load(open(sys.argv[1]))
+"$maker" two-nvidia-nvml "$work/root"
+# The commands, one per line, argv joined by tabs (a path write_files writes named under the
+# fixture root); the packages it installs; write_files written under the root.
+python3 - "$config" "$work/root" >"$work/commands" <<'PY'
+import json, os, sys, yaml
+cfg, root = yaml.safe_load(open(sys.argv[1])), sys.argv[2]
 assert "rediacc-gpu" in cfg.get("packages", []), "the config does not install the rediacc-gpu package"
+written = {}
+for f in cfg.get("write_files", []):
+    path = root + f["path"]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "w").write(f["content"])
+    written[f["path"]] = path
+enabled = set()
 for cmd in cfg["runcmd"]:
     assert isinstance(cmd, list), f"runcmd entry {cmd!r} is a shell string; use an argv list"
-    print("\t".join(cmd))
+    if cmd[:3] == ["systemctl", "enable", "--now"]:
+        enabled.update(cmd[3:])
+    print("\t".join(written.get(a, a) for a in cmd))
+desired = json.load(open(written["/etc/rediacc/gpu/grants.desired.json"]))
+for repo in desired["repositories"]:
+    assert f"rediacc-gpu-authz@{repo['name']}.socket" in enabled, f"runcmd does not enable {repo['name']}'s plugin socket"
+    assert f"/etc/rediacc/gpu/plugins/{repo['name']}.env" in written, f"no plugin environment for {repo['name']}"
 PY
 grep -q "^rediacc-gpu	setup" "$work/commands" || fail "runcmd does not run rediacc-gpu setup"
+grep -q "^rediacc-gpu	grants	apply" "$work/commands" || fail "runcmd does not apply the grants"
 
-"$maker" two-nvidia-nvml "$work/root"
 printf 'ID=debian\nVERSION_ID="12"\n' >"$work/root/etc/os-release"
 "$maker" --fake-tools "$work/fakes"
 export PATH="$work/fakes/bin:$PATH" RGPU_FAKE_DIR="$work/fakes"
@@ -33,5 +49,7 @@ while IFS=$'\t' read -r -a argv; do
       fail "setup's output in the cloud-init log is not its JSON result"
   fi
 done <"$work/commands"
+python3 -c 'import json, sys; g = json.load(open(sys.argv[1]))["grants"]; assert [(x["repo"], x["device"], x["exclusive"]) for x in g] == [("team-a", "nvidia.com/gpu=all", True)], g' \
+  "$work/root/etc/rediacc/gpu/grants.json" || fail "the grants cloud-init applies are not the ones it lists"
 grep -q "install.*nvidia-container-toolkit-base" "$work/fakes/calls.log" || fail "setup in auto mode did not install the toolkit on an NVIDIA machine"
 echo "cloud-init: schema valid, $(wc -l <"$work/commands") runcmd commands accepted"
