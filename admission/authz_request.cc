@@ -85,13 +85,18 @@ Result<AuthzRequest> parse_authz_request_tree(std::string_view json) {
 }
 
 Result<AuthzRequest> parse_authz_request(std::string_view json) {
-  // dockerd's envelopes are read without a tree; the tree reads whatever else comes, and the body
-  // when the scan's text is not base64 (then it may not have been all of the string).
-  const auto f = scan_envelope(json);
-  if (!f) return parse_authz_request_tree(json);
-  auto body = base64_decode(f->body64);
-  if (!body) return parse_authz_request_tree(json);
-  return request_of(f->method, f->uri, f->content_type, std::move(*body));
+  // A call the plugin cannot read is refused like any unreadable one, never the end of the process.
+  try {
+    // dockerd's envelopes are read without a tree; the tree reads whatever else comes, and the body
+    // when the scan's text is not base64 (then it may not have been all of the string).
+    const auto f = scan_envelope(json);
+    if (!f) return parse_authz_request_tree(json);
+    auto body = base64_decode(f->body64);
+    if (!body) return parse_authz_request_tree(json);
+    return request_of(f->method, f->uri, f->content_type, std::move(*body));
+  } catch (const std::exception& e) {
+    return fail(std::string("the plugin request could not be read (") + e.what() + ")");
+  }
 }
 
 void append_authz_response(const Decision& d, std::string& out) {

@@ -9,6 +9,7 @@
 #include "admission/go_json.h"
 #include "admission/route.h"
 #include "core/ascii_case.h"
+#include "core/structured_text.h"
 
 namespace rgpu::admission {
 namespace {
@@ -266,6 +267,21 @@ Decision decide(const GrantsSource& source, const std::string& repo, const Authz
     case RouteKind::checkpoint_create:
       return deny("refused: checkpoints are restored by CRIU as root on the host; run the container anew instead.");
     default: return decide_request(source, repo, request, *route, options);
+  }
+}
+
+// The tenant learns that it failed; the operator's journal gets what failed (Decision::detail).
+constexpr const char* kGateFailed =
+    "refused: the gate failed on this request; nothing was done. Ask an operator to read the plugin's journal.";
+
+Decision decide_or_refuse(const GrantsSource& grants, const std::string& repo, const AuthzRequest& request,
+                          const DecideOptions& options) {
+  try {
+    return decide(grants, repo, request, options);
+  } catch (const std::exception& e) {
+    return {false, kGateFailed, without_parser_tag(e.what())};
+  } catch (...) {
+    return {false, kGateFailed, "an exception that is not a std::exception"};
   }
 }
 

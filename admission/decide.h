@@ -48,6 +48,12 @@ bool judges_stored_container(const AuthzRequest& request);
 Decision decide(const GrantsSource& grants, const std::string& repo, const AuthzRequest& request,
                 const DecideOptions& options = {});
 
+/// decide, failing closed: anything thrown on the way (a grants source, a daemon lookup, a body
+/// the gate chokes on) refuses this one request, saying so, instead of ending the process that
+/// serves every request of the repository. What every caller of the decision uses.
+Decision decide_or_refuse(const GrantsSource& grants, const std::string& repo, const AuthzRequest& request,
+                          const DecideOptions& options = {});
+
 /// Pure: the same with grants in hand.
 Decision decide(const GrantSet& grants, const std::string& repo, const AuthzRequest& request,
                 const DecideOptions& options = {});

@@ -52,7 +52,7 @@ PluginReply authz_reply(const Result<AuthzRequest>& request, const GrantsSource&
     if (log) log("refused repo=" + printable(settings.repo) + " reason=\"" + printable(request.error().message) + "\"");
     return error_reply(200, request.error().message);
   }
-  const Decision decision = decide(grants, settings.repo, *request, settings.options);
+  const Decision decision = decide_or_refuse(grants, settings.repo, *request, settings.options);
   if (!decision.allow && log)
     log(refusal_line(settings.repo, *request, decision.msg) +
         (decision.detail.empty() ? "" : " detail=\"" + printable(decision.detail) + "\""));

@@ -30,13 +30,9 @@ struct AdmitFlags {
 // needs them, are refused; so is a request the gate fails on.
 admission::Decision decide_text(admission::GrantsCache& cache, const std::string& repo, std::string_view text,
                                 const admission::DecideOptions& options) {
-  try {
-    auto request = admission::parse_authz_request(text);
-    if (!request) return {false, "refused: " + request.error().message + "."};
-    return admission::decide([&cache] { return cache.current(); }, repo, *request, options);
-  } catch (const std::exception& e) {
-    return {false, "refused: the gate failed on this request (" + without_parser_tag(e.what()) + ")."};
-  }
+  auto request = admission::parse_authz_request(text);
+  if (!request) return {false, "refused: " + request.error().message + "."};
+  return admission::decide_or_refuse([&cache] { return cache.current(); }, repo, *request, options);
 }
 
 int run_admit(const GlobalOptions& global, const AdmitFlags& f) {

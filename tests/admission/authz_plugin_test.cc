@@ -280,3 +280,28 @@ TEST_CASE("authz plugin: unreadable grants: the tenant is told to ask an operato
   CHECK_THAT(logged[0],
              Catch::EndsWith(R"(detail="/etc/rediacc/gpu/grants.json does not parse at line 3, column 7.")"));
 }
+
+TEST_CASE("authz plugin: a decision that throws refuses that request, and the plugin answers the next one") {
+  const GrantsSource throwing = []() -> Result<std::shared_ptr<const GrantSet>> {
+    throw std::runtime_error("the grants source broke");
+  };
+  const std::string body =
+      R"({"Image":"i","HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["a.com/b=c"]}]}})";
+  const std::string request = R"({"RequestMethod":"POST","RequestUri":"/containers/create",)"
+                              R"("RequestHeaders":{"Content-Type":"application/json"},"RequestBody":")" +
+                              base64(body) + "\"}";
+  std::vector<std::string> logged;
+  const auto log = [&logged](const std::string& line) { logged.push_back(line); };
+  const auto reply = plugin_reply("/AuthZPlugin.AuthZReq", request, throwing, PluginSettings{"web", {}}, log);
+  CHECK(reply.status == 200);
+  CHECK_THAT(reply.body, Catch::Contains(R"("Allow":false)") && Catch::Contains("the gate failed on this request") &&
+                             !Catch::Contains("broke"));
+  REQUIRE(logged.size() == 1);
+  CHECK_THAT(logged[0], Catch::EndsWith(R"(detail="the grants source broke")"));
+  // The same through the server's own path, and a request needing no grants is still decided.
+  const auto again = authz_reply(parse_authz_request(request), throwing, PluginSettings{"web", {}}, log);
+  CHECK_THAT(again.body, Catch::Contains(R"("Allow":false)"));
+  const std::string plain = R"({"RequestMethod":"GET","RequestUri":"/containers/json","RequestHeaders":{}})";
+  CHECK(plugin_reply("/AuthZPlugin.AuthZReq", plain, throwing, PluginSettings{"web", {}}, log).body ==
+        R"({"Allow":true})");
+}
