@@ -219,12 +219,21 @@ TEST_CASE("cli: warnings go to stderr and the probe still succeeds") {
   CHECK_THAT(r.err, Catch::StartsWith("warning: skipping KFD topology node 3"));
 }
 
+// The machine's own /sys, /proc and /dev, through a throwaway overlay of its root: what it writes
+// (the inventory) is gone when the run ends, and the machine's /etc is left as it was.
 TEST_CASE("cli: probe and list on the real machine running the tests") {
-  auto probe = run_tool({"probe"});
-  REQUIRE(probe.exit_code == 0);
-  auto list = run_tool({"list", "-o", "json"});
-  REQUIRE(list.exit_code == 0);
-  CHECK(rgpu::parse_json(list.out, "stdout"));
+  const bool had_inventory = std::filesystem::exists(kInventory);
+  const auto binary = std::filesystem::path(tool_path());
+  const std::string tool = "/opt/under-test/" + binary.filename().string();
+  auto r = run_program(RGPU_SOURCE_DIR "/tests/support/throwaway_root.sh",
+                       {binary.parent_path().string(), "/bin/sh", "-c",
+                        tool + " probe >/dev/null && " + tool +
+                            " list -o json >/tmp/list.json && python3 -m json.tool /tmp/list.json >/dev/null && "
+                            "head -c 1 /tmp/list.json"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("{wrote /etc/rediacc/gpu/inventory.json\n"));
+  CHECK(std::filesystem::exists(kInventory) == had_inventory);
 }
 
 TEST_CASE("cli: probing an unchanged machine again leaves the inventory untouched") {
