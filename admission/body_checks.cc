@@ -277,7 +277,7 @@ std::optional<std::string> check_runtime_and_annotations(const Fields& hc) {
   return std::nullopt;
 }
 
-std::optional<std::string> check_devices(const Fields& hc) {
+std::optional<std::string> check_devices(const Fields& hc, const HostPathJudge* host_paths) {
   const auto& devices = hc[kDevices];
   if (!devices || devices->is_empty()) return std::nullopt;
   std::string path = "a device";
@@ -292,7 +292,8 @@ std::optional<std::string> check_devices(const Fields& hc) {
     }
     if (path == "a device" && host) path = written;
   }
-  return "refused: raw device \"" + path + "\"; ask for it by CDI name: " + cdi_form_for(path) + ".";
+  return "refused: raw device \"" + path +
+         "\"; ask for it by CDI name: " + (host_paths ? host_paths->cdi_form(path) : cdi_form_for(path)) + ".";
 }
 
 // --volumes-from copies every mount point of the named container, binds included, into the new
@@ -336,7 +337,7 @@ std::optional<std::string> check_host_config_fields(const Fields& hc, CheckConte
   }
   if (auto bad = check_device_requests(hc, context)) return bad;
   if (auto bad = check_runtime_and_annotations(hc)) return bad;
-  if (auto bad = check_devices(hc)) return bad;
+  if (auto bad = check_devices(hc, context.host_paths)) return bad;
   if (auto bad = check_strings(
           hc[kDeviceCgroupRules],
           "device cgroup rules; a CDI grant is the way to a device: --device rediacc.io/dri=renderD128.")) {

@@ -42,9 +42,9 @@ std::optional<std::string> touched(std::string_view path, const std::vector<Host
 }
 
 // What to do instead of binding `path` (as written, cleaned) that touched `hit`.
-std::string hint(std::string_view path, std::string_view hit) {
+std::string hint(std::string_view path, std::string_view hit, const NodeNameSource* names) {
   if (under(path, "/dev") || under(path, "/sys") || under(hit, "/dev") || under(hit, "/sys") || under(hit, "/run/udev"))
-    return "ask for it by CDI name: " + cdi_form_for(path);
+    return "ask for it by CDI name: " + cdi_form_for(path, names);
   return "bind a directory of your own data instead (or use a named volume)";
 }
 
@@ -57,11 +57,15 @@ std::string refusal(std::string_view what, std::string_view source, std::string_
 
 std::span<const std::string_view> protected_host_paths() { return kProtected; }
 
-std::string cdi_form_for(std::string_view path) {
+std::string cdi_form_for(std::string_view path, const NodeNameSource* names) {
+  if (names && *names) {
+    if (auto name = (*names)(path); !name.empty()) return "--device " + name;
+  }
   if (path.substr(0, 16) == "/dev/dri/renderD") return "--device rediacc.io/dri=" + std::string(path.substr(9));
   if (path == "/dev/kfd") return "--device rediacc.io/amd=gpu0";
-  if (path.substr(0, 11) == "/dev/nvidia" && path.size() > 11 && std::isdigit(static_cast<unsigned char>(path[11])))
-    return "--device nvidia.com/gpu=" + std::string(path.substr(11));
+  // /dev/nvidiaN's N is the driver's minor, which need not be the GPU's index in nvidia.com/gpu=N.
+  if (path.substr(0, 11) == "/dev/nvidia")
+    return "--device nvidia.com/gpu=INDEX (rediacc-gpu cdi list on the host names each GPU's)";
   return "--device rediacc.io/dri=renderD128 or --device rediacc.io/amd=gpu0";
 }
 
@@ -86,21 +90,23 @@ std::string clean_path(std::string_view path) {
 
 // The text's judgement, on a source already cleaned.
 static std::optional<std::string> judge_cleaned(std::string_view cleaned, std::string_view source,
-                                                std::string_view what) {
+                                                std::string_view what, const NodeNameSource* names) {
   if (under(cleaned, "/proc"))
     return refusal(what, source, "reaches the host's /proc (its root and cwd links enter other namespaces)",
                    "bind a directory of your own data instead");
   if (auto hit = touched(cleaned, {}))
-    return refusal(what, source, "reaches " + *hit + " on the host", hint(cleaned, *hit));
+    return refusal(what, source, "reaches " + *hit + " on the host", hint(cleaned, *hit, names));
   return std::nullopt;
 }
 
 std::optional<std::string> check_host_source_text(std::string_view source, std::string_view what) {
-  return judge_cleaned(clean_path(source), source, what);
+  return judge_cleaned(clean_path(source), source, what, nullptr);
 }
 
-HostPathJudge::HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh)
-    : machine_(machine), refresh_(refresh) {}
+HostPathJudge::HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh, NodeNameSource names)
+    : machine_(machine), refresh_(refresh), names_(std::move(names)) {}
+
+std::string HostPathJudge::cdi_form(std::string_view device_path) const { return cdi_form_for(device_path, &names_); }
 
 std::vector<HostPathJudge::Moved> HostPathJudge::moved_protected() const {
   std::lock_guard lock(mutex_);
@@ -117,7 +123,7 @@ std::vector<HostPathJudge::Moved> HostPathJudge::moved_protected() const {
 
 std::optional<std::string> HostPathJudge::check(std::string_view source, std::string_view what) const {
   const std::string cleaned = clean_path(source);
-  if (auto bad = judge_cleaned(cleaned, source, what)) return bad;
+  if (auto bad = judge_cleaned(cleaned, source, what, &names_)) return bad;
   std::vector<std::string> links;
   const auto resolved = machine_.resolve(cleaned, &links);
   if (!resolved) return refusal(what, source, "cannot be resolved (" + resolved.error().message + ")", "fix the path");
@@ -130,11 +136,11 @@ std::optional<std::string> HostPathJudge::check(std::string_view source, std::st
   if (under(*resolved, "/proc"))
     return refusal(what, source, "reaches the host's /proc" + via, "bind a directory of your own data instead");
   if (auto hit = touched(*resolved, moved_protected()))
-    return refusal(what, source, "reaches " + *hit + " on the host" + via, hint(*resolved, *hit));
+    return refusal(what, source, "reaches " + *hit + " on the host" + via, hint(*resolved, *hit, &names_));
   // Resolved: no link is left to follow, so one stat tells a device node.
   struct stat st {};
   if (::stat(machine_.host_path(*resolved).c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
-    return refusal(what, source, "is a device node" + via, hint("/dev", "/dev"));
+    return refusal(what, source, "is a device node" + via, hint(*resolved, "/dev", &names_));
   return std::nullopt;
 }
 

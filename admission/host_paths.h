@@ -6,6 +6,7 @@
 // engine. What resolution cannot see (a link swapped in after the check) is in docs/gate-limits.md.
 
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -22,9 +23,14 @@ namespace rgpu::admission {
 /// systemd and D-Bus (a root client of any of them can start a process on the host).
 std::span<const std::string_view> protected_host_paths();
 
-/// The --device form that reaches a device path by CDI name ("--device rediacc.io/dri=renderD128"
-/// for /dev/dri/renderD128), for refusal messages.
-std::string cdi_form_for(std::string_view device_path);
+/// The CDI name that reaches a device node most narrowly on this machine ("" when none does).
+using NodeNameSource = std::function<std::string(std::string_view device_path)>;
+
+/// The --device form that reaches a device path by CDI name, for refusal messages: the name
+/// `names` gives (the specs' own, SpecReviews::name_for_node), else ours by the node's name
+/// (rediacc.io/dri=renderD128 for /dev/dri/renderD128), else `rediacc-gpu cdi list` to find it;
+/// an NVIDIA minor is never taken for a GPU's index.
+std::string cdi_form_for(std::string_view device_path, const NodeNameSource* names = nullptr);
 
 /// Go's path.Clean, for bind sources.
 std::string clean_path(std::string_view path);
@@ -34,12 +40,17 @@ std::string clean_path(std::string_view path);
 /// move those, and a decision must cost microseconds. Thread-safe.
 class HostPathJudge {
  public:
-  explicit HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh = std::chrono::seconds(2));
+  /// `names`, when given, names the CDI device a refusal of a device path points to instead.
+  explicit HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh = std::chrono::seconds(2),
+                         NodeNameSource names = {});
 
   /// A refusal message when host path `source` (as written in the request; `what` says where,
   /// "a bind" or "a mount") reaches the host: any path under /proc or resolved through it (its
   /// root and cwd links enter other mount namespaces), a protected path, or a device node.
   std::optional<std::string> check(std::string_view source, std::string_view what) const;
+
+  /// cdi_form_for with this machine's names.
+  std::string cdi_form(std::string_view device_path) const;
 
   /// A protected path as the machine resolves it, when that differs from its text.
   struct Moved {
@@ -52,6 +63,7 @@ class HostPathJudge {
 
   const RootFs& machine_;
   std::chrono::milliseconds refresh_;
+  NodeNameSource names_;
   mutable std::mutex mutex_;
   mutable std::chrono::steady_clock::time_point resolved_at_{};
   mutable std::vector<Moved> moved_;

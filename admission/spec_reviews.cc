@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "admission/grant_store.h"
 #include "cdi-gen/hook_policy.h"
@@ -45,11 +46,22 @@ void SpecReviews::refresh() {
   if (have_ && now == state_) return;
   items_.clear();
   names_.clear();
+  node_names_.clear();
+  std::map<std::string, std::tuple<size_t, size_t, std::string>, std::less<>> narrowest;
   for (const auto& d : cdi::read_spec_index(fs_).devices) {
-    if (cdi::ungrantable_reason(d).empty()) names_.push_back(d.qualified_name);
+    if (cdi::ungrantable_reason(d).empty()) {
+      names_.push_back(d.qualified_name);
+      const std::tuple<size_t, size_t, std::string> rank{d.device_nodes.size(), d.qualified_name.size(),
+                                                         d.qualified_name};
+      for (const auto& node : d.device_nodes) {
+        auto [it, added] = narrowest.try_emplace(node, rank);
+        if (!added && rank < it->second) it->second = rank;
+      }
+    }
     auto items = review_items(fs_, d);
     if (!items.empty()) items_[d.qualified_name] = std::move(items);
   }
+  for (auto& [node, rank] : narrowest) node_names_[node] = std::move(std::get<2>(rank));
   std::sort(names_.begin(), names_.end());
   names_.erase(std::unique(names_.begin(), names_.end()), names_.end());
   state_ = std::move(now);
@@ -63,10 +75,21 @@ std::vector<std::string> SpecReviews::of(const std::string& name) {
   return it == items_.end() ? std::vector<std::string>{} : it->second;
 }
 
+void SpecReviews::refresh_hints() {
+  if (!have_ || std::chrono::steady_clock::now() - checked_ > std::chrono::seconds(1)) refresh();
+}
+
 std::vector<std::string> SpecReviews::defined() {
   const std::lock_guard hold(mutex_);
-  if (!have_ || std::chrono::steady_clock::now() - checked_ > std::chrono::seconds(1)) refresh();
+  refresh_hints();
   return names_;
+}
+
+std::string SpecReviews::name_for_node(std::string_view path) {
+  const std::lock_guard hold(mutex_);
+  refresh_hints();
+  const auto it = node_names_.find(path);
+  return it == node_names_.end() ? std::string() : it->second;
 }
 
 }  // namespace rgpu::admission

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/root_fs.h"
@@ -22,16 +23,23 @@ class SpecReviews {
   /// Every grantable name the specs define, sorted, for a refusal's suggestions: a hint, so the
   /// directory is looked at again at most once a second (refusals stay as cheap as they were).
   std::vector<std::string> defined();
+  /// The grantable name that reaches device node `path` most narrowly (fewest nodes, then the
+  /// shortest name: nvidia.com/gpu=0 over its UUID name and over nvidia.com/gpu=all), from the
+  /// specs as they are; empty when none maps it. Refusal hints take it: /dev/nvidia3 is not
+  /// nvidia.com/gpu=3 when minors do not follow the GPUs' order. Looked at as `defined` is.
+  std::string name_for_node(std::string_view path);
 
  private:
   std::string state() const;
-  void refresh();  ///< with mutex_ held
+  void refresh();        ///< with mutex_ held
+  void refresh_hints();  ///< refresh at most once a second, with mutex_ held
   const RootFs& fs_;
   std::mutex mutex_;
   bool have_ = false;
   std::string state_;
   std::map<std::string, std::vector<std::string>> items_;
   std::vector<std::string> names_;
+  std::map<std::string, std::string, std::less<>> node_names_;  ///< device node -> name_for_node
   std::chrono::steady_clock::time_point checked_{};
 };
 

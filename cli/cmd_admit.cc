@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -51,8 +52,9 @@ int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
     return kExitUsage;
   }
   admission::GrantsCache cache(fs);
-  const admission::HostPathJudge host_paths(fs);
   admission::SpecReviews spec_reviews(fs);
+  const admission::HostPathJudge host_paths(
+      fs, std::chrono::seconds(2), [&spec_reviews](std::string_view path) { return spec_reviews.name_for_node(path); });
   const admission::ReviewSource reviews = [&spec_reviews](const std::string& name) { return spec_reviews.of(name); };
   const admission::NameSource names = [&spec_reviews] { return spec_reviews.defined(); };
   const admission::DecideOptions options{.allow_buildkit = f.allow_buildkit,

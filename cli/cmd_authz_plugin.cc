@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <iostream>
 #include <string>
 
@@ -47,8 +48,9 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
     return kExitUsage;
   }
   admission::GrantsCache cache(fs);
-  const admission::HostPathJudge host_paths(fs);
   admission::SpecReviews spec_reviews(fs);
+  const admission::HostPathJudge host_paths(
+      fs, std::chrono::seconds(2), [&spec_reviews](std::string_view path) { return spec_reviews.name_for_node(path); });
   const admission::ReviewSource reviews = [&spec_reviews](const std::string& name) { return spec_reviews.of(name); };
   const admission::NameSource names = [&spec_reviews] { return spec_reviews.defined(); };
   admission::AuthzServer server([&cache] { return cache.current(); },

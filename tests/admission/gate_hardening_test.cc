@@ -11,7 +11,10 @@
 #include "admission/capabilities.h"
 #include "admission/decide.h"
 #include "admission/host_paths.h"
+#include "tests/support/authz_envelope.h"
 #include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
 
 using namespace rgpu;
 using namespace rgpu::admission;
@@ -288,4 +291,27 @@ TEST_CASE("gate: buildx's fallback pull of moby/buildkit is refused with what to
   allowed(pull("fromImage=debian&tag=12"));
   allowed(pull("fromImage=example.com:5000/moby/buildkitx"));
   allowed(pull("fromImage=moby%2Fbuildkit", DecideOptions{.allow_buildkit = true}));
+}
+
+// The 8x H100 fixture's minors do not follow the GPUs' order: /dev/nvidia3 is nvidia.com/gpu=0.
+// A refusal's hint is the name the specs give that node, never one guessed from the minor.
+TEST_CASE("gate: a refused raw NVIDIA device or bind is pointed to the name that reaches it, from the specs") {
+  FixtureRoot root;
+  dgx_h100(root);
+  const auto admit = [&root](const std::string& host_config) {
+    return run_tool({"admit", "--repo", "web", "--root", root.str()},
+                    authz_post("/v1.43/containers/create", R"({"Image":"img","HostConfig":)" + host_config + "}"));
+  };
+  const auto raw = admit(R"({"Devices":[{"PathOnHost":"/dev/nvidia3","PathInContainer":"/dev/nvidia3"}]})");
+  CHECK(raw.exit_code == 1);
+  CHECK_THAT(raw.out, Catch::Contains("raw device \\\"/dev/nvidia3\\\"; ask for it by CDI name: --device "
+                                      "nvidia.com/gpu=0."));
+  const auto bind = admit(R"({"Binds":["/dev/nvidia3:/dev/nvidia3"]})");
+  CHECK_THAT(bind.out, Catch::Contains("ask for it by CDI name: --device nvidia.com/gpu=0."));
+  // A node no spec maps: no guess at an index.
+  std::filesystem::remove(root.host("/etc/cdi/nvidia.yaml"));
+  const auto unmapped = admit(R"({"Devices":[{"PathOnHost":"/dev/nvidia3"}]})");
+  CHECK_THAT(unmapped.out, Catch::Contains("--device nvidia.com/gpu=INDEX (rediacc-gpu cdi list on the host names "
+                                           "each GPU's)") &&
+                               !Catch::Contains("nvidia.com/gpu=3"));
 }
