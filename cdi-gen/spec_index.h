@@ -7,12 +7,13 @@
 #include <string_view>
 #include <vector>
 
+#include "core/machine_paths.h"
 #include "core/result.h"
 #include "core/root_fs.h"
 
 namespace rgpu::cdi {
 
-inline constexpr const char* kSpecDir = "/etc/cdi";
+inline constexpr const char* kSpecDir = paths::kCdiSpecDir;
 
 /// A program the runtime runs on the host, as root, for every container that asks for the name.
 struct CdiHook {

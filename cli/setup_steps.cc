@@ -1,5 +1,6 @@
 #include "cli/setup_steps.h"
 
+#include "core/machine_paths.h"
 #include "core/machine_program.h"
 
 #include <sstream>
@@ -167,16 +168,16 @@ Result<std::string> step_toolkit(SetupContext& ctx) {
 
 Result<std::string> remove_our_spec(SetupContext& ctx) {
   const bool owned = ctx.fs.kind(state::kNvidiaSpecOwned) != NodeKind::missing;
-  const bool present = ctx.fs.kind(units::kNvidiaSpecPath) != NodeKind::missing;
+  const bool present = ctx.fs.kind(paths::kNvidiaSpec) != NodeKind::missing;
   if (owned) {
     if (present) {
-      if (auto ok = keep(ctx, ctx.sink.remove(units::kNvidiaSpecPath)); !ok) return tl::unexpected(ok.error());
+      if (auto ok = keep(ctx, ctx.sink.remove(paths::kNvidiaSpec)); !ok) return tl::unexpected(ok.error());
     }
     if (auto ok = keep(ctx, ctx.sink.remove(state::kNvidiaSpecOwned)); !ok) return tl::unexpected(ok.error());
     if (present) return std::string("removed the spec an earlier setup installed");
   }
   if (!present) return std::string("skipped");
-  return std::string("skipped; ") + units::kNvidiaSpecPath + " was not installed by setup and is left alone";
+  return std::string("skipped; ") + paths::kNvidiaSpec + " was not installed by setup and is left alone";
 }
 
 Result<std::string> step_nvidia_spec(SetupContext& ctx) {
@@ -197,11 +198,11 @@ Result<std::string> step_nvidia_spec(SetupContext& ctx) {
   if (ctx.options.dry_run) ctx.changes.push_back(*ran);
   auto spec = ctx.fs.read_file(state::kGeneratedNvidiaSpec);
   if (!spec && ctx.options.dry_run) {  // nvidia-ctk did not run
-    ctx.changes.push_back({Change::Kind::write, units::kNvidiaSpecPath, "as nvidia-ctk generates it"});
+    ctx.changes.push_back({Change::Kind::write, paths::kNvidiaSpec, "as nvidia-ctk generates it"});
     return std::string("planned");
   }
   if (!spec) return fail(command_line(argv) + " exited 0 but wrote no spec: " + spec.error().message);
-  auto installed = ctx.sink.write(units::kNvidiaSpecPath, *spec, 0644);
+  auto installed = ctx.sink.write(paths::kNvidiaSpec, *spec, 0644);
   if (!installed) return tl::unexpected(installed.error());
   ctx.changes.push_back(*installed);
   if (auto ok = keep(ctx, ctx.sink.write(state::kNvidiaSpecOwned, kOwnedText, 0644)); !ok)

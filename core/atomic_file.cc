@@ -103,7 +103,7 @@ Result<Change> remove_file(const RootFs& fs, std::string_view machine_path) {
   if (!target_or) return tl::unexpected(target_or.error());
   const std::filesystem::path& target = *target_or;
   if (::unlink(target.c_str()) != 0) {
-    if (errno == ENOENT) return Change{Change::Kind::unchanged, std::string(machine_path), ""};
+    if (is_not_found_errno(errno)) return Change{Change::Kind::unchanged, std::string(machine_path), ""};
     return tl::unexpected(io_error("remove", target, errno));
   }
   sync_directory(target.parent_path());

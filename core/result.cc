@@ -4,6 +4,8 @@
 
 namespace rgpu {
 
-bool is_not_found(const Error& error) { return error.sys_errno == ENOENT || error.sys_errno == ENOTDIR; }
+bool is_not_found_errno(int e) { return e == ENOENT || e == ENOTDIR; }
+
+bool is_not_found(const Error& error) { return is_not_found_errno(error.sys_errno); }
 
 }  // namespace rgpu

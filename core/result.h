@@ -22,7 +22,11 @@ inline tl::unexpected<Error> fail(std::string message, int sys_errno = 0) {
   return tl::unexpected<Error>(Error{std::move(message), sys_errno});
 }
 
-/// True when the failure only says "there is no such file": the caller may treat it as absent.
+/// True when errno `e` only says "there is no such file" (ENOENT, or ENOTDIR: a component of the
+/// path is not a directory): the one definition every reader uses to treat a path as absent.
+bool is_not_found_errno(int e);
+
+/// The same for a failure.
 bool is_not_found(const Error& error);
 
 }  // namespace rgpu

@@ -169,6 +169,7 @@ Result<std::optional<std::string>> RootFs::read_optional(std::string_view machin
 Result<std::vector<std::string>> RootFs::list_dir(std::string_view machine_path) const {
   auto fd = open(machine_path, O_RDONLY | O_DIRECTORY, "list");
   if (!fd) {
+    // Absent is no entries; a path that is not a directory (ENOTDIR) is a tree that cannot be listed.
     if (fd.error().sys_errno == ENOENT) return std::vector<std::string>{};
     return tl::unexpected(fd.error());
   }

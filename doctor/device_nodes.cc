@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "doctor/doctor.h"
-#include "probe/sysfs_parsers.h"
+#include "probe/probe.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -52,10 +52,7 @@ Check shared_node(const Facts& f, probe::Vendor vendor, const char* id, const ch
   return {id, kLayer, Status::fail, std::string(node) + " is missing", why, fix};
 }
 
-bool wsl_kernel(const Facts& f) {
-  const auto release = f.fs.read_optional("/proc/sys/kernel/osrelease");
-  return release && *release && probe::is_wsl_kernel_release(**release);
-}
+bool wsl_kernel(const Facts& f) { return probe::wsl_kernel(f.fs); }
 
 Check dxg(const Facts& f) {
   if (!wsl_kernel(f)) return {"dxg", kLayer, Status::skip, "not a WSL2 kernel", "", ""};

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "doctor/doctor.h"
+#include "probe/probe.h"
 #include "probe/sysfs_parsers.h"
 
 namespace rgpu::doctor {
@@ -157,9 +158,7 @@ std::vector<Check> gpu_drivers(const Facts& f) {
 // Under WSL2 the GPU is known only through NVML in /usr/lib/wsl/lib: when it does not load,
 // the GPU disappears from the inventory without anything else looking wrong.
 Check wsl_gpu(const Facts& f) {
-  const auto release = f.fs.read_optional("/proc/sys/kernel/osrelease");
-  const bool wsl = release && *release && probe::is_wsl_kernel_release(**release);
-  if (!wsl || f.fs.kind("/dev/dxg") == NodeKind::missing) {
+  if (!probe::wsl_kernel(f.fs) || f.fs.kind("/dev/dxg") == NodeKind::missing) {
     return {"wsl-gpu", kLayer, Status::skip, "not WSL2 with /dev/dxg", "", ""};
   }
   if (!f.fresh.gpus.empty()) {

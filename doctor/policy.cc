@@ -4,6 +4,7 @@
 
 #include "admission/grant_store.h"
 #include "core/joined.h"
+#include "core/machine_paths.h"
 #include "core/structured_text.h"
 #include "doctor/doctor.h"
 
@@ -113,7 +114,7 @@ Check security_modules(const Facts& f) {
 
 // The NVIDIA spec mounts the persistenced socket only if it existed when the spec was made.
 Check persistenced(const Facts& f) {
-  const auto spec = f.fs.read_optional("/etc/cdi/nvidia.yaml");
+  const auto spec = f.fs.read_optional(paths::kNvidiaSpec);
   if (!spec || !*spec || (*spec)->find("/run/nvidia-persistenced/socket") == std::string::npos) {
     return {"persistenced", kLayer, Status::skip, "the NVIDIA spec mounts no persistenced socket", "", ""};
   }

@@ -13,6 +13,7 @@
 #include "admission/host_paths.h"
 #include "core/docker_client.h"
 #include "core/joined.h"
+#include "core/machine_paths.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
 #include "doctor/doctor.h"
@@ -50,7 +51,7 @@ std::vector<std::string> spec_dirs_of(const Facts& f, const RunningDaemon& d, co
     }
     return dirs;
   }
-  return {cdi::kSpecDir, "/var/run/cdi"};
+  return {cdi::kSpecDir, paths::kDockerRunCdiDir};
 }
 
 bool same_directory(const std::filesystem::path& a, const std::filesystem::path& b) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cdi-gen/spec_index.h"
+#include "core/machine_paths.h"
 #include "core/machine_program.h"
 #include "core/structured_text.h"
 #include "doctor/doctor.h"
@@ -18,7 +19,6 @@ namespace rgpu::doctor {
 namespace {
 
 constexpr int kLayer = 3;
-constexpr const char* kNvidiaSpec = "/etc/cdi/nvidia.yaml";
 
 std::optional<std::string> loaded_nvidia_version(const Facts& f) {
   const auto text = f.fs.read_optional("/proc/driver/nvidia/version");
@@ -95,31 +95,31 @@ std::set<std::string> spec_driver_versions(const std::string& spec) {
 Check nvidia_spec(const Facts& f) {
   if (!has_vendor(f.fresh, probe::Vendor::nvidia))
     return {"nvidia-spec", kLayer, Status::skip, "no NVIDIA GPU", "", ""};
-  const auto spec = f.fs.read_optional(kNvidiaSpec);
+  const auto spec = f.fs.read_optional(paths::kNvidiaSpec);
   if (!spec || !*spec) {
     return {"nvidia-spec",
             kLayer,
             Status::fail,
-            std::string(kNvidiaSpec) + " is missing",
+            std::string(paths::kNvidiaSpec) + " is missing",
             "no nvidia.com/gpu name exists: NVIDIA GPUs cannot be granted or requested",
             "run rediacc-gpu setup (it generates the spec)"};
   }
   const auto versions = spec_driver_versions(**spec);
   const auto loaded = loaded_nvidia_version(f);
   if (loaded && !versions.empty() && !versions.count(*loaded)) {
-    return {
-        "nvidia-spec",
-        kLayer,
-        Status::fail,
-        std::string(kNvidiaSpec) + " was generated for driver " + *versions.begin() + ", the driver now is " + *loaded,
-        "drift: containers get the old driver's libraries, which do not match the kernel module (CUDA fails with "
-        "a driver/library version mismatch)",
-        "run rediacc-gpu setup (it regenerates the spec for the driver now loaded)"};
+    return {"nvidia-spec",
+            kLayer,
+            Status::fail,
+            std::string(paths::kNvidiaSpec) + " was generated for driver " + *versions.begin() +
+                ", the driver now is " + *loaded,
+            "drift: containers get the old driver's libraries, which do not match the kernel module (CUDA fails with "
+            "a driver/library version mismatch)",
+            "run rediacc-gpu setup (it regenerates the spec for the driver now loaded)"};
   }
   return {"nvidia-spec",
           kLayer,
           Status::ok,
-          std::string(kNvidiaSpec) + (loaded ? " matches driver " + *loaded : " is present"),
+          std::string(paths::kNvidiaSpec) + (loaded ? " matches driver " + *loaded : " is present"),
           "",
           ""};
 }
@@ -195,7 +195,7 @@ std::vector<std::string> shadowing_specs(const Facts& f) {
   }
   std::vector<std::string> found;
   std::set<std::string> seen_dirs;
-  for (const char* dir : {"/var/run/cdi", "/run/cdi"}) {
+  for (const char* dir : {paths::kDockerRunCdiDir, paths::kPodmanRunCdiDir}) {
     const auto real = f.fs.resolve(dir);
     if (!real || !seen_dirs.insert(*real).second) continue;
     const auto names = f.fs.list_dir(dir);

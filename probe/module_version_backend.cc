@@ -1,5 +1,6 @@
 #include "probe/module_version_backend.h"
 
+#include "core/machine_paths.h"
 #include "probe/sysfs_parsers.h"
 
 namespace rgpu::probe {
@@ -23,7 +24,7 @@ Result<void> ModuleVersionBackend::enrich(const RootFs& fs, Inventory& inv, Warn
       gpu.driver_version = own;
       continue;
     }
-    if (!release) release = first_line(fs, "/proc/sys/kernel/osrelease");
+    if (!release) release = first_line(fs, paths::kKernelRelease);
     gpu.driver_version = *release;
   }
   return {};

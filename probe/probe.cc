@@ -1,5 +1,6 @@
 #include "probe/probe.h"
 
+#include "core/machine_paths.h"
 #include "probe/amd_backend.h"
 #include "probe/drm_nodes.h"
 #include "probe/drm_version_backend.h"
@@ -7,6 +8,7 @@
 #include "probe/module_version_backend.h"
 #include "probe/nvidia_backend.h"
 #include "probe/pci_scan.h"
+#include "probe/sysfs_parsers.h"
 
 namespace rgpu::probe {
 namespace {
@@ -50,6 +52,11 @@ std::optional<std::string> machine_hostname(const RootFs& fs) {
     if (text && *text && !(*text)->empty()) return **text;
   }
   return std::nullopt;
+}
+
+bool wsl_kernel(const RootFs& fs) {
+  const auto release = fs.read_optional(paths::kKernelRelease);
+  return release && *release && is_wsl_kernel_release(**release);
 }
 
 std::vector<std::unique_ptr<Backend>> native_backends() {

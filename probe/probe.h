@@ -25,6 +25,9 @@ std::vector<std::unique_ptr<Backend>> native_backends();
 /// The machine's name from /proc/sys/kernel/hostname, else /etc/hostname; absent when neither says.
 std::optional<std::string> machine_hostname(const RootFs& fs);
 
+/// True when the running kernel is WSL2's (its release names microsoft or WSL).
+bool wsl_kernel(const RootFs& fs);
+
 /// Probes the machine under `fs`. Fails only when the PCI tree exists but cannot be read.
 Result<ProbeReport> run_probe(const RootFs& fs, const std::vector<std::unique_ptr<Backend>>& backends, SystemTime now);
 

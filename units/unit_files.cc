@@ -1,5 +1,6 @@
 #include "units/unit_files.h"
 
+#include "core/machine_paths.h"
 #include "core/state_paths.h"
 
 namespace rgpu::units {
@@ -22,7 +23,7 @@ std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& o) {
                     "# nvidia-cdi-refresh writes where the repositories' Docker daemons read specs; its default,\n"
                     "# /var/run/cdi, would outrank /etc/cdi and shadow the spec setup generates.\n"
                     "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=" +
-                    kNvidiaSpecPath + "\n";
+                    paths::kNvidiaSpec + "\n";
   if (o.wsl) env += "NVIDIA_CTK_CDI_GENERATE_MODE=wsl\n";
   if (!o.nvidia_disabled_hooks.empty()) {
     env += "# Hooks left out of the spec (setup --nvidia-disable-hook); kept by every later setup.\n";
@@ -38,7 +39,8 @@ std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& o) {
 }
 
 std::vector<UnitFile> nvidia_units(const UnitOptions& o) {
-  std::string generate = o.nvidia_ctk_path + " cdi generate --output=" + kNvidiaSpecPath + (o.wsl ? " --mode=wsl" : "");
+  std::string generate =
+      o.nvidia_ctk_path + " cdi generate --output=" + paths::kNvidiaSpec + (o.wsl ? " --mode=wsl" : "");
   for (const auto& hook : o.nvidia_disabled_hooks) generate += " --disable-hook=" + hook;
   std::string spec_unit = std::string(kSetupHeader) +
                           "[Unit]\nDescription=Regenerate the NVIDIA CDI spec in /etc/cdi for rediacc-gpu\n"

@@ -32,7 +32,6 @@ inline constexpr const char* kNvidiaSpecUnit = "rediacc-gpu-nvidia-spec.service"
 inline constexpr const char* kRefreshUnit = "rediacc-gpu-refresh.service";
 inline constexpr const char* kPluginSocketUnit = "rediacc-gpu-authz@.socket";
 inline constexpr const char* kPluginServiceUnit = "rediacc-gpu-authz@.service";
-inline constexpr const char* kNvidiaSpecPath = "/etc/cdi/nvidia.yaml";
 inline constexpr const char* kViewsPathUnit = "rediacc-gpu-views.path";
 inline constexpr const char* kViewsServiceUnit = "rediacc-gpu-views.service";
 

@@ -1,7 +1,7 @@
 #include "wsl/wsl_backend.h"
 
 #include "probe/nvml_library.h"
-#include "probe/sysfs_parsers.h"
+#include "probe/probe.h"
 
 namespace rgpu::wsl {
 namespace {
@@ -23,11 +23,7 @@ probe::Gpu gpu_from_nvml(const probe::NvmlGpu& n, const std::optional<std::strin
 
 }  // namespace
 
-bool is_wsl(const RootFs& fs) {
-  if (fs.kind(kDxgNode) == NodeKind::missing) return false;
-  auto release = fs.read_optional("/proc/sys/kernel/osrelease");
-  return release && *release && probe::is_wsl_kernel_release(**release);
-}
+bool is_wsl(const RootFs& fs) { return fs.kind(kDxgNode) != NodeKind::missing && probe::wsl_kernel(fs); }
 
 Result<void> WslBackend::enrich(const RootFs& fs, probe::Inventory& inv, probe::Warnings& warnings) const {
   if (!is_wsl(fs)) return {};
