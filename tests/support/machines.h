@@ -1,8 +1,8 @@
 #pragma once
 // Named fake machines, written from facts seen on real ones (lspci, sysfs and /dev listings of
-// GPU hosts, NVML's answers on them): BMC VGAs that are not GPUs, card/render numbers that start above zero and disagree with PCI
-// order, PCI domains other than 0000, NVIDIA minors against PCI order, MI300X as class 0x1200
-// with partition render nodes owned by non-PCI devices.
+// GPU hosts, NVML's answers on them): BMC VGAs that are not GPUs, card/render numbers that start
+// above zero and disagree with PCI order, PCI domains other than 0000, NVIDIA minors against PCI
+// order, MI300X as class 0x1200 with partition render nodes owned by non-PCI devices.
 
 #include <functional>
 #include <string>
