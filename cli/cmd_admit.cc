@@ -39,18 +39,12 @@ admission::Decision decide_text(admission::GrantsCache& cache, const std::string
 int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
   RootFs fs(global.root);
   auto repo = repo_of(fs, f.repo);
-  if (!repo) {
-    report_failure(repo.error());
-    return kExitUsage;
-  }
+  if (!repo) return report_usage(repo.error());
   auto containers = admission::daemon_containers(
       f.docker_host,
       "admit was run without --docker-host, so it cannot see what the container attaches; pass the "
       "repository daemon's socket");
-  if (!containers) {
-    report_failure(containers.error());
-    return kExitUsage;
-  }
+  if (!containers) return report_usage(containers.error());
   admission::GrantsCache cache(fs);
   admission::SpecReviews spec_reviews(fs);
   const admission::HostPathJudge host_paths(

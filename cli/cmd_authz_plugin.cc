@@ -34,19 +34,13 @@ void log_line(const std::string& line) {
 int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
   RootFs fs(global.root);
   auto repo = repo_of(fs, f.repo);
-  if (!repo) {
-    report_failure(repo.error());
-    return kExitUsage;
-  }
+  if (!repo) return report_usage(repo.error());
   auto containers = admission::daemon_containers(
       f.docker_host, "the plugin of repository \"" + *repo + "\" was started without --docker-host, so it cannot see " +
                          "what the container attaches; set " + state::kDockerHostVariable +
                          "=unix:///PATH/docker.sock in " + state::kPluginEnvDir + "/" + *repo +
                          ".env and restart rediacc-gpu-authz@" + *repo);
-  if (!containers) {
-    report_failure(containers.error());
-    return kExitUsage;
-  }
+  if (!containers) return report_usage(containers.error());
   admission::GrantsCache cache(fs);
   admission::SpecReviews spec_reviews(fs);
   const admission::HostPathJudge host_paths(

@@ -16,7 +16,7 @@ namespace rgpu::cli {
 namespace {
 
 void print_warnings(const std::vector<std::string>& warnings) {
-  for (const auto& w : warnings) std::cerr << "warning: " << w << "\n";
+  for (const auto& w : warnings) print_warning(w);
 }
 
 int run_generate(const GlobalOptions& global) {
@@ -63,7 +63,7 @@ int run_cdi_list(const GlobalOptions& global, const std::string& output) {
   RootFs fs(global.root);
   auto index = cdi::read_spec_index(fs);
   for (const auto& p : index.problems) {
-    std::cerr << "warning: skipping CDI spec " << fs.host_path(p.spec_path).string() << ": " << p.reason << "\n";
+    print_warning("skipping CDI spec " + fs.host_path(p.spec_path).string() + ": " + p.reason);
   }
   if (output == "json") {
     auto out = nlohmann::ordered_json::array();

@@ -29,18 +29,17 @@ int run_check_image(const GlobalOptions& global, const CheckImageFlags& f) {
   switch (verdict->kind) {
     case Kind::ok:
     case Kind::not_stated: std::cout << verdict->text << "\n"; return kExitOk;
-    case Kind::unknown: std::cerr << "warning: " << verdict->text << "\n"; return kExitOk;
+    case Kind::unknown: print_warning(verdict->text); return kExitOk;
     case Kind::forward_compat:
       if (f.allow_forward_compat) {
-        std::cerr << "warning: " << verdict->text << "\n";
+        print_warning(verdict->text);
         return kExitOk;
       }
-      std::cerr << "rediacc-gpu: " << verdict->text
-                << "; pass --allow-forward-compat if this host's GPUs are of that brand and the image ships its "
-                   "compat libraries.\n";
-      return kExitFailure;
+      return report_failure({verdict->text +
+                             "; pass --allow-forward-compat if this host's GPUs are of that brand and the image ships "
+                             "its compat libraries."});
     case Kind::too_new:
-    case Kind::no_driver: std::cerr << "rediacc-gpu: " << verdict->text << ".\n"; return kExitFailure;
+    case Kind::no_driver: return report_failure({verdict->text + "."});
   }
   return kExitFailure;
 }

@@ -149,9 +149,9 @@ int with_checks(const GlobalOptions& global, const std::string& docker_host, Use
 
 int run_doctor(const GlobalOptions& global, DoctorFlags f) {
   if (f.container.repo.empty() != f.container.image.empty()) {
-    std::cerr << "rediacc-gpu: doctor's container check needs both --repo and --image (got only "
-              << (f.container.repo.empty() ? "--image" : "--repo") << "); give both, or neither for the host checks\n";
-    return kExitUsage;
+    return report_usage({std::string("doctor's container check needs both --repo and --image (got only ") +
+                         (f.container.repo.empty() ? "--image" : "--repo") +
+                         "); give both, or neither for the host checks"});
   }
   if (!f.container.repo.empty()) {
     auto repo = repo_of(RootFs(global.root), f.container.repo);

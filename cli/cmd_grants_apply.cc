@@ -168,8 +168,7 @@ int run_apply(const GlobalOptions& global, const ApplyFlags& f) {
   }
   if (!report.outcome.refused.empty()) {
     if (f.output != "json") {
-      for (const auto& r : report.outcome.refused)
-        std::cerr << "rediacc-gpu: refused " << r.repo << " " << r.device << ": " << r.reason << "\n";
+      for (const auto& r : report.outcome.refused) print_error("refused " + r.repo + " " + r.device + ": " + r.reason);
     }
     std::set<std::pair<std::string, std::string>> grants;
     for (const auto& r : report.outcome.refused) grants.emplace(r.repo, r.device);

@@ -89,9 +89,8 @@ int run_list(const GlobalOptions& global, const std::string& output) {
   auto recorded = probe::read_inventory(fs);
   if (!recorded) return report_failure(recorded.error());
   if (!*recorded) {
-    std::cerr << "rediacc-gpu: no inventory at " << fs.host_path(probe::kInventoryPath).string()
-              << "; run `rediacc-gpu probe` first.\n";
-    return kExitFailure;
+    return report_failure(
+        {"no inventory at " + fs.host_path(probe::kInventoryPath).string() + "; run `rediacc-gpu probe` first."});
   }
   if (output == "json") {
     std::cout << (*recorded)->text;

@@ -26,7 +26,7 @@ int run_probe_command(const GlobalOptions& global) {
   MachineFileSink sink(fs);
   auto report = probe_machine(fs);
   if (!report) return report_failure(report.error());
-  for (const auto& w : report->warnings) std::cerr << "warning: " << w << "\n";
+  for (const auto& w : report->warnings) print_warning(w);
   auto recorded = probe::record_inventory(fs, sink, report->inventory);
   if (!recorded) return report_failure(recorded.error());
   for (const auto& g : report->inventory.gpus) std::cout << summary_line(g) << "\n";

@@ -178,8 +178,7 @@ std::string failure_message(const SetupStep& step, const Error& error) {
 int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
   const bool json = flags.output == "json";
   if (auto ok = installers::check_toolkit_version(flags.version); !ok) {
-    std::cerr << "rediacc-gpu: " << ok.error().message << "\n";
-    return kExitUsage;
+    return report_usage(ok.error());
   }
   RootFs fs(global.root);
   std::optional<FileLock> lock;  // a second setup waits here, then finds nothing to do
@@ -239,14 +238,14 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
     if (!outcome) {
       const std::string message = failure_message(step, outcome.error());
       result["steps"].back()["error"] = message;
-      std::cerr << "rediacc-gpu: " << message << "\n";
+      print_error(message);
       broken.push_back(step.id);
       failed.push_back(step.id);
       errors.push_back(message);
     }
   }
   result["warnings"] = ctx.report.warnings;
-  for (const auto& w : ctx.report.warnings) std::cerr << "warning: " << w << "\n";
+  for (const auto& w : ctx.report.warnings) print_warning(w);
   int exit_code = kExitOk;
   if (!failed.empty()) {
     std::string names;
@@ -255,7 +254,7 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
                                 (failed.size() == 1 ? " failed" : " failed") +
                                 (broken.size() > failed.size() ? " (and what needs it did not run)" : "") +
                                 "; run setup again once it is fixed.";
-    std::cerr << "rediacc-gpu: " << summary << "\n";
+    print_error(summary);
     result["ok"] = false;
     result["error"] = errors.size() == 1 ? errors.front() : summary;
     result["failed_steps"] = failed;

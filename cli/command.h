@@ -28,8 +28,17 @@ struct Command {
   const char* examples;  ///< commands an operator can paste, one per line; the end of --help
 };
 
+/// The one way a command tells its user something went wrong: "rediacc-gpu: MESSAGE" on stderr.
+void print_error(const std::string& message);
+
+/// "warning: MESSAGE" on stderr: something the user should know that did not stop the command.
+void print_warning(const std::string& message);
+
 /// Prints the error as the one line a user sees and returns kExitFailure.
 int report_failure(const Error& error);
+
+/// The same for a command line that cannot be run as given: returns kExitUsage.
+int report_usage(const Error& error);
 
 /// Adds --root DIR to a subcommand, bound to the global value.
 void add_root_option(CLI::App& sub, GlobalOptions& global);

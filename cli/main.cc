@@ -120,8 +120,7 @@ int run(int argc, char** argv) {
     runners.emplace_back(sub, cmd.attach(*sub, global));
   }
   if (auto unknown = unknown_command(argc, argv)) {
-    std::cerr << "rediacc-gpu: " << *unknown << "\n";
-    return kExitUsage;
+    return report_usage({*unknown});
   }
   try {
     app.parse(argc, argv);
@@ -137,9 +136,18 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
+void print_error(const std::string& message) { std::cerr << "rediacc-gpu: " << message << "\n"; }
+
+void print_warning(const std::string& message) { std::cerr << "warning: " << message << "\n"; }
+
 int report_failure(const Error& error) {
-  std::cerr << "rediacc-gpu: " << error.message << "\n";
+  print_error(error.message);
   return kExitFailure;
+}
+
+int report_usage(const Error& error) {
+  print_error(error.message);
+  return kExitUsage;
 }
 
 void add_root_option(CLI::App& sub, GlobalOptions& global) {
@@ -153,7 +161,6 @@ int main(int argc, char** argv) {
   try {
     return rgpu::cli::run(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "rediacc-gpu: " << e.what() << "\n";
-    return rgpu::cli::kExitFailure;
+    return rgpu::cli::report_failure({e.what()});
   }
 }
