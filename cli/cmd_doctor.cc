@@ -25,18 +25,6 @@ struct DoctorFlags {
   doctor::ContainerRequest container;
 };
 
-const char* layer_name(int layer) {
-  switch (layer) {
-    case 1: return "host driver";
-    case 2: return "device nodes";
-    case 3: return "runtime integration";
-    case 4: return "specs and inventory";
-    case 5: return "grants and policy";
-    case 6: return "container";
-  }
-  return "other";
-}
-
 struct Counts {
   std::size_t passed = 0, warned = 0, failed = 0, skipped = 0;
   int first_failing_layer = 0;  ///< 0: none fails
@@ -51,7 +39,8 @@ Counts count(const std::vector<doctor::Check>& checks) {
       case doctor::Status::skip: ++n.skipped; break;
       case doctor::Status::fail:
         ++n.failed;
-        if (n.first_failing_layer == 0 || c.layer < n.first_failing_layer) n.first_failing_layer = c.layer;
+        if (n.first_failing_layer == 0 || doctor::layer_number(c.layer) < n.first_failing_layer)
+          n.first_failing_layer = doctor::layer_number(c.layer);
         break;
     }
   }
@@ -67,7 +56,8 @@ std::string summary(const std::vector<doctor::Check>& checks) {
   std::string out = std::to_string(n.failed) + " failed, " + std::to_string(n.warned) +
                     (n.warned == 1 ? " warning, " : " warnings, ") + tail;
   if (n.first_failing_layer)
-    out += "; first failing layer: " + std::to_string(n.first_failing_layer) + " " + layer_name(n.first_failing_layer);
+    out += "; first failing layer: " + std::to_string(n.first_failing_layer) + " " +
+           doctor::layer_name(static_cast<doctor::Layer>(n.first_failing_layer));
   return out;
 }
 
@@ -79,7 +69,7 @@ void print_table(const std::vector<doctor::Check>& checks) {
     status.resize(4, ' ');
     std::string id = c.id;
     id.resize(width, ' ');
-    std::cout << "[" << c.layer << "] " << status << "  " << id << "  " << c.observed << "\n";
+    std::cout << "[" << doctor::layer_number(c.layer) << "] " << status << "  " << id << "  " << c.observed << "\n";
     if (c.status == doctor::Status::ok || c.status == doctor::Status::skip) continue;
     const std::string indent(4 + 4 + 2 + width + 2, ' ');
     if (!c.meaning.empty()) std::cout << indent << "means: " << c.meaning << "\n";
@@ -92,7 +82,7 @@ void print_table(const std::vector<doctor::Check>& checks) {
 void print_json(const std::vector<doctor::Check>& checks) {
   auto list = nlohmann::ordered_json::array();
   for (const auto& c : checks) {
-    list.push_back({{"id", c.id}, {"layer", c.layer}, {"status", doctor::status_name(c.status)}});
+    list.push_back({{"id", c.id}, {"layer", doctor::layer_number(c.layer)}, {"status", doctor::status_name(c.status)}});
     if (!c.subject.empty()) list.back()["subject"] = c.subject;
     list.back().update(
         nlohmann::ordered_json{{"observed", c.observed}, {"meaning", c.meaning}, {"decision", c.decision}});
@@ -107,8 +97,9 @@ void print_json(const std::vector<doctor::Check>& checks) {
         {"passed", n.passed},
         {"skipped", n.skipped},
         {"first_failing_layer", n.first_failing_layer ? nlohmann::ordered_json(n.first_failing_layer) : nullptr},
-        {"first_failing_layer_name",
-         n.first_failing_layer ? nlohmann::ordered_json(layer_name(n.first_failing_layer)) : nullptr}}},
+        {"first_failing_layer_name", n.first_failing_layer ? nlohmann::ordered_json(doctor::layer_name(
+                                                                 static_cast<doctor::Layer>(n.first_failing_layer)))
+                                                           : nullptr}}},
       {"checks", list}};
   std::cout << out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }

@@ -21,16 +21,49 @@ namespace rgpu::doctor {
 
 enum class Status { ok, warn, fail, skip };
 
+/// The playbook's layers, in its order: the first failing one is the broken link.
+enum class Layer { host_driver = 1, device_nodes = 2, runtime = 3, specs = 4, policy = 5, container = 6 };
+
+/// 1 to 6, as `doctor` prints and metrics label them.
+int layer_number(Layer layer);
+
+/// "host driver", "device nodes", "runtime integration", "specs and inventory", "grants and
+/// policy", "container".
+const char* layer_name(Layer layer);
+
 struct Check {
-  std::string id;  ///< stable, for scripts and metrics: "nvidia-driver"
-  int layer = 0;
+  std::string id;  ///< stable, for scripts and metrics: "nvidia-driver" (check_id:: for those others read)
+  Layer layer = Layer::host_driver;
   Status status = Status::ok;
   std::string observed;
   std::string meaning;
   std::string decision;  ///< what to do; empty when nothing is
   /// What a check that repeats is about (a PCI address, a repository); empty for one-off checks.
   std::string subject = {};
+
+  /// The same check, about `what` (a PCI address, a repository, a container).
+  Check about(std::string what) &&;
+  /// The same check with what it means and what to do (a skip or an ok that still says so).
+  Check because(std::string why, std::string what_to_do) &&;
 };
+
+/// The checks of one layer, made by what they found: `kCheck.ok("nvidia-driver", "550.54.15")`,
+/// `kCheck.fail(id, observed, meaning, decision)`.
+struct CheckMaker {
+  Layer layer;
+  Check ok(std::string id, std::string observed) const;
+  Check skip(std::string id, std::string observed) const;
+  Check warn(std::string id, std::string observed, std::string meaning, std::string decision) const;
+  Check fail(std::string id, std::string observed, std::string meaning, std::string decision) const;
+  /// For a status decided at run time (a warning or a failure by whose file it is).
+  Check with(Status status, std::string id, std::string observed, std::string meaning, std::string decision) const;
+};
+
+/// Ids that other code reads (metrics' spec drift): one spelling, so a typo cannot zero a metric.
+namespace check_id {
+inline constexpr const char* kNvidiaSpec = "nvidia-spec";
+inline constexpr const char* kRediaccSpecs = "rediacc-specs";
+}  // namespace check_id
 
 /// The version of `doctor -o json`'s document: 2 made it an object with a summary and subjects.
 inline constexpr int kDoctorJsonSchema = 2;

@@ -16,6 +16,9 @@
 namespace rgpu::doctor {
 namespace {
 
+constexpr CheckMaker kRuntime{Layer::runtime};
+constexpr CheckMaker kPolicy{Layer::policy};
+
 nlohmann::json get(const std::string& address, const std::string& target) {
   auto socket = docker_socket(address);
   auto reply =
@@ -73,9 +76,9 @@ void judge(const Facts& f, Component component, const std::string& who, const st
 }
 
 Check verdict(const char* id, const Findings& found, const std::string& meaning, const std::string& decision) {
-  if (!found.failing.empty()) return {id, 5, Status::fail, joined(found.failing, "; "), meaning, decision};
-  if (!found.warning.empty()) return {id, 5, Status::warn, joined(found.warning, "; "), meaning, decision};
-  return {id, 5, Status::ok, "no known escape: " + joined(found.fine, "; "), "", ""};
+  if (!found.failing.empty()) return kPolicy.fail(id, joined(found.failing, "; "), meaning, decision);
+  if (!found.warning.empty()) return kPolicy.warn(id, joined(found.warning, "; "), meaning, decision);
+  return kPolicy.ok(id, "no known escape: " + joined(found.fine, "; "));
 }
 
 // "runc version 1.1.5+ds1\ncommit: 1.1.5+ds1-1+deb12u1\n...": the commit line carries the
@@ -103,7 +106,7 @@ Check runc_escapes(const Facts& f, const std::vector<DaemonAnswer>& asked) {
     users[path].push_back(a.label);
   }
   if (users.empty()) users["runc"].push_back("this machine");
-  if (!f.runner) return {"runc-escapes", 5, Status::skip, "no program is run in this mode", "", ""};
+  if (!f.runner) return kPolicy.skip("runc-escapes", "no program is run in this mode");
   Findings found;
   for (const auto& [path, who] : users) {
     // A bare name is found as the machine's dockerd finds it; a path is the machine's.
@@ -111,8 +114,7 @@ Check runc_escapes(const Facts& f, const std::vector<DaemonAnswer>& asked) {
     const bool machine_only = who.size() == 1 && who.front() == "this machine";
     const std::string label = path + (machine_only ? " on this machine" : " (run by " + joined(who) + ")");
     if (!where || f.fs.kind(*where) != NodeKind::file) {
-      if (machine_only)
-        return {"runc-escapes", 5, Status::skip, "no runc on this machine and no dockerd answered", "", ""};
+      if (machine_only) return kPolicy.skip("runc-escapes", "no runc on this machine and no dockerd answered");
       found.warning.push_back(label + ": not found on the machine");
       continue;
     }
@@ -137,7 +139,7 @@ Check runc_escapes(const Facts& f, const std::vector<DaemonAnswer>& asked) {
 }
 
 Check docker_escapes(const Facts& f, const std::vector<DaemonAnswer>& asked) {
-  if (asked.empty()) return {"docker-escapes", 5, Status::skip, "no running dockerd answered on a unix socket", "", ""};
+  if (asked.empty()) return kPolicy.skip("docker-escapes", "no running dockerd answered on a unix socket");
   Findings found;
   for (const auto& a : asked) {
     const std::string version = text_of(a.version, "Version");
@@ -156,8 +158,7 @@ Check docker_escapes(const Facts& f, const std::vector<DaemonAnswer>& asked) {
 
 Check daemon_spec_dirs(const Facts& f) {
   const auto& asked = f.answers;
-  if (asked.empty())
-    return {"daemon-cdi-dirs", 3, Status::skip, "no running dockerd answered on a unix socket", "", ""};
+  if (asked.empty()) return kRuntime.skip("daemon-cdi-dirs", "no running dockerd answered on a unix socket");
   std::vector<std::string> bad, rootless, seen;
   for (const auto& a : asked) {
     const std::string version = text_of(a.version, "Version");
@@ -185,22 +186,20 @@ Check daemon_spec_dirs(const Facts& f) {
   if (!bad.empty() || !rootless.empty()) {
     std::vector<std::string> all = bad;
     all.insert(all.end(), rootless.begin(), rootless.end());
-    return {"daemon-cdi-dirs",
-            3,
-            bad.empty() ? Status::warn : Status::fail,
-            joined(all, "; "),
-            "a spec directory other than /etc/cdi can be written by others than root (DRA drivers, the user of a "
-            "rootless daemon), and a spec there can define a granted name anew",
-            "set \"cdi-spec-dirs\": [\"/etc/cdi\"] in the daemon's daemon.json and restart it"};
+    return kRuntime.with(
+        bad.empty() ? Status::warn : Status::fail, "daemon-cdi-dirs", joined(all, "; "),
+        "a spec directory other than /etc/cdi can be written by others than root (DRA drivers, the user of a "
+        "rootless daemon), and a spec there can define a granted name anew",
+        "set \"cdi-spec-dirs\": [\"/etc/cdi\"] in the daemon's daemon.json and restart it");
   }
-  return {"daemon-cdi-dirs", 3, Status::ok, joined(seen, "; "), "", ""};
+  return kRuntime.ok("daemon-cdi-dirs", joined(seen, "; "));
 }
 
 // Whether each daemon attaches CDI devices, from what it says of itself: before 25.0 it cannot;
 // from 25.0 it does only with the feature on (off by default before 28.2), which /info shows as a
 // CDISpecDirs list. Asked here, so a Docker without CDI is found at layer 3, not by a container.
 Check daemon_cdi(const Facts& f) {
-  if (f.answers.empty()) return {"daemon-cdi", 3, Status::skip, "no daemon answered GET /version", "", ""};
+  if (f.answers.empty()) return kRuntime.skip("daemon-cdi", "no daemon answered GET /version");
   std::vector<std::string> without, with;
   for (const auto& a : f.answers) {
     const std::string version = text_of(a.version, "Version");
@@ -214,14 +213,12 @@ Check daemon_cdi(const Facts& f) {
     }
   }
   if (!without.empty()) {
-    return {"daemon-cdi",
-            3,
-            Status::fail,
-            joined(without, "; "),
-            "the daemon cannot attach CDI devices: every container asking for a granted name fails at create",
-            "use Docker 25 or later; on 25.0 to 28.1 set \"features\": {\"cdi\": true} in daemon.json and restart it"};
+    return kRuntime.fail(
+        "daemon-cdi", joined(without, "; "),
+        "the daemon cannot attach CDI devices: every container asking for a granted name fails at create",
+        "use Docker 25 or later; on 25.0 to 28.1 set \"features\": {\"cdi\": true} in daemon.json and restart it");
   }
-  return {"daemon-cdi", 3, Status::ok, joined(with, "; ") + " attach CDI devices", "", ""};
+  return kRuntime.ok("daemon-cdi", joined(with, "; ") + " attach CDI devices");
 }
 
 std::vector<Check> escape_checks(const Facts& f) { return {docker_escapes(f, f.answers), runc_escapes(f, f.answers)}; }

@@ -16,7 +16,7 @@
 namespace rgpu::doctor {
 namespace {
 
-constexpr int kLayer = 5;
+constexpr CheckMaker kCheck{Layer::policy};
 
 std::vector<std::string> split_nul(const std::string& text) {
   std::vector<std::string> out;
@@ -163,7 +163,7 @@ std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs) {
 
 Check user_namespaces(const Facts& f) {
   const auto& daemons = f.daemons;
-  if (daemons.empty()) return {"userns", kLayer, Status::skip, "no running dockerd found in /proc", "", ""};
+  if (daemons.empty()) return kCheck.skip("userns", "no running dockerd found in /proc");
   std::string remapped;
   std::string host_root;
   for (const auto& d : daemons) {
@@ -171,15 +171,13 @@ Check user_namespaces(const Facts& f) {
     auto& list = how ? remapped : host_root;
     list += (list.empty() ? "" : ", ") + describe(d) + (how ? " " + *how : "");
   }
-  if (host_root.empty()) return {"userns", kLayer, Status::ok, "container root is no host root: " + remapped, "", ""};
-  return {"userns",
-          kLayer,
-          Status::warn,
-          "container root is host root under " + host_root,
-          "the gate checks bind sources when a container is created; a tenant that swaps a checked directory for a "
-          "link before the container starts reaches that path as host root",
-          "run repository daemons with \"userns-remap\": \"default\" in their daemon.json (or rootless); until "
-          "then let tenants bind only directories they cannot write to from a container"};
+  if (host_root.empty()) return kCheck.ok("userns", "container root is no host root: " + remapped);
+  return kCheck.warn(
+      "userns", "container root is host root under " + host_root,
+      "the gate checks bind sources when a container is created; a tenant that swaps a checked directory for a "
+      "link before the container starts reaches that path as host root",
+      "run repository daemons with \"userns-remap\": \"default\" in their daemon.json (or rootless); until "
+      "then let tenants bind only directories they cannot write to from a container");
 }
 
 }  // namespace rgpu::doctor

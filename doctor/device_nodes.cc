@@ -8,7 +8,7 @@
 namespace rgpu::doctor {
 namespace {
 
-constexpr int kLayer = 2;
+constexpr CheckMaker kCheck{Layer::device_nodes};
 
 std::string gpu_label(const probe::Gpu& g) { return g.name + (g.pci_address ? " (" + *g.pci_address + ")" : ""); }
 
@@ -23,7 +23,7 @@ std::vector<Check> per_gpu_nodes(const Facts& f) {
     }
     const bool caps_missing = std::any_of(missing.begin(), missing.end(),
                                           [](const std::string& n) { return n.starts_with("/dev/nvidia-caps/"); });
-    Check c{"device-nodes", kLayer, Status::ok, gpu_label(g) + ": ", "", ""};
+    Check c = kCheck.ok("device-nodes", gpu_label(g) + ": ");
     c.subject = gpu_subject(g);
     if (g.device_nodes.empty()) {
       c.status = Status::fail;
@@ -47,23 +47,20 @@ std::vector<Check> per_gpu_nodes(const Facts& f) {
 
 Check shared_node(const Facts& f, probe::Vendor vendor, const char* id, const char* node, const char* why,
                   const char* fix) {
-  if (!has_vendor(f.fresh, vendor)) return {id, kLayer, Status::skip, "no GPU that needs it", "", ""};
-  if (f.fs.char_device(node)) return {id, kLayer, Status::ok, std::string(node) + " is a character device", "", ""};
-  return {id, kLayer, Status::fail, std::string(node) + " is missing", why, fix};
+  if (!has_vendor(f.fresh, vendor)) return kCheck.skip(id, "no GPU that needs it");
+  if (f.fs.char_device(node)) return kCheck.ok(id, std::string(node) + " is a character device");
+  return kCheck.fail(id, std::string(node) + " is missing", why, fix);
 }
 
 bool wsl_kernel(const Facts& f) { return probe::wsl_kernel(f.fs); }
 
 Check dxg(const Facts& f) {
-  if (!wsl_kernel(f)) return {"dxg", kLayer, Status::skip, "not a WSL2 kernel", "", ""};
-  if (f.fs.char_device("/dev/dxg")) return {"dxg", kLayer, Status::ok, "/dev/dxg is a character device", "", ""};
-  return {"dxg",
-          kLayer,
-          Status::fail,
-          "a WSL2 kernel without /dev/dxg",
-          "GPU paravirtualization is off: no GPU reaches this distribution",
-          "update WSL (wsl --update) and the Windows GPU driver, check that .wslconfig does not turn the GPU off, "
-          "then wsl --shutdown"};
+  if (!wsl_kernel(f)) return kCheck.skip("dxg", "not a WSL2 kernel");
+  if (f.fs.char_device("/dev/dxg")) return kCheck.ok("dxg", "/dev/dxg is a character device");
+  return kCheck.fail(
+      "dxg", "a WSL2 kernel without /dev/dxg", "GPU paravirtualization is off: no GPU reaches this distribution",
+      "update WSL (wsl --update) and the Windows GPU driver, check that .wslconfig does not turn the GPU off, "
+      "then wsl --shutdown");
 }
 
 // WSL2 gives CUDA /dev/dxg instead of /dev/nvidiactl (the dxg check looks at it).
@@ -72,8 +69,7 @@ Check nvidiactl(const Facts& f) {
     return g.vendor == probe::Vendor::nvidia && g.platform == probe::Platform::native;
   });
   if (has_vendor(f.fresh, probe::Vendor::nvidia) && !native)
-    return {"nvidiactl", kLayer, Status::skip, "WSL2: CUDA reaches the GPU through /dev/dxg, not /dev/nvidiactl",
-            "",          ""};
+    return kCheck.skip("nvidiactl", "WSL2: CUDA reaches the GPU through /dev/dxg, not /dev/nvidiactl");
   return shared_node(f, probe::Vendor::nvidia, "nvidiactl", "/dev/nvidiactl",
                      "every CUDA process opens /dev/nvidiactl: without it no NVIDIA GPU works",
                      "load the NVIDIA driver (nvidia-modprobe makes the nodes), then rediacc-gpu setup");

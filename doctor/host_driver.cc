@@ -10,7 +10,7 @@
 namespace rgpu::doctor {
 namespace {
 
-constexpr int kLayer = 1;
+constexpr CheckMaker kCheck{Layer::host_driver};
 
 std::string line_at(const std::string& text, size_t at) {
   const size_t start = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
@@ -22,71 +22,58 @@ std::string line_at(const std::string& text, size_t at) {
 std::optional<Check> wsl_nvidia_driver(const Facts& f) {
   for (const auto& g : f.fresh.gpus) {
     if (g.vendor != probe::Vendor::nvidia || g.platform != probe::Platform::wsl) continue;
-    return Check{
-        "nvidia-driver",
-        kLayer,
-        Status::ok,
-        "WSL2: the Windows NVIDIA driver " + g.driver_version.value_or("(version unknown)") + " through /dev/dxg",
-        "WSL2 has no NVIDIA kernel module: the Windows driver serves the GPU",
-        ""};
+    return kCheck
+        .ok("nvidia-driver",
+            "WSL2: the Windows NVIDIA driver " + g.driver_version.value_or("(version unknown)") + " through /dev/dxg")
+        .because("WSL2 has no NVIDIA kernel module: the Windows driver serves the GPU", "");
   }
   return std::nullopt;
 }
 
 Check nvidia_driver(const Facts& f) {
-  if (!has_vendor(f.fresh, probe::Vendor::nvidia))
-    return {"nvidia-driver", kLayer, Status::skip, "no NVIDIA GPU", "", ""};
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return kCheck.skip("nvidia-driver", "no NVIDIA GPU");
   if (auto wsl = wsl_nvidia_driver(f)) return *wsl;
   const auto text = f.fs.read_optional("/proc/driver/nvidia/version");
   const auto version = text && *text ? probe::parse_nvidia_version(**text) : std::nullopt;
   if (!version) {
-    return {"nvidia-driver",
-            kLayer,
-            Status::fail,
-            "an NVIDIA GPU, but /proc/driver/nvidia/version is missing",
-            "the NVIDIA kernel module is not loaded: no container can reach the GPU, whatever the runtime",
-            "install or load the NVIDIA driver (modprobe nvidia), then run rediacc-gpu setup"};
+    return kCheck.fail("nvidia-driver", "an NVIDIA GPU, but /proc/driver/nvidia/version is missing",
+                       "the NVIDIA kernel module is not loaded: no container can reach the GPU, whatever the runtime",
+                       "install or load the NVIDIA driver (modprobe nvidia), then run rediacc-gpu setup");
   }
-  return {"nvidia-driver", kLayer, Status::ok, "NVIDIA kernel module " + *version, "the driver is loaded", ""};
+  return kCheck.ok("nvidia-driver", "NVIDIA kernel module " + *version).because("the driver is loaded", "");
 }
 
 Check nvml(const Facts& f) {
-  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return {"nvml", kLayer, Status::skip, "no NVIDIA GPU", "", ""};
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return kCheck.skip("nvml", "no NVIDIA GPU");
   size_t answered = 0;
   for (const auto& g : f.fresh.gpus) {
     if (g.vendor == probe::Vendor::nvidia && g.uuid) ++answered;
   }
   if (answered == 0) {
-    return {"nvml",
-            kLayer,
-            Status::warn,
-            "NVML did not answer (libnvidia-ml.so.1 missing or failing)",
-            "nvidia-ctk generates the NVIDIA CDI spec through NVML: without it the spec cannot be made",
-            "install the driver's user-space libraries of the same version as the kernel module"};
+    return kCheck.warn("nvml", "NVML did not answer (libnvidia-ml.so.1 missing or failing)",
+                       "nvidia-ctk generates the NVIDIA CDI spec through NVML: without it the spec cannot be made",
+                       "install the driver's user-space libraries of the same version as the kernel module");
   }
-  return {"nvml", kLayer, Status::ok, "NVML answered for " + std::to_string(answered) + " GPU(s)", "", ""};
+  return kCheck.ok("nvml", "NVML answered for " + std::to_string(answered) + " GPU(s)");
 }
 
 Check nouveau(const Facts& f) {
-  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return {"nouveau", kLayer, Status::skip, "no NVIDIA GPU", "", ""};
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return kCheck.skip("nouveau", "no NVIDIA GPU");
   if (f.fs.kind("/sys/module/nouveau") != NodeKind::directory) {
-    return {"nouveau", kLayer, Status::ok, "nouveau is not loaded", "", ""};
+    return kCheck.ok("nouveau", "nouveau is not loaded");
   }
-  return {"nouveau",
-          kLayer,
-          Status::fail,
-          "the nouveau module is loaded",
-          "nouveau holds the GPU: the NVIDIA driver cannot bind it, and CUDA has no device",
-          "blacklist nouveau (modprobe.d: blacklist nouveau, options nouveau modeset=0), rebuild the initramfs "
-          "and reboot"};
+  return kCheck.fail(
+      "nouveau", "the nouveau module is loaded",
+      "nouveau holds the GPU: the NVIDIA driver cannot bind it, and CUDA has no device",
+      "blacklist nouveau (modprobe.d: blacklist nouveau, options nouveau modeset=0), rebuild the initramfs "
+      "and reboot");
 }
 
 // The module directory is one sign; a card the kernel bound to amdgpu is another (a driver built
 // into the kernel, or a /sys without /sys/module): never "not loaded" while it drives a GPU.
 Check amdgpu(const Facts& f) {
-  if (!has_vendor(f.fresh, probe::Vendor::amd)) return {"amdgpu", kLayer, Status::skip, "no AMD GPU", "", ""};
-  if (f.fs.kind("/sys/module/amdgpu") == NodeKind::directory)
-    return {"amdgpu", kLayer, Status::ok, "amdgpu is loaded", "", ""};
+  if (!has_vendor(f.fresh, probe::Vendor::amd)) return kCheck.skip("amdgpu", "no AMD GPU");
+  if (f.fs.kind("/sys/module/amdgpu") == NodeKind::directory) return kCheck.ok("amdgpu", "amdgpu is loaded");
   size_t bound = 0, amd = 0;
   for (const auto& g : f.fresh.gpus) {
     if (g.vendor != probe::Vendor::amd) continue;
@@ -94,45 +81,31 @@ Check amdgpu(const Facts& f) {
     if (g.driver == "amdgpu") ++bound;
   }
   if (bound > 0) {
-    return {"amdgpu",
-            kLayer,
-            Status::ok,
-            "amdgpu drives " + std::to_string(bound) + " of " + std::to_string(amd) +
-                " AMD GPU(s) (their PCI driver link; /sys/module/amdgpu is absent: built in)",
-            "",
-            ""};
+    return kCheck.ok("amdgpu", "amdgpu drives " + std::to_string(bound) + " of " + std::to_string(amd) +
+                                   " AMD GPU(s) (their PCI driver link; /sys/module/amdgpu is absent: built in)");
   }
-  return {"amdgpu",
-          kLayer,
-          Status::fail,
-          "an AMD GPU, but no GPU is bound to amdgpu and the module is not loaded",
-          "without amdgpu there are no render nodes and no /dev/kfd",
-          "load amdgpu (modprobe amdgpu; check that it is not blacklisted), then run rediacc-gpu setup"};
+  return kCheck.fail("amdgpu", "an AMD GPU, but no GPU is bound to amdgpu and the module is not loaded",
+                     "without amdgpu there are no render nodes and no /dev/kfd",
+                     "load amdgpu (modprobe amdgpu; check that it is not blacklisted), then run rediacc-gpu setup");
 }
 
 // Driver errors the playbook looks for first in the kernel log; readable only where the log is.
 Check kernel_log(const Facts& f) {
   const auto log = f.fs.read_optional("/var/log/kern.log");
-  if (!log || !*log) return {"kernel-log", kLayer, Status::skip, "/var/log/kern.log is not readable", "", ""};
+  if (!log || !*log) return kCheck.skip("kernel-log", "/var/log/kern.log is not readable");
   for (const char* fatal : {"RmInitAdapter failed", "GPU has fallen off the bus", "amdgpu: probe of"}) {
     const auto at = (*log)->rfind(fatal);
     if (at == std::string::npos) continue;
-    return {"kernel-log",
-            kLayer,
-            Status::fail,
-            line_at(**log, at),
-            "the driver failed to bring a GPU up",
-            "look at the GPU's power, seating and firmware; reload the driver or reboot, then run rediacc-gpu doctor"};
+    return kCheck.fail(
+        "kernel-log", line_at(**log, at), "the driver failed to bring a GPU up",
+        "look at the GPU's power, seating and firmware; reload the driver or reboot, then run rediacc-gpu doctor");
   }
   if ((*log)->find("NVRM: Xid") != std::string::npos) {
-    return {"kernel-log",
-            kLayer,
-            Status::warn,
-            "NVRM Xid errors in the kernel log",
-            "the GPU reported errors; jobs may have failed",
-            "read the Xid codes against NVIDIA's Xid table"};
+    return kCheck.warn("kernel-log", "NVRM Xid errors in the kernel log",
+                       "the GPU reported errors; jobs may have failed",
+                       "read the Xid codes against NVIDIA's Xid table");
   }
-  return {"kernel-log", kLayer, Status::ok, "no GPU driver errors in the kernel log", "", ""};
+  return kCheck.ok("kernel-log", "no GPU driver errors in the kernel log");
 }
 
 // A GPU-vendor display or compute device the kernel bound no driver to is on the bus and
@@ -141,17 +114,17 @@ std::vector<Check> gpu_drivers(const Facts& f) {
   std::vector<Check> out;
   const bool on_bus =
       std::any_of(f.fresh.gpus.begin(), f.fresh.gpus.end(), [](const auto& g) { return g.pci_address; });
-  if (!on_bus) return {{"gpu-driver", kLayer, Status::skip, "no GPU on the PCI bus", "", ""}};
+  if (!on_bus) return {kCheck.skip("gpu-driver", "no GPU on the PCI bus")};
   for (const auto& g : f.fresh.gpus) {
     if (!g.pci_address || g.driver) continue;
-    out.push_back({"gpu-driver", kLayer, Status::fail, g.name + " (" + *g.pci_address + ") has no driver bound",
-                   "the GPU is on the bus but no container can be given it",
-                   "check lspci -k -s " + *g.pci_address +
-                       " and the kernel log (a blacklisted module, a failed probe, a vfio-pci binding), "
-                       "then run rediacc-gpu setup"});
+    out.push_back(kCheck.fail("gpu-driver", g.name + " (" + *g.pci_address + ") has no driver bound",
+                              "the GPU is on the bus but no container can be given it",
+                              "check lspci -k -s " + *g.pci_address +
+                                  " and the kernel log (a blacklisted module, a failed probe, a vfio-pci binding), "
+                                  "then run rediacc-gpu setup"));
     out.back().subject = *g.pci_address;
   }
-  if (out.empty()) out.push_back({"gpu-driver", kLayer, Status::ok, "every GPU on the bus has a driver bound", "", ""});
+  if (out.empty()) out.push_back(kCheck.ok("gpu-driver", "every GPU on the bus has a driver bound"));
   return out;
 }
 
@@ -159,35 +132,31 @@ std::vector<Check> gpu_drivers(const Facts& f) {
 // the GPU disappears from the inventory without anything else looking wrong.
 Check wsl_gpu(const Facts& f) {
   if (!probe::wsl_kernel(f.fs) || f.fs.kind("/dev/dxg") == NodeKind::missing) {
-    return {"wsl-gpu", kLayer, Status::skip, "not WSL2 with /dev/dxg", "", ""};
+    return kCheck.skip("wsl-gpu", "not WSL2 with /dev/dxg");
   }
   if (!f.fresh.gpus.empty()) {
-    return {"wsl-gpu",  kLayer,
-            Status::ok, std::to_string(f.fresh.gpus.size()) + " GPU(s) through /dev/dxg and the Windows driver's NVML",
-            "",         ""};
+    return kCheck.ok("wsl-gpu",
+                     std::to_string(f.fresh.gpus.size()) + " GPU(s) through /dev/dxg and the Windows driver's NVML");
   }
   std::string why = "no GPU answered";
   for (const auto& w : f.probe_warnings) {
     if (w.find("wsl") != std::string::npos || w.find("WSL") != std::string::npos) why = w;
   }
-  return {"wsl-gpu",
-          kLayer,
-          Status::fail,
-          "/dev/dxg is there but no GPU was recorded: " + why,
-          "the GPU exists for Windows but not for this distribution's containers: no spec, no name to grant",
-          "install or repair the NVIDIA driver on Windows (it provides /usr/lib/wsl/lib/libnvidia-ml.so.1), "
-          "run wsl --shutdown, then rediacc-gpu setup"};
+  return kCheck.fail("wsl-gpu", "/dev/dxg is there but no GPU was recorded: " + why,
+                     "the GPU exists for Windows but not for this distribution's containers: no spec, no name to grant",
+                     "install or repair the NVIDIA driver on Windows (it provides /usr/lib/wsl/lib/libnvidia-ml.so.1), "
+                     "run wsl --shutdown, then rediacc-gpu setup");
 }
 
 // Everything the probe skipped or could not read is missing from the inventory and the specs.
 std::vector<Check> probe_findings(const Facts& f) {
   std::vector<Check> out;
   for (const auto& w : f.probe_warnings) {
-    out.push_back({"probe", kLayer, Status::warn, w,
-                   "what the probe skipped is missing from the inventory and from the names that can be granted",
-                   "fix what it names, then run rediacc-gpu setup"});
+    out.push_back(kCheck.warn(
+        "probe", w, "what the probe skipped is missing from the inventory and from the names that can be granted",
+        "fix what it names, then run rediacc-gpu setup"));
   }
-  if (out.empty()) out.push_back({"probe", kLayer, Status::ok, "the probe read the machine without a warning", "", ""});
+  if (out.empty()) out.push_back(kCheck.ok("probe", "the probe read the machine without a warning"));
   return out;
 }
 

@@ -65,7 +65,7 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
   // Worst status per check: a check that runs per GPU is one series.
   std::map<std::pair<std::string, int>, Status> worst;
   for (const auto& c : checks) {
-    auto [it, fresh] = worst.try_emplace({c.id, c.layer}, c.status);
+    auto [it, fresh] = worst.try_emplace({c.id, layer_number(c.layer)}, c.status);
     if (!fresh && severity(c.status) > severity(it->second)) it->second = c.status;
   }
   const auto failing = [&](const char* id) {
@@ -75,7 +75,8 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
     return false;
   };
   family(out, "rediacc_gpu_spec_drift", "1 when a CDI spec no longer matches the loaded driver or the GPUs present.");
-  out << "rediacc_gpu_spec_drift " << (failing("nvidia-spec") || failing("rediacc-specs") ? 1 : 0) << "\n";
+  out << "rediacc_gpu_spec_drift " << (failing(check_id::kNvidiaSpec) || failing(check_id::kRediaccSpecs) ? 1 : 0)
+      << "\n";
   family(out, "rediacc_gpu_doctor_check", "Each doctor check, 1 on the series of its worst status.");
   for (const auto& [key, status] : worst) {
     out << "rediacc_gpu_doctor_check{id=\"" << key.first << "\",layer=\"" << key.second << "\",status=\""

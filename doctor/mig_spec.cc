@@ -11,7 +11,7 @@
 namespace rgpu::doctor {
 namespace {
 
-constexpr int kLayer = 4;
+constexpr CheckMaker kCheck{Layer::specs};
 constexpr std::string_view kNvidiaKind = "nvidia.com/gpu=";
 
 struct Slices {
@@ -71,15 +71,11 @@ Check mig_spec_check(const Facts& f) {
     }
   }
   if (slice_names.empty() && now.present.empty()) {
-    return {"nvidia-mig-spec", kLayer, Status::skip, "no MIG device, and no MIG name in the NVIDIA spec", "", ""};
+    return kCheck.skip("nvidia-mig-spec", "no MIG device, and no MIG name in the NVIDIA spec");
   }
   if (stale.empty() && unnamed.empty()) {
-    return {"nvidia-mig-spec",
-            kLayer,
-            Status::ok,
-            std::to_string(now.present.size()) + " MIG devices, each named in the NVIDIA spec",
-            "",
-            ""};
+    return kCheck.ok("nvidia-mig-spec",
+                     std::to_string(now.present.size()) + " MIG devices, each named in the NVIDIA spec");
   }
   std::vector<std::string> grants;
   if (f.grants) {
@@ -94,14 +90,12 @@ Check mig_spec_check(const Facts& f) {
         (observed.empty() ? "" : "; ") + std::string("MIG devices without a name in the spec: ") + joined(unnamed);
   }
   if (!grants.empty()) observed += "; grants that point at them: " + joined(grants);
-  return {"nvidia-mig-spec",
-          kLayer,
-          Status::fail,
-          observed,
-          "MIG was reconfigured after the spec was generated (the toolkit's refresh does not watch MIG changes): "
-          "containers asking for a stale name fail, and index names may now reach another slice",
-          "re-run rediacc-gpu setup (it regenerates the NVIDIA spec)" +
-              std::string(grants.empty() ? "" : ", then re-grant or revoke: " + joined(grants))};
+  return kCheck.fail(
+      "nvidia-mig-spec", observed,
+      "MIG was reconfigured after the spec was generated (the toolkit's refresh does not watch MIG changes): "
+      "containers asking for a stale name fail, and index names may now reach another slice",
+      "re-run rediacc-gpu setup (it regenerates the NVIDIA spec)" +
+          std::string(grants.empty() ? "" : ", then re-grant or revoke: " + joined(grants)));
 }
 
 }  // namespace rgpu::doctor

@@ -9,7 +9,7 @@
 namespace rgpu::doctor {
 namespace {
 
-constexpr int kLayer = 1;
+constexpr CheckMaker kCheck{Layer::host_driver};
 
 std::string gpu_label(const probe::Gpu& g) { return g.name + (g.pci_address ? " (" + *g.pci_address + ")" : ""); }
 
@@ -33,7 +33,7 @@ std::string numa(const probe::Gpu& g) {
 }
 
 Check placement(const probe::Gpu& g) {
-  Check c{"pcie-link", kLayer, Status::ok, gpu_label(g) + ": ", "", ""};
+  Check c = kCheck.ok("pcie-link", gpu_label(g) + ": ");
   c.subject = gpu_subject(g);
   if (!g.pcie_link) {
     c.status = Status::skip;

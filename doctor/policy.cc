@@ -11,7 +11,7 @@
 namespace rgpu::doctor {
 namespace {
 
-constexpr int kLayer = 5;
+constexpr CheckMaker kCheck{Layer::policy};
 
 std::string node_list(const std::vector<std::string>& nodes) {
   return nodes.empty() ? "no GPU node" : joined(nodes, " ");
@@ -19,8 +19,9 @@ std::string node_list(const std::vector<std::string>& nodes) {
 
 std::vector<Check> grants(const Facts& f) {
   if (!f.grants) {
-    return {{"grants", kLayer, Status::fail, f.grants.error().message,
-             "every grant command refuses, and requests naming CDI devices are refused", "fix or move the file"}};
+    return {kCheck.fail("grants", f.grants.error().message,
+                        "every grant command refuses, and requests naming CDI devices are refused",
+                        "fix or move the file")};
   }
   std::vector<Check> out;
   size_t exclusive = 0;
@@ -38,62 +39,60 @@ std::vector<Check> grants(const Facts& f) {
     const std::string revoke = "rediacc-gpu revoke " + g.repo + " --device " + g.device;
     if (defined) {
       if (auto why = cdi::ungrantable_reason(*def); !why.empty()) {
-        out.push_back(
-            {"grants", kLayer, Status::fail, g.repo + " holds " + g.device, why, "revoke it (" + revoke + ")"});
+        out.push_back(kCheck.fail("grants", g.repo + " holds " + g.device, why, "revoke it (" + revoke + ")"));
       }
       if (auto now = admission::reached_nodes(*def); g.reached && *g.reached != now) {
-        out.push_back({"grants", kLayer, Status::fail,
-                       g.repo + " holds " + g.device + ", which reached " + node_list(*g.reached) +
-                           " when granted and reaches " + node_list(now) + " now",
-                       "the name points at other hardware than was granted (partitions renumbered by a mode change "
-                       "or a reboot, MIG reconfigured, a toolkit upgrade, a GPU removed)",
-                       "check what " + g.repo + " should have, then re-grant to accept it (rediacc-gpu grant " +
-                           g.repo + " --device " + g.device + ") or revoke it (" + revoke + ")"});
+        out.push_back(
+            kCheck.fail("grants",
+                        g.repo + " holds " + g.device + ", which reached " + node_list(*g.reached) +
+                            " when granted and reaches " + node_list(now) + " now",
+                        "the name points at other hardware than was granted (partitions renumbered by a mode change "
+                        "or a reboot, MIG reconfigured, a toolkit upgrade, a GPU removed)",
+                        "check what " + g.repo + " should have, then re-grant to accept it (rediacc-gpu grant " +
+                            g.repo + " --device " + g.device + ") or revoke it (" + revoke + ")"));
       }
     }
     if (!defined) {
-      out.push_back({"grants", kLayer, Status::warn,
-                     g.repo + " holds " + g.device + ", which no spec defines now" +
-                         (g.reached ? " (it reached " + node_list(*g.reached) + " when granted)" : ""),
-                     "the repository's containers asking for it fail at create",
-                     "revoke it (" + revoke +
-                         ") or bring the device back; after a re-partition or MIG change, "
-                         "grant the name that now reaches that hardware"});
+      out.push_back(kCheck.warn("grants",
+                                g.repo + " holds " + g.device + ", which no spec defines now" +
+                                    (g.reached ? " (it reached " + node_list(*g.reached) + " when granted)" : ""),
+                                "the repository's containers asking for it fail at create",
+                                "revoke it (" + revoke +
+                                    ") or bring the device back; after a re-partition or MIG change, "
+                                    "grant the name that now reaches that hardware"));
     }
     if (!g.exclusive) {
       about_repo();
       continue;
     }
     for (const auto& h : admission::alias_holders(*f.grants, reach, g.repo, g.device)) {
-      out.push_back({"grants", kLayer, Status::fail,
-                     g.repo + " holds " + g.device + " exclusively, and " + h.repo + " holds " + h.alias +
-                         ", which reaches the same GPU",
-                     "the GPU is reserved for one repository, yet both repositories' containers can use it (granted "
-                     "before the specs changed, or by an older rediacc-gpu)",
-                     "revoke it (rediacc-gpu revoke " + h.repo + " --device " + h.alias + ") if the GPU is to be " +
-                         g.repo + "'s alone"});
+      out.push_back(
+          kCheck.fail("grants",
+                      g.repo + " holds " + g.device + " exclusively, and " + h.repo + " holds " + h.alias +
+                          ", which reaches the same GPU",
+                      "the GPU is reserved for one repository, yet both repositories' containers can use it (granted "
+                      "before the specs changed, or by an older rediacc-gpu)",
+                      "revoke it (rediacc-gpu revoke " + h.repo + " --device " + h.alias + ") if the GPU is to be " +
+                          g.repo + "'s alone"));
     }
     about_repo();
   }
   if (out.empty()) {
-    out.push_back({"grants", kLayer, Status::ok,
-                   std::to_string(f.grants->grants.size()) + " grants (" + std::to_string(exclusive) +
-                       " exclusive), each naming a defined device",
-                   "", ""});
+    out.push_back(kCheck.ok("grants", std::to_string(f.grants->grants.size()) + " grants (" +
+                                          std::to_string(exclusive) + " exclusive), each naming a defined device"));
   }
   return out;
 }
 
 Check cgroups(const Facts& f) {
   if (f.fs.kind("/sys/fs/cgroup/cgroup.controllers") == NodeKind::file) {
-    return {"cgroup", kLayer, Status::ok, "cgroup v2", "device access is enforced by eBPF programs per container", ""};
+    return kCheck.ok("cgroup", "cgroup v2").because("device access is enforced by eBPF programs per container", "");
   }
   if (f.fs.kind("/sys/fs/cgroup") == NodeKind::directory) {
-    return {
-        "cgroup", kLayer, Status::ok, "cgroup v1 (or hybrid)", "device access is enforced by the devices controller",
-        ""};
+    return kCheck.ok("cgroup", "cgroup v1 (or hybrid)")
+        .because("device access is enforced by the devices controller", "");
   }
-  return {"cgroup", kLayer, Status::skip, "/sys/fs/cgroup is not readable", "", ""};
+  return kCheck.skip("cgroup", "/sys/fs/cgroup is not readable");
 }
 
 Check security_modules(const Facts& f) {
@@ -104,30 +103,22 @@ Check security_modules(const Facts& f) {
   if (selinux && *selinux)
     seen += std::string(seen.empty() ? "" : ", ") + (**selinux == "1" ? "SELinux enforcing" : "SELinux permissive");
   if (seen.empty()) seen = "no AppArmor or SELinux";
-  return {"security-modules",
-          kLayer,
-          Status::ok,
-          seen,
-          "containers keep their default confinement; the gate refuses requests that turn it off",
-          ""};
+  return kCheck.ok("security-modules", seen)
+      .because("containers keep their default confinement; the gate refuses requests that turn it off", "");
 }
 
 // The NVIDIA spec mounts the persistenced socket only if it existed when the spec was made.
 Check persistenced(const Facts& f) {
   const auto spec = f.fs.read_optional(paths::kNvidiaSpec);
   if (!spec || !*spec || (*spec)->find("/run/nvidia-persistenced/socket") == std::string::npos) {
-    return {"persistenced", kLayer, Status::skip, "the NVIDIA spec mounts no persistenced socket", "", ""};
+    return kCheck.skip("persistenced", "the NVIDIA spec mounts no persistenced socket");
   }
   if (f.fs.kind("/run/nvidia-persistenced/socket") != NodeKind::missing) {
-    return {
-        "persistenced", kLayer, Status::ok, "/run/nvidia-persistenced/socket is there, as the spec mounts it", "", ""};
+    return kCheck.ok("persistenced", "/run/nvidia-persistenced/socket is there, as the spec mounts it");
   }
-  return {"persistenced",
-          kLayer,
-          Status::warn,
-          "the NVIDIA spec mounts /run/nvidia-persistenced/socket, which is missing",
-          "containers given an NVIDIA device fail to start (the mount source does not exist)",
-          "start nvidia-persistenced (rediacc-gpu-nvidia-spec.service regenerates the spec after it)"};
+  return kCheck.warn("persistenced", "the NVIDIA spec mounts /run/nvidia-persistenced/socket, which is missing",
+                     "containers given an NVIDIA device fail to start (the mount source does not exist)",
+                     "start nvidia-persistenced (rediacc-gpu-nvidia-spec.service regenerates the spec after it)");
 }
 
 // Rootless daemons run per user, outside the repository daemons the gate is wired to.
@@ -140,13 +131,10 @@ Check rootless(const Facts& f) {
       if (f.fs.kind(sock) != NodeKind::missing) found += (found.empty() ? "" : ", ") + sock;
     }
   }
-  if (found.empty()) return {"rootless", kLayer, Status::ok, "no rootless Docker daemon", "", ""};
-  return {"rootless",
-          kLayer,
-          Status::warn,
-          "rootless Docker daemons: " + found,
-          "their containers reach whatever devices the user can open, without the gate",
-          "give each --authorization-plugin, or keep GPU device nodes out of those users' reach"};
+  if (found.empty()) return kCheck.ok("rootless", "no rootless Docker daemon");
+  return kCheck.warn("rootless", "rootless Docker daemons: " + found,
+                     "their containers reach whatever devices the user can open, without the gate",
+                     "give each --authorization-plugin, or keep GPU device nodes out of those users' reach");
 }
 
 // BuildKit can attach CDI devices to builds; the gate refuses /session and /grpc unless told.
@@ -160,13 +148,10 @@ Check buildkit(const Facts& f) {
     off = builder.contains("entitlements") && builder["entitlements"].is_object() &&
           builder["entitlements"].value("device", true) == false;
   }
-  if (off) return {"buildkit", kLayer, Status::ok, "BuildKit's device entitlement is off", "", ""};
-  return {"buildkit",
-          kLayer,
-          Status::ok,
-          "BuildKit's device entitlement is not turned off",
-          "builds can attach CDI devices: keep the plugin refusing BuildKit (its default, no --allow-buildkit)",
-          "to allow builds, first set \"builder\": {\"entitlements\": {\"device\": false}} in daemon.json"};
+  if (off) return kCheck.ok("buildkit", "BuildKit's device entitlement is off");
+  return kCheck.ok("buildkit", "BuildKit's device entitlement is not turned off")
+      .because("builds can attach CDI devices: keep the plugin refusing BuildKit (its default, no --allow-buildkit)",
+               "to allow builds, first set \"builder\": {\"entitlements\": {\"device\": false}} in daemon.json");
 }
 
 }  // namespace

@@ -21,7 +21,7 @@
 namespace rgpu::doctor {
 namespace {
 
-constexpr int kLayer = 5;
+constexpr CheckMaker kCheck{Layer::policy};
 
 // What the daemon says it reads (GET /info: CDISpecDirs, API 1.44 and later), when it can be asked.
 std::optional<std::vector<std::string>> reported_spec_dirs(const std::string& host) {
@@ -96,22 +96,15 @@ Check repo_cdi_views(const Facts& f) {
     problems.insert(problems.end(), found.begin(), found.end());
   }
   if (problems.empty() && fine.empty())
-    return {"repo-cdi-view", kLayer, Status::skip, "no running dockerd calls a rediacc-gpu plugin", "", ""};
+    return kCheck.skip("repo-cdi-view", "no running dockerd calls a rediacc-gpu plugin");
   if (problems.empty())
-    return {"repo-cdi-view",
-            kLayer,
-            Status::ok,
-            "each repository daemon reads only its own names: " + joined(fine),
-            "",
-            ""};
-  return {"repo-cdi-view",
-          kLayer,
-          Status::fail,
-          joined(problems, "; "),
-          "dockerd resolves CDI names itself at every start and restart-policy restore: a name it can read but its "
-          "repository does not hold reaches a device whenever the plugin is not asked",
-          "run rediacc-gpu setup (its drop-in binds /var/lib/rediacc/gpu/cdi/REPO over each repository daemon's "
-          "/etc/cdi), restart the daemons named, and keep cdi-spec-dirs to [\"/etc/cdi\"]"};
+    return kCheck.ok("repo-cdi-view", "each repository daemon reads only its own names: " + joined(fine));
+  return kCheck.fail(
+      "repo-cdi-view", joined(problems, "; "),
+      "dockerd resolves CDI names itself at every start and restart-policy restore: a name it can read but its "
+      "repository does not hold reaches a device whenever the plugin is not asked",
+      "run rediacc-gpu setup (its drop-in binds /var/lib/rediacc/gpu/cdi/REPO over each repository daemon's "
+      "/etc/cdi), restart the daemons named, and keep cdi-spec-dirs to [\"/etc/cdi\"]");
 }
 
 // What a start of a stored container would get now: the plugin's own decision, on what was read.
@@ -132,12 +125,9 @@ std::optional<std::string> refusal_at_start(const Facts& f, const admission::Hos
 Check stale_device_containers(const Facts& f) {
   const auto hosts = repo_daemon_addresses(f.fs, f.daemons);
   if (hosts.empty())
-    return {"stale-device-containers",
-            kLayer,
-            Status::skip,
-            "no repository daemon is configured (/etc/rediacc/gpu/plugins/REPO.env) or running behind its plugin",
-            "",
-            ""};
+    return kCheck.skip(
+        "stale-device-containers",
+        "no repository daemon is configured (/etc/rediacc/gpu/plugins/REPO.env) or running behind its plugin");
   const admission::HostPathJudge host_paths(f.fs);
   std::vector<std::string> stale, unreachable;
   for (const auto& [repo, host] : hosts) {
@@ -159,27 +149,18 @@ Check stale_device_containers(const Facts& f) {
     }
   }
   if (!stale.empty()) {
-    return {"stale-device-containers",
-            kLayer,
-            Status::fail,
-            "containers hold what their repository may not have now: " + joined(stale),
-            "a running one keeps its device until it stops; a stopped one is refused at its next start, but a daemon "
-            "restoring its restart-policy containers asks no plugin",
-            "rediacc-gpu revoke REPO --device NAME --stop stops them for good; or recreate them without it"};
+    return kCheck.fail(
+        "stale-device-containers", "containers hold what their repository may not have now: " + joined(stale),
+        "a running one keeps its device until it stops; a stopped one is refused at its next start, but a daemon "
+        "restoring its restart-policy containers asks no plugin",
+        "rediacc-gpu revoke REPO --device NAME --stop stops them for good; or recreate them without it");
   }
   if (!unreachable.empty())
-    return {"stale-device-containers",
-            kLayer,
-            Status::warn,
-            "could not ask " + joined(unreachable),
-            "",
-            "check that the repository daemons run and that their plugins' environment files name their sockets"};
-  return {"stale-device-containers",
-          kLayer,
-          Status::ok,
-          "every container would be allowed to start (" + std::to_string(hosts.size()) + " daemons asked)",
-          "",
-          ""};
+    return kCheck.warn(
+        "stale-device-containers", "could not ask " + joined(unreachable), "",
+        "check that the repository daemons run and that their plugins' environment files name their sockets");
+  return kCheck.ok("stale-device-containers",
+                   "every container would be allowed to start (" + std::to_string(hosts.size()) + " daemons asked)");
 }
 
 }  // namespace

@@ -18,7 +18,7 @@
 namespace rgpu::doctor {
 namespace {
 
-constexpr int kLayer = 3;
+constexpr CheckMaker kCheck{Layer::runtime};
 
 std::optional<std::string> loaded_nvidia_version(const Facts& f) {
   const auto text = f.fs.read_optional("/proc/driver/nvidia/version");
@@ -46,40 +46,28 @@ std::optional<std::string> installed_toolkit(const Facts& f) {
 }
 
 Check toolkit(const Facts& f) {
-  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return {"toolkit", kLayer, Status::skip, "no NVIDIA GPU", "", ""};
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return kCheck.skip("toolkit", "no NVIDIA GPU");
   const auto version = installed_toolkit(f);
   const auto ctk = machine_program(f.fs, "nvidia-ctk");
   const std::string package = installers::kToolkitPackage;
   if (version && !installers::check_toolkit_version(version->substr(0, version->find_first_of("-~")))) {
-    return {"toolkit",
-            kLayer,
-            Status::fail,
-            package + " " + *version + " is installed, below " + installers::kMinimumToolkitVersion,
-            "older toolkits generate specs that miss devices or hooks this product relies on",
-            "run rediacc-gpu setup (it installs " + std::string(installers::kDefaultToolkitVersion) + ")"};
+    return kCheck.fail("toolkit",
+                       package + " " + *version + " is installed, below " + installers::kMinimumToolkitVersion,
+                       "older toolkits generate specs that miss devices or hooks this product relies on",
+                       "run rediacc-gpu setup (it installs " + std::string(installers::kDefaultToolkitVersion) + ")");
   }
   if (ctk) {
-    return {"toolkit",
-            kLayer,
-            Status::ok,
-            *ctk + " is installed" + (version ? " (" + *version + ")" : std::string()),
-            "it generates the NVIDIA CDI spec",
-            ""};
+    return kCheck.ok("toolkit", *ctk + " is installed" + (version ? " (" + *version + ")" : std::string()))
+        .because("it generates the NVIDIA CDI spec", "");
   }
   if (version) {
-    return {"toolkit",
-            kLayer,
-            Status::fail,
-            package + " " + *version + " is recorded as installed, but nvidia-ctk is not on the machine",
-            "nothing can generate or refresh the NVIDIA CDI spec",
-            "reinstall " + package + ", then run rediacc-gpu setup"};
+    return kCheck.fail(
+        "toolkit", package + " " + *version + " is recorded as installed, but nvidia-ctk is not on the machine",
+        "nothing can generate or refresh the NVIDIA CDI spec", "reinstall " + package + ", then run rediacc-gpu setup");
   }
-  return {"toolkit",
-          kLayer,
-          Status::fail,
-          "an NVIDIA GPU, but neither " + package + " nor nvidia-ctk is installed",
-          "nothing can generate or refresh the NVIDIA CDI spec",
-          "run rediacc-gpu setup (it installs the toolkit)"};
+  return kCheck.fail("toolkit", "an NVIDIA GPU, but neither " + package + " nor nvidia-ctk is installed",
+                     "nothing can generate or refresh the NVIDIA CDI spec",
+                     "run rediacc-gpu setup (it installs the toolkit)");
 }
 
 // The driver versions in the spec's library paths (libcuda.so.550.54.15): the driver it was made for.
@@ -93,97 +81,74 @@ std::set<std::string> spec_driver_versions(const std::string& spec) {
 }
 
 Check nvidia_spec(const Facts& f) {
-  if (!has_vendor(f.fresh, probe::Vendor::nvidia))
-    return {"nvidia-spec", kLayer, Status::skip, "no NVIDIA GPU", "", ""};
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return kCheck.skip(check_id::kNvidiaSpec, "no NVIDIA GPU");
   const auto spec = f.fs.read_optional(paths::kNvidiaSpec);
   if (!spec || !*spec) {
-    return {"nvidia-spec",
-            kLayer,
-            Status::fail,
-            std::string(paths::kNvidiaSpec) + " is missing",
-            "no nvidia.com/gpu name exists: NVIDIA GPUs cannot be granted or requested",
-            "run rediacc-gpu setup (it generates the spec)"};
+    return kCheck.fail(check_id::kNvidiaSpec, std::string(paths::kNvidiaSpec) + " is missing",
+                       "no nvidia.com/gpu name exists: NVIDIA GPUs cannot be granted or requested",
+                       "run rediacc-gpu setup (it generates the spec)");
   }
   const auto versions = spec_driver_versions(**spec);
   const auto loaded = loaded_nvidia_version(f);
   if (loaded && !versions.empty() && !versions.count(*loaded)) {
-    return {"nvidia-spec",
-            kLayer,
-            Status::fail,
-            std::string(paths::kNvidiaSpec) + " was generated for driver " + *versions.begin() +
-                ", the driver now is " + *loaded,
-            "drift: containers get the old driver's libraries, which do not match the kernel module (CUDA fails with "
-            "a driver/library version mismatch)",
-            "run rediacc-gpu setup (it regenerates the spec for the driver now loaded)"};
+    return kCheck.fail(
+        check_id::kNvidiaSpec,
+        std::string(paths::kNvidiaSpec) + " was generated for driver " + *versions.begin() + ", the driver now is " +
+            *loaded,
+        "drift: containers get the old driver's libraries, which do not match the kernel module (CUDA fails with "
+        "a driver/library version mismatch)",
+        "run rediacc-gpu setup (it regenerates the spec for the driver now loaded)");
   }
-  return {"nvidia-spec",
-          kLayer,
-          Status::ok,
-          std::string(paths::kNvidiaSpec) + (loaded ? " matches driver " + *loaded : " is present"),
-          "",
-          ""};
+  return kCheck.ok(check_id::kNvidiaSpec,
+                   std::string(paths::kNvidiaSpec) + (loaded ? " matches driver " + *loaded : " is present"));
 }
 
 Check shadowing_spec(const Facts& f) {
   if (f.fs.kind("/var/run/cdi/nvidia.yaml") != NodeKind::file) {
-    return {"var-run-cdi", kLayer, Status::ok, "no /var/run/cdi/nvidia.yaml", "", ""};
+    return kCheck.ok("var-run-cdi", "no /var/run/cdi/nvidia.yaml");
   }
-  return {"var-run-cdi",
-          kLayer,
-          Status::warn,
-          "/var/run/cdi/nvidia.yaml exists",
-          "/var/run/cdi takes precedence over /etc/cdi: that spec, not ours, decides what nvidia.com/gpu names reach",
-          "run rediacc-gpu setup (it points nvidia-cdi-refresh at /etc/cdi and removes that file)"};
+  return kCheck.warn(
+      "var-run-cdi", "/var/run/cdi/nvidia.yaml exists",
+      "/var/run/cdi takes precedence over /etc/cdi: that spec, not ours, decides what nvidia.com/gpu names reach",
+      "run rediacc-gpu setup (it points nvidia-cdi-refresh at /etc/cdi and removes that file)");
 }
 
 Check refresh_wired(const Facts& f) {
   if (!machine_program(f.fs, "nvidia-ctk")) {
-    return {"refresh-wired", kLayer, Status::skip, "the toolkit is not installed", "", ""};
+    return kCheck.skip("refresh-wired", "the toolkit is not installed");
   }
   if (f.fs.kind("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf") == NodeKind::file) {
-    return {"refresh-wired", kLayer, Status::ok, "nvidia-cdi-refresh writes /etc/cdi/nvidia.yaml", "", ""};
+    return kCheck.ok("refresh-wired", "nvidia-cdi-refresh writes /etc/cdi/nvidia.yaml");
   }
-  return {"refresh-wired",
-          kLayer,
-          Status::warn,
-          "nvidia-cdi-refresh is not redirected to /etc/cdi",
-          "the package's refresh writes /var/run/cdi/nvidia.yaml, which shadows ours",
-          "run rediacc-gpu setup"};
+  return kCheck.warn("refresh-wired", "nvidia-cdi-refresh is not redirected to /etc/cdi",
+                     "the package's refresh writes /var/run/cdi/nvidia.yaml, which shadows ours",
+                     "run rediacc-gpu setup");
 }
 
 Check docker_daemon(const Facts& f) {
   const auto text = f.fs.read_optional("/etc/docker/daemon.json");
-  if (!text || !*text) return {"docker-daemon", kLayer, Status::ok, "no /etc/docker/daemon.json", "", ""};
+  if (!text || !*text) return kCheck.ok("docker-daemon", "no /etc/docker/daemon.json");
   auto config = parse_json(**text, "/etc/docker/daemon.json");
   if (!config || !config->is_object()) {
-    return {"docker-daemon",
-            kLayer,
-            Status::fail,
-            "/etc/docker/daemon.json does not parse",
-            "dockerd refuses to start with it",
-            "fix the file's JSON"};
+    return kCheck.fail("docker-daemon", "/etc/docker/daemon.json does not parse", "dockerd refuses to start with it",
+                       "fix the file's JSON");
   }
   const auto& c = *config;
   const bool nvidia_runtime =
       (c.contains("runtimes") && c["runtimes"].is_object() && c["runtimes"].contains("nvidia")) ||
       c.value("default-runtime", std::string()) == "nvidia";
   if (nvidia_runtime) {
-    return {"docker-daemon",
-            kLayer,
-            Status::fail,
-            "/etc/docker/daemon.json configures an nvidia runtime",
-            "the nvidia runtime injects GPUs from image environment variables and annotations the gate never sees",
-            "remove the nvidia runtime (and default-runtime) from daemon.json; CDI names are the way to GPUs here"};
+    return kCheck.fail(
+        "docker-daemon", "/etc/docker/daemon.json configures an nvidia runtime",
+        "the nvidia runtime injects GPUs from image environment variables and annotations the gate never sees",
+        "remove the nvidia runtime (and default-runtime) from daemon.json; CDI names are the way to GPUs here");
   }
   if (c.contains("features") && c["features"].is_object() && c["features"].value("cdi", true) == false) {
-    return {"docker-daemon",
-            kLayer,
-            Status::fail,
-            "/etc/docker/daemon.json turns CDI off (features.cdi: false)",
-            "dockerd cannot attach CDI devices: every granted request fails",
-            "set \"features\": {\"cdi\": true} (Docker 25.0 to 28.1 need it; 28.2 and later have it on)"};
+    return kCheck.fail("docker-daemon", "/etc/docker/daemon.json turns CDI off (features.cdi: false)",
+                       "dockerd cannot attach CDI devices: every granted request fails",
+                       "set \"features\": {\"cdi\": true} (Docker 25.0 to 28.1 need it; 28.2 and later have it on)");
   }
-  return {"docker-daemon", kLayer, Status::ok, "/etc/docker/daemon.json configures no other runtime", "", ""};
+  return kCheck.ok("docker-daemon", "/etc/docker/daemon.json configures no other runtime");
 }
 
 // Names that a spec in a directory Docker also reads (and prefers) defines a second time.
@@ -221,7 +186,7 @@ std::vector<std::string> shadowing_specs(const Facts& f) {
 // /var/run/cdi wins: whoever writes there redefines what a granted name reaches.
 Check spec_dirs(const Facts& f, const std::optional<std::pair<int, int>>& release) {
   if (!release || *release < std::make_pair(25, 0))
-    return {"cdi-spec-dirs", kLayer, Status::skip, "no Docker that reads CDI specs (25 or later) is installed", "", ""};
+    return kCheck.skip("cdi-spec-dirs", "no Docker that reads CDI specs (25 or later) is installed");
   std::set<std::string> configs;
   for (const auto& d : f.daemons) configs.insert(d.config_path());
   if (configs.empty()) configs.insert("/etc/docker/daemon.json");
@@ -251,18 +216,15 @@ Check spec_dirs(const Facts& f, const std::optional<std::pair<int, int>>& releas
   }
   const auto shadows = shadowing_specs(f);
   for (const auto& s : shadows) problems.push_back(s + " defines names /etc/cdi or a grant uses");
-  if (problems.empty())
-    return {"cdi-spec-dirs", kLayer, Status::ok, "dockerd reads CDI specs from /etc/cdi alone", "", ""};
+  if (problems.empty()) return kCheck.ok("cdi-spec-dirs", "dockerd reads CDI specs from /etc/cdi alone");
   std::string seen;
   for (const auto& p : problems) seen += (seen.empty() ? "" : "; ") + p;
-  return {"cdi-spec-dirs",
-          kLayer,
-          Status::fail,
-          seen,
-          "a spec in another directory dockerd reads (/var/run/cdi wins over /etc/cdi) redefines what a granted name "
-          "reaches, and the gate never sees it",
-          "set \"cdi-spec-dirs\": [\"/etc/cdi\"] in each repository daemon's daemon.json and restart it" +
-              std::string(shadows.empty() ? "" : "; remove the specs named")};
+  return kCheck.fail(
+      "cdi-spec-dirs", seen,
+      "a spec in another directory dockerd reads (/var/run/cdi wins over /etc/cdi) redefines what a granted name "
+      "reaches, and the gate never sees it",
+      "set \"cdi-spec-dirs\": [\"/etc/cdi\"] in each repository daemon's daemon.json and restart it" +
+          std::string(shadows.empty() ? "" : "; remove the specs named"));
 }
 
 }  // namespace
@@ -294,15 +256,12 @@ InstalledDocker installed_docker(const Facts& f) {
 Check docker_cdi(const Facts& f) {
   const auto docker = installed_docker(f);
   const auto& release = docker.release;
-  if (!release) return {"docker-cdi", kLayer, Status::skip, "no Docker package recorded by dpkg", "", ""};
+  if (!release) return kCheck.skip("docker-cdi", "no Docker package recorded by dpkg");
   const std::string seen = docker.package + " " + docker.version;
   if (*release < std::make_pair(25, 0)) {
-    return {"docker-cdi",
-            kLayer,
-            Status::fail,
-            seen + " predates CDI",
-            "dockerd cannot attach CDI devices: every granted request fails at create",
-            "install Docker 25 or later (28.2 or later has CDI on)"};
+    return kCheck.fail("docker-cdi", seen + " predates CDI",
+                       "dockerd cannot attach CDI devices: every granted request fails at create",
+                       "install Docker 25 or later (28.2 or later has CDI on)");
   }
   if (*release < std::make_pair(28, 2)) {
     const auto text = f.fs.read_optional("/etc/docker/daemon.json");
@@ -311,15 +270,12 @@ Check docker_cdi(const Facts& f) {
     const bool on = config && config->is_object() && config->contains("features") &&
                     (*config)["features"].is_object() && (*config)["features"].value("cdi", false);
     if (!on) {
-      return {"docker-cdi",
-              kLayer,
-              Status::fail,
-              seen + " without \"features\": {\"cdi\": true}",
-              "Docker 25.0 to 28.1 attach CDI devices only with the feature on",
-              "add \"features\": {\"cdi\": true} to /etc/docker/daemon.json and restart dockerd"};
+      return kCheck.fail("docker-cdi", seen + " without \"features\": {\"cdi\": true}",
+                         "Docker 25.0 to 28.1 attach CDI devices only with the feature on",
+                         "add \"features\": {\"cdi\": true} to /etc/docker/daemon.json and restart dockerd");
     }
   }
-  return {"docker-cdi", kLayer, Status::ok, seen + " attaches CDI devices", "", ""};
+  return kCheck.ok("docker-cdi", seen + " attaches CDI devices");
 }
 
 std::vector<Check> runtime_checks(const Facts& f) {

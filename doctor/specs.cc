@@ -7,19 +7,18 @@
 namespace rgpu::doctor {
 namespace {
 
-constexpr int kLayer = 4;
+constexpr CheckMaker kCheck{Layer::specs};
 
 std::vector<Check> specs_parse(const Facts& f) {
   std::vector<Check> out;
   for (const auto& p : f.specs.problems) {
     const bool ours = p.spec_path.find("/rediacc.io-") != std::string::npos;
-    out.push_back({"specs-parse", kLayer, ours ? Status::fail : Status::warn, p.spec_path + ": " + p.reason,
-                   "CDI consumers skip this file: its names cannot be granted or requested",
-                   ours ? "run rediacc-gpu cdi generate" : "fix or remove the file"});
+    out.push_back(kCheck.with(ours ? Status::fail : Status::warn, "specs-parse", p.spec_path + ": " + p.reason,
+                              "CDI consumers skip this file: its names cannot be granted or requested",
+                              ours ? "run rediacc-gpu cdi generate" : "fix or remove the file"));
   }
   if (out.empty()) {
-    out.push_back({"specs-parse", kLayer, Status::ok,
-                   std::to_string(f.specs.devices.size()) + " CDI names, every spec parses", "", ""});
+    out.push_back(kCheck.ok("specs-parse", std::to_string(f.specs.devices.size()) + " CDI names, every spec parses"));
   }
   return out;
 }
@@ -34,42 +33,27 @@ Check our_specs(const Facts& f) {
     if (wanted != bool(on_disk) || (wanted && *on_disk != cdi::spec_text(*spec)))
       stale += (stale.empty() ? "" : ", ") + path;
   }
-  if (stale.empty()) return {"rediacc-specs", kLayer, Status::ok, "rediacc.io specs match the GPUs present", "", ""};
-  return {"rediacc-specs",
-          kLayer,
-          Status::fail,
-          stale + " out of date with the GPUs present",
-          "a granted name may point at a node that is gone, or a present GPU has no name",
-          "run rediacc-gpu cdi generate (setup does it, and the udev rule on hot-plug)"};
+  if (stale.empty()) return kCheck.ok(check_id::kRediaccSpecs, "rediacc.io specs match the GPUs present");
+  return kCheck.fail(check_id::kRediaccSpecs, stale + " out of date with the GPUs present",
+                     "a granted name may point at a node that is gone, or a present GPU has no name",
+                     "run rediacc-gpu cdi generate (setup does it, and the udev rule on hot-plug)");
 }
 
 Check inventory(const Facts& f) {
   if (f.recorded_error) {
-    return {"inventory",
-            kLayer,
-            Status::fail,
-            *f.recorded_error,
-            "setup and probe refuse to overwrite it",
-            "move the file away (it may not be ours), then run rediacc-gpu setup"};
+    return kCheck.fail("inventory", *f.recorded_error, "setup and probe refuse to overwrite it",
+                       "move the file away (it may not be ours), then run rediacc-gpu setup");
   }
   if (!f.recorded) {
-    return {"inventory",
-            kLayer,
-            Status::warn,
-            "no /etc/rediacc/gpu/inventory.json",
-            "nothing records what this machine has",
-            "run rediacc-gpu setup"};
+    return kCheck.warn("inventory", "no /etc/rediacc/gpu/inventory.json", "nothing records what this machine has",
+                       "run rediacc-gpu setup");
   }
   if (f.recorded->gpus != f.fresh.gpus || f.recorded->cdi_devices != f.fresh.cdi_devices) {
-    return {"inventory",
-            kLayer,
-            Status::warn,
-            "the inventory of " + f.recorded->generated_at + " differs from the machine now",
-            "a driver or hardware change came after it: what operators and schedulers read is out of date",
-            "run rediacc-gpu setup"};
+    return kCheck.warn("inventory", "the inventory of " + f.recorded->generated_at + " differs from the machine now",
+                       "a driver or hardware change came after it: what operators and schedulers read is out of date",
+                       "run rediacc-gpu setup");
   }
-  return {"inventory", kLayer, Status::ok, "the inventory of " + f.recorded->generated_at + " matches the machine",
-          "",          ""};
+  return kCheck.ok("inventory", "the inventory of " + f.recorded->generated_at + " matches the machine");
 }
 
 }  // namespace
