@@ -15,6 +15,7 @@
 #include "core/command_runner.h"
 #include "core/root_fs.h"
 #include "doctor/daemons.h"
+#include "doctor/file_reads.h"
 #include "probe/inventory.h"
 
 namespace rgpu::doctor {
@@ -91,6 +92,8 @@ struct Facts {
   /// Every running dockerd reachable on its unix socket and every repository daemon its plugin's
   /// environment file names (ask_daemons); empty when none answered.
   std::vector<DaemonAnswer> answers = {};
+  /// daemon.json, dpkg's status and os-release as read once for this run.
+  FileReads files{fs};
 };
 
 /// Asks each daemon of `daemons`, each repository daemon the plugins' environment files name,

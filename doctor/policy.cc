@@ -139,7 +139,7 @@ Check rootless(const Facts& f) {
 
 // BuildKit can attach CDI devices to builds; the gate refuses /session and /grpc unless told.
 Check buildkit(const Facts& f) {
-  const auto text = f.fs.read_optional("/etc/docker/daemon.json");
+  const auto& text = f.files.read("/etc/docker/daemon.json");
   auto config =
       text && *text ? parse_json(**text, "/etc/docker/daemon.json") : Result<nlohmann::json>(nlohmann::json());
   bool off = false;

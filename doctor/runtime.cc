@@ -27,13 +27,15 @@ std::optional<std::string> loaded_nvidia_version(const Facts& f) {
 }
 
 std::optional<std::string> dpkg_version(const Facts& f, const std::string& package) {
-  return installers::dpkg_installed_version(f.fs, package);
+  const auto& status = f.files.read(installers::kDpkgStatus);
+  if (!status || !*status) return std::nullopt;
+  return installers::dpkg_installed_version_in(**status, package);
 }
 
 // The toolkit as setup sees it: the machine's own package database (dpkg's status file, or rpm
 // --root), so setup's "already installed" and this check never disagree.
 std::optional<std::string> installed_toolkit(const Facts& f) {
-  auto os_text = f.fs.read_optional("/etc/os-release");
+  const auto& os_text = f.files.read("/etc/os-release");
   std::optional<installers::PackageFamily> family;
   if (os_text && *os_text) {
     if (auto known = installers::package_family(installers::parse_os_release(**os_text), "/etc/os-release"))
@@ -126,7 +128,7 @@ Check refresh_wired(const Facts& f) {
 }
 
 Check docker_daemon(const Facts& f) {
-  const auto text = f.fs.read_optional("/etc/docker/daemon.json");
+  const auto& text = f.files.read("/etc/docker/daemon.json");
   if (!text || !*text) return kCheck.ok("docker-daemon", "no /etc/docker/daemon.json");
   auto config = parse_json(**text, "/etc/docker/daemon.json");
   if (!config || !config->is_object()) {
@@ -192,7 +194,7 @@ Check spec_dirs(const Facts& f, const std::optional<std::pair<int, int>>& releas
   if (configs.empty()) configs.insert("/etc/docker/daemon.json");
   std::vector<std::string> problems;
   for (const auto& path : configs) {
-    const auto text = f.fs.read_optional(path);
+    const auto& text = f.files.read(path);
     const auto config = text && *text ? parse_json(**text, path) : Result<nlohmann::json>(nlohmann::json());
     if (!config) continue;  // docker-daemon reports a file that does not parse
     const auto dirs =
@@ -264,7 +266,7 @@ Check docker_cdi(const Facts& f) {
                        "install Docker 25 or later (28.2 or later has CDI on)");
   }
   if (*release < std::make_pair(28, 2)) {
-    const auto text = f.fs.read_optional("/etc/docker/daemon.json");
+    const auto& text = f.files.read("/etc/docker/daemon.json");
     auto config =
         text && *text ? parse_json(**text, "/etc/docker/daemon.json") : Result<nlohmann::json>(nlohmann::json());
     const bool on = config && config->is_object() && config->contains("features") &&

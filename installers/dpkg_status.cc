@@ -5,7 +5,10 @@ namespace rgpu::installers {
 std::optional<std::string> dpkg_installed_version(const RootFs& fs, const std::string& package) {
   const auto status = fs.read_optional(kDpkgStatus);
   if (!status || !*status) return std::nullopt;
-  const std::string& text = **status;
+  return dpkg_installed_version_in(**status, package);
+}
+
+std::optional<std::string> dpkg_installed_version_in(const std::string& text, const std::string& package) {
   // Stanzas are separated by a blank line; the first line of each is its Package field.
   const std::string head = "Package: " + package + "\n";
   size_t at = text.rfind(head, 0) == 0 ? 0 : text.find("\n\n" + head);

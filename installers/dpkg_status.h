@@ -15,4 +15,7 @@ inline constexpr const char* kDpkgStatus = "/var/lib/dpkg/status";
 /// half-installed, or the machine has no dpkg).
 std::optional<std::string> dpkg_installed_version(const RootFs& fs, const std::string& package);
 
+/// The same from the status file's text, read once by a caller that asks about several packages.
+std::optional<std::string> dpkg_installed_version_in(const std::string& status, const std::string& package);
+
 }  // namespace rgpu::installers

@@ -739,3 +739,17 @@ TEST_CASE("doctor: -o json is one object: a schema, a summary scripts branch on,
   for (const auto& c : again["checks"]) grant_subject = grant_subject || (c["id"] == "grants" && c["subject"] == "web");
   CHECK(grant_subject);
 }
+
+TEST_CASE("doctor: the files several checks read are read once a run, so every check sees the same bytes") {
+  rgpu::test::FixtureRoot root;
+  root.write("/etc/docker/daemon.json", R"({"runtimes": {}})");
+  const rgpu::RootFs fs(root.path());
+  const rgpu::doctor::FileReads files(fs);
+  const auto& first = files.read("/etc/docker/daemon.json");
+  root.write("/etc/docker/daemon.json", R"({"changed": true})");
+  const auto& again = files.read("/etc/docker/daemon.json");
+  REQUIRE(again);
+  CHECK(&first == &again);
+  CHECK(**again == R"({"runtimes": {}})");
+  CHECK(files.read("/etc/absent.json").value() == std::nullopt);
+}
