@@ -49,8 +49,6 @@ nlohmann::json to_json(const YAML::Node& node) {
   }
 }
 
-}  // namespace
-
 std::string position_in(std::string_view text, size_t byte) {
   byte = std::min(byte, text.size());
   size_t line = 1, column = 1;
@@ -64,6 +62,8 @@ std::string position_in(std::string_view text, size_t byte) {
   }
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
+
+}  // namespace
 
 std::string without_parser_tag(std::string_view what) {
   if (what.starts_with("[json.exception.")) {

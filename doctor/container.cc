@@ -58,8 +58,6 @@ Check run_one(CommandRunner& runner, const ContainerRequest& req, const std::str
                      "check the spec's device nodes (layer 4)");
 }
 
-}  // namespace
-
 Check image_cuda(const Facts& f, const ContainerRequest& req) {
   auto socket = docker_socket(req.docker_host);
   auto verdict = socket ? check_image_cuda(f.fresh, *socket, req.image) : tl::unexpected(socket.error());
@@ -92,6 +90,8 @@ Check image_cuda(const Facts& f, const ContainerRequest& req) {
       "the workload fails inside (CUDA error 35, or a silent CPU fallback): with CDI nothing checks this at start",
       "install a newer driver, or use an older tag of the image");
 }
+
+}  // namespace
 
 std::vector<Check> container_checks(const Facts& f, CommandRunner& runner, const ContainerRequest& req) {
   if (req.repo.empty() || req.image.empty()) {

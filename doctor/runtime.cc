@@ -229,8 +229,6 @@ Check spec_dirs(const Facts& f, const std::optional<std::pair<int, int>>& releas
           std::string(shadows.empty() ? "" : "; remove the specs named"));
 }
 
-}  // namespace
-
 // Docker's major.minor from the installed package's version ("5:28.1.1-1~debian.12", "20.10.24+dfsg1-1").
 std::optional<std::pair<int, int>> docker_release(const std::string& version) {
   static const std::regex kRelease(R"(^(?:\d+:)?(\d+)\.(\d+))");
@@ -279,6 +277,8 @@ Check docker_cdi(const Facts& f) {
   }
   return kCheck.ok("docker-cdi", seen + " attaches CDI devices");
 }
+
+}  // namespace
 
 std::vector<Check> runtime_checks(const Facts& f) {
   return {toolkit(f),         nvidia_spec(f), shadowing_spec(f), refresh_wired(f),
