@@ -113,7 +113,6 @@ ordered_json report_json(const Report& r, bool dry_run) {
 
 void print_text(const Report& r, bool dry_run) {
   const auto& o = r.outcome;
-  const std::string would = dry_run ? "would " : "";
   const auto exclusively = [](const admission::Grant& g) { return g.exclusive ? " exclusively" : ""; };
   for (const auto& g : o.added)
     std::cout << (dry_run ? "would grant " : "granted ") << g.device << " to " << g.repo << exclusively(g) << "\n";

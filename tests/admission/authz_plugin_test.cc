@@ -269,9 +269,7 @@ TEST_CASE("authz plugin: unreadable grants: the tenant is told to ask an operato
   };
   const std::string body =
       R"({"Image":"i","HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["a.com/b=c"]}]}})";
-  const std::string request = R"({"RequestMethod":"POST","RequestUri":"/containers/create",)"
-                              R"("RequestHeaders":{"Content-Type":"application/json"},"RequestBody":")" +
-                              base64(body) + "\"}";
+  const std::string request = authz_post("/containers/create", body);
   std::vector<std::string> logged;
   const auto reply = plugin_reply("/AuthZPlugin.AuthZReq", request, broken, PluginSettings{"web", {}},
                                   [&logged](const std::string& line) { logged.push_back(line); });
@@ -287,9 +285,7 @@ TEST_CASE("authz plugin: a decision that throws refuses that request, and the pl
   };
   const std::string body =
       R"({"Image":"i","HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["a.com/b=c"]}]}})";
-  const std::string request = R"({"RequestMethod":"POST","RequestUri":"/containers/create",)"
-                              R"("RequestHeaders":{"Content-Type":"application/json"},"RequestBody":")" +
-                              base64(body) + "\"}";
+  const std::string request = authz_post("/containers/create", body);
   std::vector<std::string> logged;
   const auto log = [&logged](const std::string& line) { logged.push_back(line); };
   const auto reply = plugin_reply("/AuthZPlugin.AuthZReq", request, throwing, PluginSettings{"web", {}}, log);
