@@ -13,7 +13,7 @@
 #include "admission/spec_reviews.h"
 #include "cli/command.h"
 #include "cli/jsonl_stream.h"
-#include "cli/probe_machine.h"
+#include "cli/repo_arg.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
 

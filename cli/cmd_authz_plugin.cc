@@ -12,7 +12,7 @@
 #include "admission/grants_cache.h"
 #include "admission/spec_reviews.h"
 #include "cli/command.h"
-#include "cli/probe_machine.h"
+#include "cli/repo_arg.h"
 #include "core/state_paths.h"
 
 namespace rgpu::cli {

@@ -7,10 +7,10 @@
 #include "cdi-gen/spec_index.h"
 #include "cdi-gen/spec_writer.h"
 #include "cli/command.h"
-#include "cli/probe_machine.h"
 #include "cli/render.h"
 #include "core/file_sink.h"
 #include "probe/inventory_file.h"
+#include "setup/machine_probe.h"
 
 namespace rgpu::cli {
 namespace {
@@ -22,7 +22,7 @@ void print_warnings(const std::vector<std::string>& warnings) {
 int run_generate(const GlobalOptions& global) {
   RootFs fs(global.root);
   MachineFileSink sink(fs);
-  auto report = probe_hardware(fs);
+  auto report = setup::probe_hardware(fs);
   if (!report) return report_failure(report.error());
   auto specs = cdi::generate_specs(fs, report->inventory);
   report->warnings.insert(report->warnings.end(), specs.warnings.begin(), specs.warnings.end());
@@ -37,7 +37,7 @@ int run_generate(const GlobalOptions& global) {
     return report_failure(views.error());
   }
   changes->insert(changes->end(), views->begin(), views->end());
-  attach_cdi_names(fs, *report);
+  setup::attach_cdi_names(fs, *report);
   print_warnings(report->warnings);
   auto recorded = probe::record_inventory(fs, sink, report->inventory);
   if (!recorded) return report_failure(recorded.error());

@@ -4,9 +4,9 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/probe_machine.h"
 #include "doctor/cuda_requirement.h"
 #include "doctor/docker_api.h"
+#include "setup/machine_probe.h"
 
 namespace rgpu::cli {
 namespace {
@@ -19,7 +19,7 @@ struct CheckImageFlags {
 
 int run_check_image(const GlobalOptions& global, const CheckImageFlags& f) {
   RootFs fs(global.root);
-  auto report = probe_machine(fs);
+  auto report = setup::probe_machine(fs);
   if (!report) return report_failure(report.error());
   auto socket = doctor::docker_socket(f.docker_host);
   if (!socket) return report_failure(socket.error());

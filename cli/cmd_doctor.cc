@@ -8,7 +8,7 @@
 
 #include "admission/grant_store.h"
 #include "cli/command.h"
-#include "cli/probe_machine.h"
+#include "cli/repo_arg.h"
 #include "core/atomic_file.h"
 #include "core/command_runner.h"
 #include "doctor/container.h"
@@ -16,6 +16,7 @@
 #include "doctor/doctor.h"
 #include "doctor/metrics.h"
 #include "probe/inventory_file.h"
+#include "setup/machine_probe.h"
 
 namespace rgpu::cli {
 namespace {
@@ -112,7 +113,7 @@ struct MetricsFlags {
 template <typename Use>
 int with_checks(const GlobalOptions& global, const std::string& docker_host, Use use) {
   RootFs fs(global.root);
-  auto report = probe_machine(fs);
+  auto report = setup::probe_machine(fs);
   if (!report) return report_failure(report.error());
   auto recorded = probe::read_inventory(fs);
   std::optional<probe::Inventory> inventory;

@@ -7,8 +7,8 @@
 #include "admission/grant_store.h"
 #include "admission/grant_views.h"
 #include "cli/command.h"
-#include "cli/probe_machine.h"
 #include "cli/render.h"
+#include "cli/repo_arg.h"
 #include "core/docker_client.h"
 
 namespace rgpu::cli {

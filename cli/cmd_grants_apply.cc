@@ -13,10 +13,10 @@
 #include "admission/grant_views.h"
 #include "admission/grants_apply.h"
 #include "cli/command.h"
-#include "cli/probe_machine.h"
 #include "cli/render.h"
 #include "core/docker_client.h"
 #include "probe/inventory_file.h"
+#include "probe/probe.h"
 
 namespace rgpu::cli {
 namespace {

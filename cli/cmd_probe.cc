@@ -3,11 +3,11 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "cli/probe_machine.h"
 #include "cli/render.h"
 #include "core/change.h"
 #include "core/file_sink.h"
 #include "probe/inventory_file.h"
+#include "setup/machine_probe.h"
 
 namespace rgpu::cli {
 namespace {
@@ -24,7 +24,7 @@ std::string summary_line(const probe::Gpu& g) {
 int run_probe_command(const GlobalOptions& global) {
   RootFs fs(global.root);
   MachineFileSink sink(fs);
-  auto report = probe_machine(fs);
+  auto report = setup::probe_machine(fs);
   if (!report) return report_failure(report.error());
   for (const auto& w : report->warnings) print_warning(w);
   auto recorded = probe::record_inventory(fs, sink, report->inventory);

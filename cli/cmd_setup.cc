@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
-#include "cli/setup_steps.h"
 #include "core/file_lock.h"
 #include "core/state_paths.h"
 #include "installers/nvidia_toolkit.h"
+#include "setup/run.h"
 
 namespace rgpu::cli {
 namespace {
@@ -45,7 +45,7 @@ const std::vector<std::string> kNvidiaHooks = {"create-symlinks",
                                                "none"};
 
 std::vector<std::string> disabled_hooks(const RootFs& fs, const std::vector<std::string>& given) {
-  if (given.empty()) return recorded_disabled_hooks(fs);
+  if (given.empty()) return setup::recorded_disabled_hooks(fs);
   std::vector<std::string> out;
   for (const auto& h : given) {
     if (h != "none" && std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
@@ -71,65 +71,43 @@ std::string seconds(std::chrono::steady_clock::duration d) {
   return buf;
 }
 
-bool changed(const Changes& changes) {
-  for (const auto& c : changes) {
-    if (c.kind != Change::Kind::unchanged) return true;
-  }
-  return false;
-}
-
-// Every command a step starts, in order, failed ones included: a failed step lists what it ran,
-// and the progress shows each as it starts (cloud-init's log has no other way to see a hung apt).
-class WatchedRunner final : public CommandRunner {
- public:
-  WatchedRunner(CommandRunner& inner, std::function<void(const Argv&)> on_start)
-      : inner_(inner), on_start_(std::move(on_start)) {}
-  std::vector<std::string> ran;
-
- protected:
-  Result<CommandResult> do_run(const Argv& argv, std::chrono::seconds timeout,
-                               const std::map<std::string, std::string>& env) override {
-    ran.push_back(command_line(argv));
-    if (on_start_) on_start_(argv);
-    return inner_.run(argv, timeout, env);
-  }
-
- private:
-  CommandRunner& inner_;
-  std::function<void(const Argv&)> on_start_;
-};
-
 // The text progress: a step's header is written (and flushed) before it runs; a command it starts
 // goes on a line of its own as it starts, and then the header is repeated with the outcome.
-class Progress {
+class Progress final : public setup::SetupObserver {
  public:
   Progress(bool quiet, bool dry_run, const RootFs& fs) : quiet_(quiet), dry_run_(dry_run), fs_(fs) {}
-  void begin(size_t index, size_t count, const char* title) {
-    header_ = "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + title + " ... ";
+  void step_begins(size_t index, size_t count, const setup::SetupStep& step) override {
+    header_ = "[" + std::to_string(index + 1) + "/" + std::to_string(count) + "] " + step.title + " ... ";
     if (quiet_) return;
     std::cout << header_ << std::flush;
     open_ = true;
     echoed_ = false;
   }
-  void command(const Argv& argv) {
+  void command_starts(const Argv& argv) override {
     if (quiet_ || dry_run_) return;
     if (open_) std::cout << "\n";
     open_ = false;
     echoed_ = true;
     std::cout << "      run " << command_line(argv) << std::endl;
   }
-  void end(const std::string& said, const Changes& changes) {
+  void step_ends(const setup::StepReport& report) override {
+    print(report);
+    if (report.error) print_error(*report.error);  // at once, not after the steps that follow
+  }
+
+ private:
+  void print(const setup::StepReport& report) {
     if (quiet_) return;
-    std::cout << (open_ ? "" : header_) << said << "\n";
+    const bool ok = report.status == setup::StepReport::Status::ok;
+    std::cout << (open_ ? "" : header_) << report.outcome << (ok ? " " + seconds(report.took) : "") << "\n";
     open_ = false;
-    for (const auto& c : changes) {
+    for (const auto& c : report.changes) {
       if (c.kind == Change::Kind::unchanged || (echoed_ && c.kind == Change::Kind::run)) continue;
       const std::string target = c.kind == Change::Kind::run ? c.target : fs_.host_path(c.target).string();
       std::cout << "      " << (dry_run_ ? "would " : "") << to_string(c.kind) << " " << target << "\n";
     }
   }
 
- private:
   bool quiet_, dry_run_;
   const RootFs& fs_;
   std::string header_;
@@ -138,41 +116,29 @@ class Progress {
 
 // One step of `setup -o json`: paths are machine paths (the object names the root once). In a
 // dry run nothing changed: "changed" is false and "would_change" says what the run would do.
-nlohmann::json step_json(const SetupStep& step, const std::string& status, const std::string& outcome, double secs,
-                         const Changes& changes, const std::vector<std::string>& ran, bool dry_run) {
+nlohmann::json step_json(const setup::StepReport& r, bool dry_run) {
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& c : changes) {
+  for (const auto& c : r.changes) {
     if (c.kind == Change::Kind::unchanged) continue;
     list.push_back(c.kind == Change::Kind::run ? nlohmann::json{{"action", "run"}, {"command", c.target}}
                                                : nlohmann::json{{"action", to_string(c.kind)}, {"path", c.target}});
   }
-  nlohmann::json out = {{"id", step.id},      {"step", step.title}, {"status", status},
-                        {"outcome", outcome}, {"seconds", secs},    {"changed", !dry_run && !list.empty()},
+  const char* status = r.status == setup::StepReport::Status::ok       ? "ok"
+                       : r.status == setup::StepReport::Status::failed ? "failed"
+                                                                       : "blocked";
+  nlohmann::json out = {{"id", r.step->id},
+                        {"step", r.step->title},
+                        {"status", status},
+                        {"outcome", r.outcome},
+                        {"seconds", std::chrono::duration<double>(r.took).count()},
+                        {"changed", !dry_run && !list.empty()},
                         {"changes", list}};
   if (dry_run) out["would_change"] = !list.empty();
-  if (status == "failed") out["ran"] = ran;
+  if (r.error) {
+    out["ran"] = r.ran;
+    out["error"] = *r.error;
+  }
   return out;
-}
-
-// A step is blocked when one it needs failed or was itself blocked.
-const char* blocker(const SetupStep& step, const std::vector<std::string>& broken) {
-  for (const char* need : step.needs) {
-    if (std::find(broken.begin(), broken.end(), need) != broken.end()) return need;
-  }
-  return nullptr;
-}
-
-const char* title_of(const char* id) {
-  for (const auto& s : setup_steps()) {
-    if (std::string(s.id) == id) return s.title;
-  }
-  return id;
-}
-
-std::string failure_message(const SetupStep& step, const Error& error) {
-  std::string message = "setup step \"" + std::string(step.title) + "\" failed: " + error.message;
-  if (*step.way_out) message += (message.ends_with("\n") ? "" : "\n") + std::string("  way out: ") + step.way_out;
-  return message;
 }
 
 int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
@@ -195,68 +161,32 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
   DryRunFileSink dry_sink(fs);
   ProcessRunner processes;
   DryRunRunner dry_runner;
-  WatchedRunner act(flags.dry_run ? static_cast<CommandRunner&>(dry_runner) : processes,
-                    [&progress](const Argv& argv) { progress.command(argv); });
-  SetupOptions options{flags.mode == "true"    ? ToolkitMode::always
-                       : flags.mode == "false" ? ToolkitMode::never
-                                               : ToolkitMode::automatic,
-                       flags.version,
-                       flags.exact_version,
-                       flags.repo_daemon_unit,
-                       unit_tool_path(fs, flags.tool_path),
-                       flags.dry_run,
-                       disabled_hooks(fs, flags.disable_hooks)};
-  SetupContext ctx{fs, flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink, processes, act, options};
-  const auto& steps = setup_steps();
+  const setup::SetupOptions options{flags.mode == "true"    ? setup::ToolkitMode::always
+                                    : flags.mode == "false" ? setup::ToolkitMode::never
+                                                            : setup::ToolkitMode::automatic,
+                                    flags.version,
+                                    flags.exact_version,
+                                    flags.repo_daemon_unit,
+                                    unit_tool_path(fs, flags.tool_path),
+                                    disabled_hooks(fs, flags.disable_hooks)};
+  FileSink& sink = flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink;
+  CommandRunner& act = flags.dry_run ? static_cast<CommandRunner&>(dry_runner) : processes;
+  const auto run = setup::run_setup(fs, sink, processes, act, options, &progress);
   nlohmann::json result = {{"schema", kSetupJsonSchema}, {"root", fs.root().string()},
                            {"dry_run", flags.dry_run},   {"ok", true},
                            {"changed", false},           {"steps", nlohmann::json::array()}};
   if (flags.dry_run) result["would_change"] = false;
-  std::vector<std::string> broken, failed;  // ids: failed or blocked; failed alone
-  std::vector<std::string> errors;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const auto& step = steps[i];
-    progress.begin(i, steps.size(), step.title);
-    ctx.changes.clear();
-    act.ran.clear();
-    if (const char* need = blocker(step, broken)) {
-      const std::string said = std::string("not run: step \"") + title_of(need) + "\" failed";
-      broken.push_back(step.id);
-      result["steps"].push_back(step_json(step, "blocked", said, 0, {}, {}, flags.dry_run));
-      progress.end(said, {});
-      continue;
-    }
-    const auto start = std::chrono::steady_clock::now();
-    auto outcome = step.run(ctx);
-    const auto took = std::chrono::steady_clock::now() - start;
-    const std::string said = outcome ? *outcome : "failed";
-    result["steps"].push_back(step_json(step, outcome ? "ok" : "failed", said,
-                                        std::chrono::duration<double>(took).count(), ctx.changes, act.ran,
-                                        flags.dry_run));
-    if (changed(ctx.changes)) result[flags.dry_run ? "would_change" : "changed"] = true;
-    progress.end(said + (outcome ? " " + seconds(took) : ""), ctx.changes);
-    if (!outcome) {
-      const std::string message = failure_message(step, outcome.error());
-      result["steps"].back()["error"] = message;
-      print_error(message);
-      broken.push_back(step.id);
-      failed.push_back(step.id);
-      errors.push_back(message);
-    }
-  }
-  result["warnings"] = ctx.report.warnings;
-  for (const auto& w : ctx.report.warnings) print_warning(w);
+  for (const auto& step : run.steps) result["steps"].push_back(step_json(step, flags.dry_run));
+  if (run.changed()) result[flags.dry_run ? "would_change" : "changed"] = true;
+  result["warnings"] = run.warnings;
+  for (const auto& w : run.warnings) print_warning(w);
   int exit_code = kExitOk;
-  if (!failed.empty()) {
-    std::string names;
-    for (const auto& id : failed) names += (names.empty() ? "\"" : ", \"") + std::string(title_of(id.c_str())) + "\"";
-    const std::string summary = "setup finished every step it could, but " + names +
-                                (failed.size() == 1 ? " failed" : " failed") +
-                                (broken.size() > failed.size() ? " (and what needs it did not run)" : "") +
-                                "; run setup again once it is fixed.";
+  if (const auto failed = run.failed(); !failed.empty()) {
+    const std::string summary = run.failure_summary();
     print_error(summary);
     result["ok"] = false;
-    result["error"] = errors.size() == 1 ? errors.front() : summary;
+    const auto first = std::find_if(run.steps.begin(), run.steps.end(), [](const auto& s) { return s.error; });
+    result["error"] = failed.size() == 1 ? *first->error : summary;
     result["failed_steps"] = failed;
     exit_code = kExitFailure;
   }

@@ -75,7 +75,7 @@ Result<CommandResult> ProcessRunner::do_run(const Argv& argv, std::chrono::secon
 Result<CommandResult> DryRunRunner::do_run(const Argv& argv, std::chrono::seconds,
                                            const std::map<std::string, std::string>&) {
   commands_.push_back(argv);
-  return CommandResult{0, ""};
+  return CommandResult{0, "", false};
 }
 
 std::string command_line(const Argv& argv) {

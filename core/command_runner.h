@@ -16,7 +16,8 @@ using Argv = std::vector<std::string>;
 
 struct CommandResult {
   int exit_code = 0;
-  std::string output;  ///< stdout and stderr, interleaved as written
+  std::string output;     ///< stdout and stderr, interleaved as written
+  bool performed = true;  ///< false when a dry run only recorded the command
 };
 
 class CommandRunner {

@@ -63,26 +63,23 @@ std::optional<std::string> installed_toolkit(const RootFs& fs, const PackageMana
   return pm.installed_version(fs, query, kToolkitPackage);
 }
 
-Result<Change> run_step(CommandRunner& runner, const Argv& argv, std::chrono::seconds timeout) {
-  auto r = runner.run(argv, timeout, {{"DEBIAN_FRONTEND", "noninteractive"}});
-  if (!r) return tl::unexpected(r.error());
-  if (r->exit_code != 0) {
-    return fail(command_line(argv) + " failed with exit code " + std::to_string(r->exit_code) + ". Its output:\n" +
-                r->output);
+Result<CommandResult> run_step(CommandRunner& runner, const Argv& argv, std::chrono::seconds timeout) {
+  RGPU_TRY_ASSIGN(auto r, runner.run(argv, timeout, {{"DEBIAN_FRONTEND", "noninteractive"}}));
+  if (r.exit_code != 0) {
+    return fail(command_line(argv) + " failed with exit code " + std::to_string(r.exit_code) + ". Its output:\n" +
+                r.output);
   }
-  return Change{Change::Kind::run, command_line(argv), ""};
+  return r;
 }
 
 Result<ToolkitOutcome> ensure_toolkit(const RootFs& fs, const PackageManager& pm, FileSink& sink, CommandRunner& query,
-                                      CommandRunner& act, const ToolkitWanted& wanted, Changes& changes) {
+                                      CommandRunner& act, const ToolkitWanted& wanted) {
   ToolkitOutcome outcome;
   outcome.installed_before = installed_toolkit(fs, pm, query);
   outcome.plan = plan_toolkit(outcome.installed_before, wanted);
   if (outcome.plan == ToolkitPlan::keep) return outcome;
   const RepoFile repo = pm.repository();
-  auto written = sink.write(repo.path, repo.content, 0644);
-  if (!written) return tl::unexpected(written.error());
-  changes.push_back(*written);
+  RGPU_TRY(sink.write(repo.path, repo.content, 0644));
   std::vector<Argv> commands;
   if (auto key = pm.key_path(); key && fs.kind(*key) != NodeKind::file) commands = pm.fetch_key_commands();
   const bool fetches_key = !commands.empty();
@@ -95,14 +92,11 @@ Result<ToolkitOutcome> ensure_toolkit(const RootFs& fs, const PackageManager& pm
       ok = tl::unexpected(ran.error());
       break;
     }
-    changes.push_back(*ran);
+    outcome.performed = ran->performed;
   }
   // The armoured download is only a step towards the keyring: it goes whether or not the rest worked.
-  if (fetches_key && fs.kind(state::kDownloadedKey) != NodeKind::missing) {
-    auto removed = sink.remove(state::kDownloadedKey);
-    if (removed) changes.push_back(*removed);
-  }
-  if (!ok) return tl::unexpected(ok.error());
+  if (fetches_key && fs.kind(state::kDownloadedKey) != NodeKind::missing) sink.remove(state::kDownloadedKey);
+  RGPU_TRY(ok);
   return outcome;
 }
 

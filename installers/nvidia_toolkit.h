@@ -49,16 +49,17 @@ ToolkitPlan plan_toolkit(const std::optional<std::string>& installed, const Tool
 struct ToolkitOutcome {
   ToolkitPlan plan = ToolkitPlan::keep;
   std::optional<std::string> installed_before;
+  bool performed = false;  ///< the install commands really ran (false in a dry run, and for keep)
 };
 
 /// Installs kToolkitPackage as `wanted` says unless what is installed already satisfies it:
-/// repository file, signing key when missing, install. Commands go through `act` (real or dry
-/// run) and are appended to `changes` as they run, so a failed step still lists what it ran; a
-/// command that fails stops it with its output in the error.
+/// repository file, signing key when missing, install. Files go through `sink` and commands
+/// through `act` (real or dry run; a caller that records them sees each as it happens, so a
+/// failed step still lists what it ran); a command that fails stops it with its output in the error.
 Result<ToolkitOutcome> ensure_toolkit(const RootFs& fs, const PackageManager& pm, FileSink& sink, CommandRunner& query,
-                                      CommandRunner& act, const ToolkitWanted& wanted, Changes& changes);
+                                      CommandRunner& act, const ToolkitWanted& wanted);
 
 /// Runs one command through `runner`, turning a non-zero exit into an error that shows the output.
-Result<Change> run_step(CommandRunner& runner, const Argv& argv, std::chrono::seconds timeout);
+Result<CommandResult> run_step(CommandRunner& runner, const Argv& argv, std::chrono::seconds timeout);
 
 }  // namespace rgpu::installers

@@ -6,7 +6,7 @@
 #include "core/root_fs.h"
 #include "probe/probe.h"
 
-namespace rgpu::cli {
+namespace rgpu::setup {
 
 /// Probes the hardware under `fs`: native backends plus WSL; no CDI names yet.
 Result<probe::ProbeReport> probe_hardware(const RootFs& fs);
@@ -17,7 +17,4 @@ void attach_cdi_names(const RootFs& fs, probe::ProbeReport& report);
 /// probe_hardware, then attach_cdi_names.
 Result<probe::ProbeReport> probe_machine(const RootFs& fs);
 
-/// The repository a command names, as "name" or "name@machine" (the machine being this one).
-Result<std::string> repo_of(const RootFs& fs, const std::string& written);
-
-}  // namespace rgpu::cli
+}  // namespace rgpu::setup

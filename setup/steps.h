@@ -1,29 +1,26 @@
 #pragma once
 // The steps of `setup`, in order: probe, NVIDIA toolkit, NVIDIA spec, our specs, the
-// repositories' CDI views, units, inventory. Each returns a one-line outcome and appends what it changed (or, in a dry
-// run, would change) to the context.
+// repositories' CDI views, units, inventory. Each returns a one-line outcome; what it changed (or,
+// in a dry run, would change) is in the context's change log.
 
 #include <string>
 #include <vector>
 
-#include "core/change.h"
 #include "core/command_runner.h"
-#include "core/file_sink.h"
 #include "core/result.h"
 #include "core/root_fs.h"
 #include "probe/probe.h"
+#include "setup/change_log.h"
+#include "setup/toolkit_choice.h"
 
-namespace rgpu::cli {
-
-enum class ToolkitMode { automatic, always, never };
+namespace rgpu::setup {
 
 struct SetupOptions {
   ToolkitMode mode = ToolkitMode::automatic;
   std::string toolkit_version;
   bool toolkit_exact = false;  ///< the operator named the version: exactly it, even below what is installed
   std::string repo_daemon_unit;
-  std::string tool_path;  ///< this binary, as the units will run it
-  bool dry_run = false;
+  std::string tool_path;                                ///< this binary, as the units will run it
   std::vector<std::string> nvidia_disabled_hooks = {};  ///< passed to nvidia-ctk cdi generate --disable-hook
 };
 
@@ -32,13 +29,11 @@ std::vector<std::string> recorded_disabled_hooks(const RootFs& fs);
 
 struct SetupContext {
   const RootFs& fs;
-  FileSink& sink;
   CommandRunner& query;  ///< read-only commands: run for real even in a dry run
-  CommandRunner& act;    ///< commands that change the machine
+  ChangeLog& log;        ///< where every change goes, and is recorded
   SetupOptions options;
   probe::ProbeReport report{};
-  bool nvidia_wanted = false;  ///< the toolkit is installed (or kept) by this setup
-  Changes changes{};           ///< what the current step changed
+  ToolkitChoice toolkit = ToolkitChoice::not_needed;  ///< decided by the probe step
 };
 
 struct SetupStep {
@@ -54,4 +49,4 @@ struct SetupStep {
 /// The steps, in the order they must run.
 const std::vector<SetupStep>& setup_steps();
 
-}  // namespace rgpu::cli
+}  // namespace rgpu::setup

@@ -1,4 +1,4 @@
-#include "cli/setup_steps.h"
+#include "setup/steps.h"
 
 #include "core/machine_paths.h"
 #include "core/machine_program.h"
@@ -10,27 +10,20 @@
 #include "admission/grant_views.h"
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
-#include "cli/probe_machine.h"
 #include "core/state_paths.h"
 #include "doctor/daemons.h"
 #include "installers/nvidia_toolkit.h"
 #include "probe/inventory_file.h"
 #include "probe/nfd_features.h"
+#include "setup/machine_probe.h"
 #include "units/activation.h"
 #include "units/unit_files.h"
 
-namespace rgpu::cli {
+namespace rgpu::setup {
 namespace {
 
 constexpr const char* kShadowingSpec = "/var/run/cdi/nvidia.yaml";
 constexpr std::chrono::seconds kGenerateTimeout{300};
-
-bool has_nvidia_gpu(const probe::Inventory& inv) {
-  for (const auto& g : inv.gpus) {
-    if (g.vendor == probe::Vendor::nvidia) return true;
-  }
-  return false;
-}
 
 // Ownership is a record, not the spec's content: nvidia-cdi-refresh and our boot unit regenerate
 // the spec (new driver, persistenced restarted), and it stays ours through every regeneration.
@@ -38,16 +31,8 @@ constexpr const char* kOwnedText =
     "# rediacc-gpu setup installed /etc/cdi/nvidia.yaml and keeps it regenerated; while this file\n"
     "# exists, setup --install-nvidia-toolkit=false removes that spec whatever its content.\n";
 
-Result<void> keep(SetupContext& ctx, Result<Change> change) {
-  if (!change) return tl::unexpected(change.error());
-  ctx.changes.push_back(*change);
-  return {};
-}
-
 Result<void> write_all(SetupContext& ctx, const std::vector<units::UnitFile>& files) {
-  for (const auto& f : files) {
-    if (auto ok = keep(ctx, ctx.sink.write(f.path, f.content, 0644)); !ok) return ok;
-  }
+  for (const auto& f : files) RGPU_TRY(ctx.log.sink().write(f.path, f.content, 0644));
   return {};
 }
 
@@ -68,13 +53,11 @@ Result<void> write_unless_packaged(SetupContext& ctx, const std::vector<units::U
   for (std::size_t i = 0; i < files.size(); ++i) {
     const auto& f = files[i];
     if (!shipped_as(ctx.fs, units::vendor_path(f.path), packaged[i].content)) {
-      if (auto ok = keep(ctx, ctx.sink.write(f.path, f.content, 0644)); !ok) return ok;
+      RGPU_TRY(ctx.log.sink().write(f.path, f.content, 0644));
       continue;
     }
     auto current = ctx.fs.read_file(f.path);
-    if (current && units::written_by_setup(*current)) {
-      if (auto ok = keep(ctx, ctx.sink.remove(f.path)); !ok) return ok;
-    }
+    if (current && units::written_by_setup(*current)) RGPU_TRY(ctx.log.sink().remove(f.path));
   }
   return {};
 }
@@ -115,12 +98,9 @@ units::UnitOptions unit_options(const SetupContext& ctx) {
 }
 
 Result<std::string> step_probe(SetupContext& ctx) {
-  auto report = probe_hardware(ctx.fs);
-  if (!report) return tl::unexpected(report.error());
-  ctx.report = std::move(*report);
+  RGPU_TRY_ASSIGN(ctx.report, probe_hardware(ctx.fs));
   const auto& inv = ctx.report.inventory;
-  ctx.nvidia_wanted =
-      ctx.options.mode == ToolkitMode::always || (ctx.options.mode == ToolkitMode::automatic && has_nvidia_gpu(inv));
+  ctx.toolkit = toolkit_wanted(ctx.options.mode, inv);
   return std::to_string(inv.gpus.size()) + (inv.gpus.size() == 1 ? " GPU" : " GPUs") + ", platform " +
          probe::to_string(inv.platform);
 }
@@ -128,7 +108,7 @@ Result<std::string> step_probe(SetupContext& ctx) {
 std::string toolkit_outcome(const SetupContext& ctx, const installers::ToolkitOutcome& outcome, const char* family) {
   const std::string package = installers::kToolkitPackage;
   const std::string wanted = ctx.options.toolkit_version;
-  const std::string would = ctx.options.dry_run ? "would " : "";
+  const std::string would = outcome.performed ? "" : "would ";
   switch (outcome.plan) {
     case installers::ToolkitPlan::keep:
       if (installers::compare_toolkit_versions(*outcome.installed_before, wanted) == 0)
@@ -146,34 +126,31 @@ std::string toolkit_outcome(const SetupContext& ctx, const installers::ToolkitOu
 }
 
 Result<std::string> step_toolkit(SetupContext& ctx) {
-  if (!ctx.nvidia_wanted) {
-    return ctx.options.mode == ToolkitMode::never ? "skipped (--install-nvidia-toolkit=false)"
-                                                  : "skipped (no NVIDIA GPU; --install-nvidia-toolkit=auto)";
+  switch (ctx.toolkit) {
+    case ToolkitChoice::refused: return std::string("skipped (--install-nvidia-toolkit=false)");
+    case ToolkitChoice::not_needed: return std::string("skipped (no NVIDIA GPU; --install-nvidia-toolkit=auto)");
+    case ToolkitChoice::install: break;
   }
   auto os_text = ctx.fs.read_file("/etc/os-release");
   if (!os_text) return fail(os_text.error().message + " setup needs it to pick a package manager.");
-  auto family =
-      installers::package_family(installers::parse_os_release(*os_text), ctx.fs.host_path("/etc/os-release").string());
-  if (!family) return tl::unexpected(family.error());
-  auto pm = installers::make_package_manager(*family, ctx.fs.root().string());
+  RGPU_TRY_ASSIGN(const auto family, installers::package_family(installers::parse_os_release(*os_text),
+                                                                ctx.fs.host_path("/etc/os-release").string()));
+  auto pm = installers::make_package_manager(family, ctx.fs.root().string());
   // The redirect first: the package's post-install starts nvidia-cdi-refresh at once.
-  if (auto ok = write_all(ctx, units::nvidia_refresh_redirect(unit_options(ctx))); !ok)
-    return tl::unexpected(ok.error());
+  RGPU_TRY(write_all(ctx, units::nvidia_refresh_redirect(unit_options(ctx))));
   const installers::ToolkitWanted wanted{ctx.options.toolkit_version, ctx.options.toolkit_exact};
-  auto outcome = installers::ensure_toolkit(ctx.fs, *pm, ctx.sink, ctx.query, ctx.act, wanted, ctx.changes);
-  if (!outcome) return tl::unexpected(outcome.error());
-  if (auto ok = keep(ctx, ctx.sink.remove(kShadowingSpec)); !ok) return tl::unexpected(ok.error());
-  return toolkit_outcome(ctx, *outcome, installers::to_string(*family));
+  RGPU_TRY_ASSIGN(const auto outcome,
+                  installers::ensure_toolkit(ctx.fs, *pm, ctx.log.sink(), ctx.query, ctx.log.act(), wanted));
+  RGPU_TRY(ctx.log.sink().remove(kShadowingSpec));
+  return toolkit_outcome(ctx, outcome, installers::to_string(family));
 }
 
 Result<std::string> remove_our_spec(SetupContext& ctx) {
   const bool owned = ctx.fs.kind(state::kNvidiaSpecOwned) != NodeKind::missing;
   const bool present = ctx.fs.kind(paths::kNvidiaSpec) != NodeKind::missing;
   if (owned) {
-    if (present) {
-      if (auto ok = keep(ctx, ctx.sink.remove(paths::kNvidiaSpec)); !ok) return tl::unexpected(ok.error());
-    }
-    if (auto ok = keep(ctx, ctx.sink.remove(state::kNvidiaSpecOwned)); !ok) return tl::unexpected(ok.error());
+    if (present) RGPU_TRY(ctx.log.sink().remove(paths::kNvidiaSpec));
+    RGPU_TRY(ctx.log.sink().remove(state::kNvidiaSpecOwned));
     if (present) return std::string("removed the spec an earlier setup installed");
   }
   if (!present) return std::string("skipped");
@@ -181,8 +158,11 @@ Result<std::string> remove_our_spec(SetupContext& ctx) {
 }
 
 Result<std::string> step_nvidia_spec(SetupContext& ctx) {
-  if (ctx.options.mode == ToolkitMode::never) return remove_our_spec(ctx);
-  if (!ctx.nvidia_wanted) return std::string("skipped (no NVIDIA GPU)");
+  switch (ctx.toolkit) {
+    case ToolkitChoice::refused: return remove_our_spec(ctx);
+    case ToolkitChoice::not_needed: return std::string("skipped (no NVIDIA GPU)");
+    case ToolkitChoice::install: break;
+  }
   if (!has_nvidia_gpu(ctx.report.inventory)) return std::string("skipped: no NVIDIA GPU for a spec to describe");
   // Generated beside our state, never in /etc/cdi (a consumer would read a half-made spec), then
   // installed only if it differs: a re-run on an unchanged machine changes no file.
@@ -192,55 +172,37 @@ Result<std::string> step_nvidia_spec(SetupContext& ctx) {
   if (!ctx.fs.is_host_root()) argv.insert(argv.begin(), {"chroot", ctx.fs.root().string()});
   if (ctx.report.inventory.platform == probe::Platform::wsl) argv.push_back("--mode=wsl");
   for (const auto& hook : ctx.options.nvidia_disabled_hooks) argv.push_back("--disable-hook=" + hook);
-  auto ran = installers::run_step(ctx.act, argv, kGenerateTimeout);
-  if (!ran) return tl::unexpected(ran.error());
   // Generating into our scratch file changes nothing; installing a different spec does, below.
-  if (ctx.options.dry_run) ctx.changes.push_back(*ran);
-  auto spec = ctx.fs.read_file(state::kGeneratedNvidiaSpec);
-  if (!spec && ctx.options.dry_run) {  // nvidia-ctk did not run
-    ctx.changes.push_back({Change::Kind::write, paths::kNvidiaSpec, "as nvidia-ctk generates it"});
+  RGPU_TRY_ASSIGN(const auto ran, installers::run_step(ctx.log.scratch(), argv, kGenerateTimeout));
+  if (!ran.performed) {  // a dry run: nvidia-ctk did not run, so only the plan can be told
+    ctx.log.plan({Change::Kind::run, command_line(argv), ""});
+    ctx.log.plan({Change::Kind::write, paths::kNvidiaSpec, "as nvidia-ctk generates it"});
     return std::string("planned");
   }
+  auto spec = ctx.fs.read_file(state::kGeneratedNvidiaSpec);
   if (!spec) return fail(command_line(argv) + " exited 0 but wrote no spec: " + spec.error().message);
-  auto installed = ctx.sink.write(paths::kNvidiaSpec, *spec, 0644);
-  if (!installed) return tl::unexpected(installed.error());
-  ctx.changes.push_back(*installed);
-  if (auto ok = keep(ctx, ctx.sink.write(state::kNvidiaSpecOwned, kOwnedText, 0644)); !ok)
-    return tl::unexpected(ok.error());
-  ctx.sink.remove(state::kGeneratedNvidiaSpec);  // our own scratch file: not a change to the machine
-  return std::string(installed->kind == Change::Kind::unchanged ? "unchanged" : "written");
+  RGPU_TRY_ASSIGN(const auto installed, ctx.log.sink().write(paths::kNvidiaSpec, *spec, 0644));
+  RGPU_TRY(ctx.log.sink().write(state::kNvidiaSpecOwned, kOwnedText, 0644));
+  MachineFileSink(ctx.fs).remove(state::kGeneratedNvidiaSpec);  // our own scratch file: not a change
+  return std::string(installed.kind == Change::Kind::unchanged ? "unchanged" : "written");
 }
 
 Result<std::string> step_our_specs(SetupContext& ctx) {
   auto specs = cdi::generate_specs(ctx.fs, ctx.report.inventory);
   ctx.report.warnings.insert(ctx.report.warnings.end(), specs.warnings.begin(), specs.warnings.end());
-  auto changes = cdi::write_specs(ctx.sink, {specs.dri, specs.amd});
-  if (!changes) return tl::unexpected(changes.error());
-  ctx.changes = *changes;
+  RGPU_TRY(cdi::write_specs(ctx.log.sink(), {specs.dri, specs.amd}));
   return std::to_string(specs.dri.devices.size() + specs.amd.devices.size()) + " devices";
-}
-
-bool any_change(const Changes& changes) {
-  for (const auto& c : changes) {
-    if (c.kind != Change::Kind::unchanged) return true;
-  }
-  return false;
 }
 
 // After every spec is written: each repository's view follows /etc/cdi and the grants.
 Result<std::string> step_views(SetupContext& ctx) {
-  auto changes = admission::refresh_views(ctx.fs, ctx.sink);
-  if (!changes) return tl::unexpected(changes.error());
-  ctx.changes = *changes;
-  return std::string(any_change(ctx.changes) ? "written" : "unchanged");
+  RGPU_TRY_ASSIGN(const auto changes, admission::refresh_views(ctx.fs, ctx.log.batch_sink()));
+  ctx.log.add(changes);
+  return std::string(ctx.log.changed() ? "written" : "unchanged");
 }
 
 Result<void> run_all(SetupContext& ctx, const std::vector<Argv>& commands) {
-  for (const auto& argv : commands) {
-    auto ran = installers::run_step(ctx.act, argv, std::chrono::seconds(120));
-    if (!ran) return tl::unexpected(ran.error());
-    ctx.changes.push_back(*ran);
-  }
+  for (const auto& argv : commands) RGPU_TRY(installers::run_step(ctx.log.act(), argv, std::chrono::seconds(120)));
   return {};
 }
 
@@ -253,7 +215,7 @@ Result<void> write_plugin_environments(SetupContext& ctx) {
     if (!repo || !socket) continue;
     const std::string path = std::string(state::kPluginEnvDir) + "/" + *repo + ".env";
     if (auto current = ctx.fs.read_file(path); current && !units::written_by_setup(*current)) continue;
-    if (auto ok = keep(ctx, ctx.sink.write(path, units::plugin_environment("unix://" + *socket), 0644)); !ok) return ok;
+    RGPU_TRY(ctx.log.sink().write(path, units::plugin_environment("unix://" + *socket), 0644));
   }
   return {};
 }
@@ -263,49 +225,37 @@ Result<std::string> step_units(SetupContext& ctx) {
   std::vector<std::string> enable;
   auto as_packaged = options;
   as_packaged.packaged = true;
-  if (auto ok = write_unless_packaged(ctx, units::hotplug_units(options), units::hotplug_units(as_packaged)); !ok) {
-    return tl::unexpected(ok.error());
-  }
-  if (auto ok = write_unless_packaged(ctx, units::plugin_units(options), units::plugin_units(as_packaged)); !ok) {
-    return tl::unexpected(ok.error());
-  }
-  if (auto ok = write_plugin_environments(ctx); !ok) return tl::unexpected(ok.error());
+  RGPU_TRY(write_unless_packaged(ctx, units::hotplug_units(options), units::hotplug_units(as_packaged)));
+  RGPU_TRY(write_unless_packaged(ctx, units::plugin_units(options), units::plugin_units(as_packaged)));
+  RGPU_TRY(write_plugin_environments(ctx));
   auto views = units::view_units(options);
-  if (auto ok = write_all(ctx, {views.front()}); !ok) return tl::unexpected(ok.error());
+  RGPU_TRY(write_all(ctx, {views.front()}));
   views.erase(views.begin());
   auto views_packaged = units::view_units(as_packaged);
   views_packaged.erase(views_packaged.begin());
-  if (auto ok = write_unless_packaged(ctx, views, views_packaged); !ok) return tl::unexpected(ok.error());
+  RGPU_TRY(write_unless_packaged(ctx, views, views_packaged));
   enable.push_back(units::kViewsPathUnit);
-  if (ctx.nvidia_wanted) {
-    if (auto ok = write_all(ctx, units::nvidia_units(options)); !ok) return tl::unexpected(ok.error());
+  if (ctx.toolkit == ToolkitChoice::install) {
+    RGPU_TRY(write_all(ctx, units::nvidia_units(options)));
     enable.push_back(units::kNvidiaSpecUnit);
-  } else if (ctx.options.mode == ToolkitMode::never) {
+  } else if (ctx.toolkit == ToolkitChoice::refused) {
     auto ours = units::nvidia_units(options);
     auto redirect = units::nvidia_refresh_redirect(options);
     ours.insert(ours.end(), redirect.begin(), redirect.end());
     if (ctx.fs.kind(ours.front().path) == NodeKind::file) {
-      if (auto ok = run_all(ctx, units::deactivation_commands(ctx.fs, {units::kNvidiaSpecUnit})); !ok) {
-        return tl::unexpected(ok.error());
-      }
+      RGPU_TRY(run_all(ctx, units::deactivation_commands(ctx.fs, {units::kNvidiaSpecUnit})));
     }
-    for (const auto& f : ours) {
-      if (auto ok = keep(ctx, ctx.sink.remove(f.path)); !ok) return tl::unexpected(ok.error());
-    }
+    for (const auto& f : ours) RGPU_TRY(ctx.log.sink().remove(f.path));
   }
-  if (!any_change(ctx.changes)) return std::string("unchanged");
-  if (auto ok = run_all(ctx, units::activation_commands(ctx.fs, enable)); !ok) return tl::unexpected(ok.error());
+  if (!ctx.log.changed()) return std::string("unchanged");
+  RGPU_TRY(run_all(ctx, units::activation_commands(ctx.fs, enable)));
   return std::string("written");
 }
 
 Result<std::string> step_inventory(SetupContext& ctx) {
   attach_cdi_names(ctx.fs, ctx.report);
-  auto recorded = probe::record_inventory(ctx.fs, ctx.sink, ctx.report.inventory);
-  if (!recorded) return tl::unexpected(recorded.error());
-  ctx.changes.push_back(*recorded);
-  if (auto ok = keep(ctx, ctx.sink.write(probe::kNfdFeaturePath, probe::nfd_features(ctx.report.inventory))); !ok) {
-    return tl::unexpected(ok.error());
-  }
+  RGPU_TRY(probe::record_inventory(ctx.fs, ctx.log.sink(), ctx.report.inventory));
+  RGPU_TRY(ctx.log.sink().write(probe::kNfdFeaturePath, probe::nfd_features(ctx.report.inventory)));
   return std::to_string(ctx.report.inventory.cdi_devices.size()) + " grantable CDI names";
 }
 
@@ -335,4 +285,4 @@ const std::vector<SetupStep>& setup_steps() {
   return steps;
 }
 
-}  // namespace rgpu::cli
+}  // namespace rgpu::setup

@@ -1,12 +1,11 @@
-#include "cli/probe_machine.h"
+#include "setup/machine_probe.h"
 
 #include <chrono>
 
-#include "admission/grants.h"
 #include "cdi-gen/inventory_names.h"
 #include "wsl/wsl_backend.h"
 
-namespace rgpu::cli {
+namespace rgpu::setup {
 
 Result<probe::ProbeReport> probe_hardware(const RootFs& fs) {
   auto backends = probe::native_backends();
@@ -28,8 +27,4 @@ Result<probe::ProbeReport> probe_machine(const RootFs& fs) {
   return report;
 }
 
-Result<std::string> repo_of(const RootFs& fs, const std::string& written) {
-  return admission::parse_repo(written, probe::machine_hostname(fs).value_or(""));
-}
-
-}  // namespace rgpu::cli
+}  // namespace rgpu::setup

@@ -1,4 +1,5 @@
-// setup end to end: the built binary on fixture roots, with recording fakes first on PATH.
+// setup end to end: the built binary on fixture roots, with recording fakes first on PATH; its text,
+// JSON and exit codes (setup_run_test.cc checks the change lists of the library itself).
 
 #include <algorithm>
 #include <catch2/catch.hpp>
