@@ -7,6 +7,7 @@
 
 #include "admission/grants_apply.h"
 #include "tests/support/fixture_root.h"
+#include "tests/support/grant_machine.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
 
@@ -20,19 +21,10 @@ namespace {
 const auto kNow = std::chrono::system_clock::now();
 const auto kLater = kNow + std::chrono::hours(1);
 
-struct Machine {
-  FixtureRoot root;
-  RootFs fs{root.path()};
-  MachineFileSink sink{fs};
-  cdi::SpecIndex index;
-  Machine() {
-    two_nvidia_datacenter(root, true);
-    index = cdi::read_spec_index(fs);
-  }
-  Result<ApplyOutcome> apply(const std::string& text, bool prune = false, SystemTime now = kNow) {
-    auto desired = parse_desired_grants(text, "desired.json", "gpu-dc-01");
-    if (!desired) return tl::unexpected(desired.error());
-    return apply_grants(fs, sink, index, *desired, prune, now);
+struct Machine : GrantMachine {
+  Result<ApplyOutcome> apply(const std::string& text, bool prune = false, SystemTime at = kNow) {
+    RGPU_TRY_ASSIGN(const auto desired, parse_desired_grants(text, "desired.json", "gpu-dc-01"));
+    return apply_grants(fs, sink, index, desired, prune, at);
   }
   std::string grants_file() const { return root.read(kGrantsPath); }
 };

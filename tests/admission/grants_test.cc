@@ -9,6 +9,7 @@
 #include "admission/grant_store.h"
 #include "core/structured_text.h"
 #include "tests/support/fixture_root.h"
+#include "tests/support/grant_machine.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
 
@@ -19,20 +20,6 @@ using namespace rgpu::test;
 namespace {
 
 const auto kNow = std::chrono::system_clock::now();
-
-struct Machine {
-  FixtureRoot root;
-  RootFs fs{root.path()};
-  MachineFileSink sink{fs};
-  cdi::SpecIndex index;
-  Machine() {
-    two_nvidia_datacenter(root, true);
-    index = cdi::read_spec_index(fs);
-  }
-  Result<GrantOutcome> grant(const std::string& repo, const std::string& device, bool exclusive = false) {
-    return add_grant(fs, sink, index, repo, device, exclusive, kNow);
-  }
-};
 
 }  // namespace
 
@@ -48,7 +35,7 @@ TEST_CASE("grants: repositories are name or name@machine, and the machine must b
 }
 
 TEST_CASE("grants: a grant is recorded once, and granting twice is harmless") {
-  Machine m;
+  GrantMachine m;
   auto first = m.grant("web", "nvidia.com/gpu=all");
   REQUIRE(first);
   CHECK(first->change.kind == Change::Kind::write);
@@ -57,13 +44,13 @@ TEST_CASE("grants: a grant is recorded once, and granting twice is harmless") {
   CHECK(again->change.kind == Change::Kind::unchanged);
   auto set = load_grants(m.fs);
   REQUIRE(set->grants.size() == 1);
-  CHECK(set->grants[0] == Grant{"web", "nvidia.com/gpu=all", false, format_rfc3339_utc(kNow),
+  CHECK(set->grants[0] == Grant{"web", "nvidia.com/gpu=all", false, format_rfc3339_utc(m.now),
                                 std::vector<std::string>{"/dev/dri/card1", "/dev/dri/card2", "/dev/dri/renderD128",
                                                          "/dev/dri/renderD129", "/dev/nvidia0", "/dev/nvidia1"}});
 }
 
 TEST_CASE("grants: a name no spec defines is refused with the closest names, and nothing is recorded") {
-  Machine m;
+  GrantMachine m;
   auto r = m.grant("web", "nvidia.com/gpu=al");
   REQUIRE_FALSE(r);
   CHECK_THAT(r.error().message, Catch::Contains("Closest names: nvidia.com/gpu=all"));
@@ -71,7 +58,7 @@ TEST_CASE("grants: a name no spec defines is refused with the closest names, and
 }
 
 TEST_CASE("grants: an exclusive name refuses every other repository, naming the holder") {
-  Machine m;
+  GrantMachine m;
   REQUIRE(m.grant("ml", "nvidia.com/gpu=0", true));
   auto other = m.grant("web", "nvidia.com/gpu=0");
   REQUIRE_FALSE(other);
@@ -86,7 +73,7 @@ TEST_CASE("grants: an exclusive name refuses every other repository, naming the 
 // An exclusive grant reserves the GPU, not the string: every other name reaching it is refused to
 // every other repository, both ways round, naming the holder and the name it holds.
 TEST_CASE("grants: an exclusive grant reserves the GPU: another repository's alias of it is refused both ways") {
-  Machine m;
+  GrantMachine m;
   REQUIRE(m.grant("web", "nvidia.com/gpu=all"));
   auto r = m.grant("ml", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555", true);
   REQUIRE_FALSE(r);
@@ -110,21 +97,18 @@ TEST_CASE("grants: an exclusive grant reserves the GPU: another repository's ali
 
 // The case operators met: an AMD card reserved by gpu<N>, then taken by all= or by its render node.
 TEST_CASE("grants: an exclusive AMD card refuses amd=all and its render node to another repository") {
-  FixtureRoot root;
-  two_amd_instinct(root);
-  RootFs fs{root.path()};
-  MachineFileSink sink{fs};
-  REQUIRE(run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", "false"}).exit_code == 0);
-  const auto index = cdi::read_spec_index(fs);
-  REQUIRE(add_grant(fs, sink, index, "team-a", "rediacc.io/amd=gpu0", true, kNow));
+  GrantMachine m(two_amd_instinct);
+  REQUIRE(run_tool({"setup", "--root", m.root.str(), "--install-nvidia-toolkit", "false"}).exit_code == 0);
+  m.reindex();
+  REQUIRE(m.grant("team-a", "rediacc.io/amd=gpu0", true));
   for (const char* name : {"rediacc.io/amd=all", "rediacc.io/dri=renderD128"}) {
     INFO(name);
-    auto r = add_grant(fs, sink, index, "team-b", name, false, kNow);
+    auto r = m.grant("team-b", name, false);
     REQUIRE_FALSE(r);
     CHECK_THAT(r.error().message, Catch::Contains("\"team-a\" through rediacc.io/amd=gpu0"));
   }
-  CHECK(add_grant(fs, sink, index, "team-b", "rediacc.io/amd=gpu1", false, kNow));
-  const auto table = run_tool({"grants", "--root", root.str()});
+  CHECK(m.grant("team-b", "rediacc.io/amd=gpu1", false));
+  const auto table = run_tool({"grants", "--root", m.root.str()});
   size_t exclusive_rows = 0;
   for (size_t at = 0; (at = table.out.find(" yes ", at)) != std::string::npos; ++at) ++exclusive_rows;
   CHECK(exclusive_rows == 1);
@@ -133,23 +117,20 @@ TEST_CASE("grants: an exclusive AMD card refuses amd=all and its render node to 
 // A spec that maps only a GPU's card node and one that maps only its render node share no node,
 // yet reach one GPU: the inventory's grouping of the GPU's nodes decides, as `list` shows it.
 TEST_CASE("grants: names mapping different nodes of one GPU reach it alike, by the inventory's grouping") {
-  FixtureRoot root;
-  two_amd_instinct(root);
-  RootFs fs{root.path()};
-  MachineFileSink sink{fs};
-  root.write("/etc/cdi/card-only.yaml",
-             "cdiVersion: 0.3.0\nkind: example.com/card\ndevices:\n- name: a\n"
-             "  containerEdits:\n    deviceNodes:\n    - path: /dev/dri/card1\n");
-  root.write("/etc/cdi/render-only.yaml",
-             "cdiVersion: 0.3.0\nkind: example.com/render\ndevices:\n- name: a\n"
-             "  containerEdits:\n    deviceNodes:\n    - path: /dev/dri/renderD128\n");
-  REQUIRE(run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", "false"}).exit_code == 0);
-  const auto index = cdi::read_spec_index(fs);
-  const auto listed = run_tool({"list", "-o", "json", "--root", root.str()});
+  GrantMachine m(two_amd_instinct);
+  m.root.write("/etc/cdi/card-only.yaml",
+               "cdiVersion: 0.3.0\nkind: example.com/card\ndevices:\n- name: a\n"
+               "  containerEdits:\n    deviceNodes:\n    - path: /dev/dri/card1\n");
+  m.root.write("/etc/cdi/render-only.yaml",
+               "cdiVersion: 0.3.0\nkind: example.com/render\ndevices:\n- name: a\n"
+               "  containerEdits:\n    deviceNodes:\n    - path: /dev/dri/renderD128\n");
+  REQUIRE(run_tool({"setup", "--root", m.root.str(), "--install-nvidia-toolkit", "false"}).exit_code == 0);
+  m.reindex();
+  const auto listed = run_tool({"list", "-o", "json", "--root", m.root.str()});
   CHECK_THAT(listed.out, Catch::Contains("example.com/card=a") && Catch::Contains("example.com/render=a"));
-  CHECK(machine_reach(fs, index).reach_same("example.com/card=a", "example.com/render=a"));
-  REQUIRE(add_grant(fs, sink, index, "team-a", "example.com/card=a", true, kNow));
-  auto r = add_grant(fs, sink, index, "team-b", "example.com/render=a", false, kNow);
+  CHECK(machine_reach(m.fs, m.index).reach_same("example.com/card=a", "example.com/render=a"));
+  REQUIRE(m.grant("team-a", "example.com/card=a", true));
+  auto r = m.grant("team-b", "example.com/render=a", false);
   REQUIRE_FALSE(r);
   CHECK_THAT(r.error().message, Catch::Contains("\"team-a\" through example.com/card=a"));
 }
@@ -157,28 +138,25 @@ TEST_CASE("grants: names mapping different nodes of one GPU reach it alike, by t
 // /dev/kfd (and /dev/nvidiactl, /dev/nvidia-uvm) is every GPU's control node: sharing it makes two
 // names reach the same driver, not the same GPU.
 TEST_CASE("grants: names reach the same GPU only through its own nodes, never through shared control nodes") {
-  FixtureRoot root;
-  two_amd_instinct(root);
-  RootFs fs{root.path()};
-  MachineFileSink sink{fs};
-  REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
-  const auto index = cdi::read_spec_index(fs);
-  REQUIRE(index.devices.size() > 3);
-  CHECK(cdi::ReachMap(index, std::nullopt).aliases_of("rediacc.io/amd=gpu0") ==
+  GrantMachine m(two_amd_instinct);
+  REQUIRE(run_tool({"cdi", "generate", "--root", m.root.str()}).exit_code == 0);
+  m.reindex();
+  REQUIRE(m.index.devices.size() > 3);
+  CHECK(cdi::ReachMap(m.index, std::nullopt).aliases_of("rediacc.io/amd=gpu0") ==
         std::vector<std::string>{"rediacc.io/amd=all", "rediacc.io/dri=renderD128"});
-  REQUIRE(add_grant(fs, sink, index, "web", "rediacc.io/amd=gpu0", false, kNow));
+  REQUIRE(m.grant("web", "rediacc.io/amd=gpu0", false));
   // The other card shares only /dev/kfd with it: no reservation stands in the way.
-  REQUIRE(add_grant(fs, sink, index, "ml", "rediacc.io/amd=gpu1", true, kNow));
-  auto same = add_grant(fs, sink, index, "ml", "rediacc.io/dri=renderD128", true, kNow);
+  REQUIRE(m.grant("ml", "rediacc.io/amd=gpu1", true));
+  auto same = m.grant("ml", "rediacc.io/dri=renderD128", true);
   REQUIRE_FALSE(same);
   CHECK_THAT(same.error().message, Catch::Contains("\"web\" holds rediacc.io/amd=gpu0"));
-  const auto table = run_tool({"grants", "--root", root.str()});
+  const auto table = run_tool({"grants", "--root", m.root.str()});
   CHECK_THAT(table.out, !Catch::Contains("ml: rediacc.io/amd=gpu1"));  // another card, not an alias
   CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nml +rediacc.io/amd=gpu1 +yes +[0-9TZ:-]+ +- +-\n(.|\n)*"));
 }
 
 TEST_CASE("grants: a fork is another repository and starts with no grant") {
-  Machine m;
+  GrantMachine m;
   REQUIRE(m.grant("web", "nvidia.com/gpu=0"));
   auto set = load_grants(m.fs);
   CHECK(set->find("web", "nvidia.com/gpu=0"));
@@ -186,7 +164,7 @@ TEST_CASE("grants: a fork is another repository and starts with no grant") {
 }
 
 TEST_CASE("grants: revoking removes the grant, and revoking what is not there says so") {
-  Machine m;
+  GrantMachine m;
   REQUIRE(m.grant("web", "nvidia.com/gpu=0"));
   CHECK(remove_grant(m.fs, m.sink, "web", "nvidia.com/gpu=0")->kind == Change::Kind::write);
   auto none = remove_grant(m.fs, m.sink, "web", "nvidia.com/gpu=0");
@@ -197,7 +175,7 @@ TEST_CASE("grants: revoking removes the grant, and revoking what is not there sa
 }
 
 TEST_CASE("grants: a grants file that does not parse is refused by every command and never overwritten") {
-  Machine m;
+  GrantMachine m;
   m.root.write(kGrantsPath, "{ not json");
   auto g = m.grant("web", "nvidia.com/gpu=0");
   REQUIRE_FALSE(g);
@@ -211,7 +189,7 @@ TEST_CASE("grants: a grants file that does not parse is refused by every command
 }
 
 TEST_CASE("grants: the file is written not world-writable") {
-  Machine m;
+  GrantMachine m;
   REQUIRE(m.grant("web", "nvidia.com/gpu=0"));
   auto perms = std::filesystem::status(m.root.host(kGrantsPath)).permissions();
   CHECK((perms & std::filesystem::perms::others_write) == std::filesystem::perms::none);
@@ -301,20 +279,6 @@ TEST_CASE("grants: the commands as an operator runs them") {
 
 namespace {
 
-struct MigMachine {
-  FixtureRoot root;
-  RootFs fs{root.path()};
-  MachineFileSink sink{fs};
-  cdi::SpecIndex index;
-  explicit MigMachine(bool toolkit_before_118) {
-    nvidia_mig(root, toolkit_before_118);
-    index = cdi::read_spec_index(fs);
-  }
-  Result<GrantOutcome> grant(const std::string& repo, const std::string& device, bool exclusive = false) {
-    return add_grant(fs, sink, index, repo, device, exclusive, kNow);
-  }
-};
-
 const std::string kMig1 = "nvidia.com/gpu=MIG-0b1c2d3e-4f50-5617-8293-a4b5c6d7e8f9";  // the MIG device 0:1
 
 }  // namespace
@@ -322,7 +286,7 @@ const std::string kMig1 = "nvidia.com/gpu=MIG-0b1c2d3e-4f50-5617-8293-a4b5c6d7e8
 // Every slice's spec entry carries its parent's /dev/nvidiaN; "the same device" must still tell a
 // slice from its GPU: a slice and its GPU are aliases, two slices of one GPU are not.
 TEST_CASE("grants: a MIG slice and its GPU reach the same hardware, two slices of one GPU do not") {
-  MigMachine m(true);
+  GrantMachine m([](const FixtureRoot& r) { nvidia_mig(r, true); });
   CHECK(cdi::ReachMap(m.index, std::nullopt).aliases_of("nvidia.com/gpu=0:1") ==
         std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=GPU-41255406-c9af-f94b-4ebf-9d57ad1853da", kMig1,
                                  "nvidia.com/gpu=all"});
@@ -355,7 +319,7 @@ TEST_CASE("grants: a MIG slice and its GPU reach the same hardware, two slices o
 }
 
 TEST_CASE("grants: NVIDIA's management device is never granted, nor anything that maps the MIG config capability") {
-  MigMachine m(false);
+  GrantMachine m([](const FixtureRoot& r) { nvidia_mig(r, false); });
   auto r = m.grant("web", "management.nvidia.com/gpu=all");
   REQUIRE_FALSE(r);
   CHECK_THAT(r.error().message, Catch::Contains("never a tenant") && Catch::Contains("nothing was granted"));
@@ -364,7 +328,7 @@ TEST_CASE("grants: NVIDIA's management device is never granted, nor anything tha
   m.root.write("/etc/cdi/sneaky.yaml",
                "cdiVersion: 0.5.0\nkind: example.com/gpu\ndevices:\n  - name: slice\n    containerEdits:\n"
                "      deviceNodes:\n      - path: /dev/nvidia1\n      - path: /dev/nvidia-caps/nvidia-cap1\n");
-  m.index = cdi::read_spec_index(m.fs);
+  m.reindex();
   auto sneaky = m.grant("web", "example.com/gpu=slice");
   REQUIRE_FALSE(sneaky);
   CHECK_THAT(sneaky.error().message, Catch::Contains("/dev/nvidia-caps/nvidia-cap1"));
