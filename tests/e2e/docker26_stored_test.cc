@@ -29,7 +29,8 @@ void tool(const std::vector<std::string>& args) {
 
 TEST_CASE(
     "docker26: after a revoke, start, restart, rename, update --restart, exec and Compose of containers made while "
-    "granted are refused") {
+    "granted are refused",
+    "[e2e][docker26]") {
   FixtureRoot machine;
   two_amd_instinct(machine);
   tool({"cdi", "generate", "--root", machine.str()});
@@ -116,7 +117,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "docker26: a fork, a copied data-root behind another repository's plugin, starts none of its parent's devices") {
+    "docker26: a fork, a copied data-root behind another repository's plugin, starts none of its parent's devices",
+    "[e2e][docker26]") {
   FixtureRoot machine;
   two_amd_instinct(machine);
   tool({"cdi", "generate", "--root", machine.str()});
@@ -147,7 +149,8 @@ TEST_CASE(
 
 // The second layer alone: a daemon with no plugin whose /etc/cdi is the repository's view, as
 // the drop-in setup writes binds it. dockerd itself resolves only the names the repository holds.
-TEST_CASE("docker26: a daemon reading its repository's view resolves only held names, following grants as it runs") {
+TEST_CASE("docker26: a daemon reading its repository's view resolves only held names, following grants as it runs",
+          "[e2e][docker26]") {
   FixtureRoot machine;
   two_amd_instinct(machine);
   tool({"cdi", "generate", "--root", machine.str()});
@@ -178,8 +181,8 @@ TEST_CASE("docker26: a daemon reading its repository's view resolves only held n
   CHECK_THAT(revoked.err, Catch::Contains("unresolvable CDI devices " + kDri));
 }
 
-TEST_CASE(
-    "docker26: grants apply --prune names the containers still using what it revokes, and the gate refuses them") {
+TEST_CASE("docker26: grants apply --prune names the containers still using what it revokes, and the gate refuses them",
+          "[e2e][docker26]") {
   FixtureRoot machine;
   two_amd_instinct(machine);
   tool({"cdi", "generate", "--root", machine.str()});

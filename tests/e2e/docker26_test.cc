@@ -36,7 +36,8 @@ RunResult run_with(const Docker26& docker, const std::vector<std::string>& flags
 
 TEST_CASE(
     "docker26: a granted CDI name runs and the container sees the node, and ungranted, revoked or other names are "
-    "refused") {
+    "refused",
+    "[e2e][docker26]") {
   FixtureRoot machine;
   two_amd_instinct(machine);
   REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
@@ -86,7 +87,8 @@ TEST_CASE(
 
 // On an MI300X in CPX mode each partition is grantable alone and the card's name gives all of it:
 // Docker 26 injects exactly the nodes the gate let through.
-TEST_CASE("docker26: a partition's name gives that partition alone, the card's name every partition") {
+TEST_CASE("docker26: a partition's name gives that partition alone, the card's name every partition",
+          "[e2e][docker26]") {
   FixtureRoot machine;
   amd_mi300x_partitioned(machine);
   REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
@@ -109,7 +111,8 @@ TEST_CASE("docker26: a partition's name gives that partition alone, the card's n
 
 TEST_CASE(
     "docker26: nvidia.com/gpu=all passes the gate only when granted, and then dockerd (not the gate) fails on the "
-    "missing host files") {
+    "missing host files",
+    "[e2e][docker26]") {
   FixtureRoot machine;
   two_nvidia_datacenter(machine, true);  // a real-shaped nvidia.yaml, no NVIDIA driver here
   Docker26 docker(machine, "web");
@@ -124,7 +127,8 @@ TEST_CASE(
   CHECK_THAT(r.err, Catch::Contains("CDI device injection failed"));
 }
 
-TEST_CASE("docker26: doctor's container check sees a granted device inside, and tells the gate's refusal apart") {
+TEST_CASE("docker26: doctor's container check sees a granted device inside, and tells the gate's refusal apart",
+          "[e2e][docker26]") {
   FixtureRoot machine;
   intel_discrete(machine);
   REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
@@ -188,7 +192,8 @@ TEST_CASE("docker26: doctor's container check sees a granted device inside, and 
   CHECK_THAT(refused["observed"].get<std::string>(), Catch::Contains("repository \"ci\" has no grant"));
 }
 
-TEST_CASE("docker26: Compose 2.30+ runs contrib/compose's CDI services when granted, and shows the gate's refusals") {
+TEST_CASE("docker26: Compose 2.30+ runs contrib/compose's CDI services when granted, and shows the gate's refusals",
+          "[e2e][docker26]") {
   FixtureRoot machine;
   two_nvidia_datacenter(machine, true);  // nvidia.yaml, and render nodes renderD128 and renderD129
   REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
@@ -250,7 +255,8 @@ TEST_CASE("docker26: Compose 2.30+ runs contrib/compose's CDI services when gran
 }
 
 TEST_CASE(
-    "docker26: docker build works with the classic builder, and BuildKit's refusal reaches the user with what to do") {
+    "docker26: docker build works with the classic builder, and BuildKit's refusal reaches the user with what to do",
+    "[e2e][docker26]") {
   FixtureRoot machine;
   intel_discrete(machine);
   Docker26 docker(machine, "web");

@@ -27,7 +27,8 @@ void refused_runs(const DockerDaemon& daemon, const PluginProcess& plugin,
 
 }  // namespace
 
-TEST_CASE("e2e: behind the plugin, a real dockerd runs what attaches no hardware and refuses every other way") {
+TEST_CASE("e2e: behind the plugin, a real dockerd runs what attaches no hardware and refuses every other way",
+          "[e2e]") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
   FixtureRoot place;
@@ -62,7 +63,8 @@ TEST_CASE("e2e: behind the plugin, a real dockerd runs what attaches no hardware
   CHECK(lines == refused.size());
 }
 
-TEST_CASE("e2e: a link a tenant made in its own volume, bound by its host path, is refused by the real daemon's gate") {
+TEST_CASE("e2e: a link a tenant made in its own volume, bound by its host path, is refused by the real daemon's gate",
+          "[e2e]") {
   // The plugin judges host paths on this machine, as the units setup writes run it (--root /);
   // it reads no grant here, as no request names a CDI device.
   FixtureRoot place;
@@ -127,7 +129,7 @@ TEST_CASE("e2e: a link a tenant made in its own volume, bound by its host path, 
 }
 
 // check-image and doctor read the image's configuration from the real daemon's API: no container.
-TEST_CASE("e2e: check-image compares an image's CUDA with the host driver through a real dockerd") {
+TEST_CASE("e2e: check-image compares an image's CUDA with the host driver through a real dockerd", "[e2e]") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);  // driver 550.54.15, NVML says CUDA 12.4
   DockerDaemon daemon;

@@ -97,7 +97,7 @@ class Podman {
 
 }  // namespace
 
-TEST_CASE("e2e: podman runs containers with our rediacc.io/dri and rediacc.io/amd devices") {
+TEST_CASE("e2e: podman runs containers with our rediacc.io/dri and rediacc.io/amd devices", "[e2e]") {
   const auto kfd = host_kfd();
   FixtureRoot root;
   MachineBuilder m(root);

@@ -38,7 +38,8 @@ void edit_host_config(const fs::path& data_root, const std::string& id, const st
 
 }  // namespace
 
-TEST_CASE("e2e: containers whose stored configuration was edited to carry hardware are refused at start and restart") {
+TEST_CASE("e2e: containers whose stored configuration was edited to carry hardware are refused at start and restart",
+          "[e2e]") {
   FixtureRoot machine;
   two_nvidia_datacenter(machine, true);
   FixtureRoot place;  // the daemon's data-root, socket and log, kept across its restart
@@ -140,7 +141,7 @@ TEST_CASE("e2e: containers whose stored configuration was edited to carry hardwa
   CHECK_THAT(blind.log(), Catch::Contains("warning: no --docker-host"));
 }
 
-TEST_CASE("e2e: --volumes-from a container made before the gate cannot carry its host binds into a new one") {
+TEST_CASE("e2e: --volumes-from a container made before the gate cannot carry its host binds into a new one", "[e2e]") {
   FixtureRoot machine;
   two_nvidia_datacenter(machine, true);
   FixtureRoot place;
