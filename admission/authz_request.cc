@@ -79,9 +79,8 @@ Result<AuthzRequest> parse_authz_request_tree(std::string_view json) {
       }
     }
   }
-  auto body = base64_decode(body64);  // "" for no body
-  if (!body) return tl::unexpected(body.error());
-  return request_of(method, uri, content_type, std::move(*body));
+  RGPU_TRY_ASSIGN(auto body, base64_decode(body64));  // "" for no body
+  return request_of(method, uri, content_type, std::move(body));
 }
 
 Result<AuthzRequest> parse_authz_request(std::string_view json) {

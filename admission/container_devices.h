@@ -23,6 +23,9 @@ struct StoredContainer {
 /// each one's inspect).
 Result<std::vector<StoredContainer>> stored_containers(const std::string& socket);
 
+/// The same for the daemon a DOCKER_HOST value names (docker_socket's rules).
+Result<std::vector<StoredContainer>> stored_containers_at(const std::string& docker_host);
+
 /// Stops the container and keeps it stopped: its restart policy set to "no" first (or the daemon
 /// would start it again), then a stop.
 Result<void> stop_for_good(const std::string& socket, const std::string& id);

@@ -9,17 +9,16 @@ Result<ContainerSource> daemon_containers(const std::string& docker_host, const 
   if (docker_host.empty()) {
     return ContainerSource([unset_why](const std::string&) -> Result<std::string> { return fail(unset_why); });
   }
-  auto socket = docker_socket(docker_host);
-  if (!socket) return tl::unexpected(socket.error());
-  return ContainerSource([socket = *socket, timeout](const std::string& name) -> Result<std::string> {
-    auto reply = docker_call(socket, "GET", "/containers/" + escaped_segment(name) + "/json", "", timeout);
-    if (!reply) return tl::unexpected(reply.error());
-    if (reply->status == 404) return fail("the daemon at " + socket + " has no container \"" + name + "\"");
-    if (reply->status != 200) {
-      return fail("the daemon at " + socket + " answered HTTP " + std::to_string(reply->status) + " for container \"" +
+  RGPU_TRY_ASSIGN(auto socket, docker_socket(docker_host));
+  return ContainerSource([socket, timeout](const std::string& name) -> Result<std::string> {
+    RGPU_TRY_ASSIGN(auto reply,
+                    docker_call(socket, "GET", "/containers/" + escaped_segment(name) + "/json", "", timeout));
+    if (reply.status == 404) return fail("the daemon at " + socket + " has no container \"" + name + "\"");
+    if (reply.status != 200) {
+      return fail("the daemon at " + socket + " answered HTTP " + std::to_string(reply.status) + " for container \"" +
                   name + "\"");
     }
-    return std::move(reply->body);
+    return std::move(reply.body);
   });
 }
 

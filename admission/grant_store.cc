@@ -111,50 +111,43 @@ Result<GrantSet> load_grants(const RootFs& fs) {
 
 Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index, const std::string& repo,
                                const std::string& device, bool exclusive, SystemTime now, const GrantReview& review) {
-  auto spec_device = grantable(index, device);
-  if (!spec_device) return tl::unexpected(spec_device.error());
-  auto reviewed = accepted_review(fs, **spec_device, review);
-  if (!reviewed) return tl::unexpected(reviewed.error());
-  auto lock = FileLock::acquire(fs, state::kGrantsLock);
-  if (!lock) return tl::unexpected(lock.error());
-  auto set = load_grants(fs);
-  if (!set) return tl::unexpected(set.error());
+  RGPU_TRY_ASSIGN(auto spec_device, grantable(index, device));
+  RGPU_TRY_ASSIGN(auto reviewed, accepted_review(fs, *spec_device, review));
+  RGPU_TRY_ASSIGN(auto lock, FileLock::acquire(fs, state::kGrantsLock));
+  RGPU_TRY_ASSIGN(auto set, load_grants(fs));
   const auto reach = machine_reach(fs, index);
-  for (const auto& g : set->grants) {
+  for (const auto& g : set.grants) {
     if (g.repo == repo) continue;
     if (auto why = exclusivity_conflict(g, device, exclusive, reach); !why.empty())
       return fail(why + "; nothing was granted. Revoke it there first.");
   }
   GrantOutcome outcome;
-  const auto reached = reached_nodes(**spec_device);
-  const Grant* existing = set->find(repo, device);
+  const auto reached = reached_nodes(*spec_device);
+  const Grant* existing = set.find(repo, device);
   // Granting again what is held records what the name reaches now: how an operator accepts a
   // name that moved to other hardware.
   if (existing && (existing->exclusive || !exclusive) && existing->reached == reached &&
-      existing->reviewed.value_or(std::vector<std::string>{}) == *reviewed) {
+      existing->reviewed.value_or(std::vector<std::string>{}) == reviewed) {
     outcome.change = {Change::Kind::unchanged, kGrantsPath, repo + " already holds " + device};
     return outcome;
   }
   if (existing && existing->exclusive) exclusive = true;
-  std::erase_if(set->grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
-  set->grants.push_back({repo, device, exclusive, format_rfc3339_utc(now), reached, *reviewed});
-  sort_grants(*set);
-  auto written = sink.write(kGrantsPath, grants_text(*set), 0644);
-  if (!written) return tl::unexpected(written.error());
-  outcome.change = *written;
+  std::erase_if(set.grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
+  set.grants.push_back({repo, device, exclusive, format_rfc3339_utc(now), reached, reviewed});
+  sort_grants(set);
+  RGPU_TRY_ASSIGN(auto written, sink.write(kGrantsPath, grants_text(set), 0644));
+  outcome.change = written;
   return outcome;
 }
 
 Result<Change> remove_grant(const RootFs& fs, FileSink& sink, const std::string& repo, const std::string& device) {
-  auto lock = FileLock::acquire(fs, state::kGrantsLock);
-  if (!lock) return tl::unexpected(lock.error());
-  auto set = load_grants(fs);
-  if (!set) return tl::unexpected(set.error());
-  if (!set->find(repo, device)) {
+  RGPU_TRY_ASSIGN(auto lock, FileLock::acquire(fs, state::kGrantsLock));
+  RGPU_TRY_ASSIGN(auto set, load_grants(fs));
+  if (!set.find(repo, device)) {
     return Change{Change::Kind::unchanged, kGrantsPath, "repository \"" + repo + "\" holds no grant for " + device};
   }
-  std::erase_if(set->grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
-  return sink.write(kGrantsPath, grants_text(*set), 0644);
+  std::erase_if(set.grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
+  return sink.write(kGrantsPath, grants_text(set), 0644);
 }
 
 cdi::ReachMap machine_reach(const RootFs& fs, const cdi::SpecIndex& index) {

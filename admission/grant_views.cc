@@ -8,12 +8,10 @@
 namespace rgpu::admission {
 
 Result<std::vector<Change>> refresh_views(const RootFs& fs, FileSink& sink) {
-  auto lock = FileLock::acquire(fs, state::kGrantsLock);
-  if (!lock) return tl::unexpected(lock.error());
-  auto set = load_grants(fs);
-  if (!set) return tl::unexpected(set.error());
+  RGPU_TRY_ASSIGN(auto lock, FileLock::acquire(fs, state::kGrantsLock));
+  RGPU_TRY_ASSIGN(auto set, load_grants(fs));
   cdi::HeldNames held;
-  for (const auto& g : set->grants) held[g.repo].insert(g.device);
+  for (const auto& g : set.grants) held[g.repo].insert(g.device);
   return cdi::update_views(fs, sink, cdi::read_spec_index(fs), held);
 }
 

@@ -64,19 +64,14 @@ Result<Grant> grant_of(const json& g, size_t i) {
       return fail(at + "." + key + " is not a list of strings");
     return std::optional<std::vector<std::string>>(it->get<std::vector<std::string>>());
   };
-  auto repo = text("repo");
-  if (!repo) return tl::unexpected(repo.error());
-  auto device = text("device");
-  if (!device) return tl::unexpected(device.error());
-  auto granted_at = text("granted_at");
-  if (!granted_at) return tl::unexpected(granted_at.error());
+  RGPU_TRY_ASSIGN(auto repo, text("repo"));
+  RGPU_TRY_ASSIGN(auto device, text("device"));
+  RGPU_TRY_ASSIGN(auto granted_at, text("granted_at"));
   auto exclusive = g.find("exclusive");
   if (exclusive == g.end() || !exclusive->is_boolean()) return fail(at + ".exclusive is missing or not true/false");
-  auto reached = strings("reached");
-  if (!reached) return tl::unexpected(reached.error());
-  auto reviewed = strings("reviewed");
-  if (!reviewed) return tl::unexpected(reviewed.error());
-  return Grant{*repo, *device, exclusive->get<bool>(), *granted_at, *reached, *reviewed};
+  RGPU_TRY_ASSIGN(auto reached, strings("reached"));
+  RGPU_TRY_ASSIGN(auto reviewed, strings("reviewed"));
+  return Grant{repo, device, exclusive->get<bool>(), granted_at, reached, reviewed};
 }
 
 }  // namespace

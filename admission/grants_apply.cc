@@ -33,8 +33,7 @@ Result<bool> flag(const json& object, const std::string& at, const char* key) {
 Result<DesiredGrant> desired_grant(const json& g, const std::string& at) {
   if (g.is_string()) return DesiredGrant{g.get<std::string>(), false, {}};
   if (!g.is_object()) return fail(at + " is neither a CDI name nor an object with \"device\"");
-  if (auto ok = known_keys(g, at, {"device", "exclusive", "allow_hooks", "allow_net_devices"}); !ok)
-    return tl::unexpected(ok.error());
+  RGPU_TRY(known_keys(g, at, {"device", "exclusive", "allow_hooks", "allow_net_devices"}));
   auto device = g.find("device");
   if (device == g.end() || !device->is_string() || device->get<std::string>().empty())
     return fail(at + ".device is missing or not a CDI name");
@@ -52,7 +51,7 @@ Result<DesiredGrant> desired_grant(const json& g, const std::string& at) {
 
 Result<DesiredRepository> desired_repository(const json& r, const std::string& at, const std::string& hostname) {
   if (!r.is_object()) return fail(at + " is not an object with \"name\" and \"grants\"");
-  if (auto ok = known_keys(r, at, {"name", "grants"}); !ok) return tl::unexpected(ok.error());
+  RGPU_TRY(known_keys(r, at, {"name", "grants"}));
   auto name = r.find("name");
   if (name == r.end() || !name->is_string()) return fail(at + ".name is missing or not a string");
   auto repo = parse_repo(name->get<std::string>(), hostname);
@@ -64,10 +63,9 @@ Result<DesiredRepository> desired_repository(const json& r, const std::string& a
   std::set<std::string> seen;
   for (size_t i = 0; i < grants->size(); ++i) {
     const std::string where = at + ".grants[" + std::to_string(i) + "]";
-    auto g = desired_grant((*grants)[i], where);
-    if (!g) return tl::unexpected(g.error());
-    if (!seen.insert(g->device).second) return fail(where + " lists " + g->device + " a second time for " + *repo);
-    out.grants.push_back(std::move(*g));
+    RGPU_TRY_ASSIGN(auto g, desired_grant((*grants)[i], where));
+    if (!seen.insert(g.device).second) return fail(where + " lists " + g.device + " a second time for " + *repo);
+    out.grants.push_back(std::move(g));
   }
   return out;
 }
@@ -129,28 +127,26 @@ void refuse_conflicts(const GrantSet& after, const std::vector<Grant>& wanted, c
 }  // namespace
 
 Result<DesiredGrants> parse_desired_grants(std::string_view text, std::string_view where, const std::string& hostname) {
-  auto doc = document(text, where);
-  if (!doc) return tl::unexpected(doc.error());
+  RGPU_TRY_ASSIGN(auto doc, document(text, where));
   const std::string at(where);
-  if (!doc->is_object()) return fail(at + " is not a grants file: an object with \"schema\" and \"repositories\"");
-  if (auto ok = known_keys(*doc, at, {"schema", "repositories"}); !ok) return tl::unexpected(ok.error());
-  auto schema = doc->find("schema");
-  if (schema == doc->end() || !schema->is_number_integer())
+  if (!doc.is_object()) return fail(at + " is not a grants file: an object with \"schema\" and \"repositories\"");
+  RGPU_TRY(known_keys(doc, at, {"schema", "repositories"}));
+  auto schema = doc.find("schema");
+  if (schema == doc.end() || !schema->is_number_integer())
     return fail(at + " has no \"schema\": add \"schema\": " + std::to_string(kDesiredGrantsSchema));
   if (schema->get<long long>() != kDesiredGrantsSchema) {
     return fail(at + " has schema " + std::to_string(schema->get<long long>()) + "; this rediacc-gpu reads schema " +
                 std::to_string(kDesiredGrantsSchema) + " (upgrade rediacc-gpu for a newer one)");
   }
-  auto repos = doc->find("repositories");
-  if (repos == doc->end() || !repos->is_array()) return fail(at + ".repositories is missing or not a list");
+  auto repos = doc.find("repositories");
+  if (repos == doc.end() || !repos->is_array()) return fail(at + ".repositories is missing or not a list");
   DesiredGrants out;
   std::set<std::string> seen;
   for (size_t i = 0; i < repos->size(); ++i) {
     const std::string here = at + ": repositories[" + std::to_string(i) + "]";
-    auto repo = desired_repository((*repos)[i], here, hostname);
-    if (!repo) return tl::unexpected(repo.error());
-    if (!seen.insert(repo->name).second) return fail(here + " lists repository " + repo->name + " a second time");
-    out.repositories.push_back(std::move(*repo));
+    RGPU_TRY_ASSIGN(auto repo, desired_repository((*repos)[i], here, hostname));
+    if (!seen.insert(repo.name).second) return fail(here + " lists repository " + repo.name + " a second time");
+    out.repositories.push_back(std::move(repo));
   }
   return out;
 }
@@ -164,7 +160,8 @@ Result<ApplyOutcome> apply_grants(const RootFs& fs, FileSink& sink, const cdi::S
     listed.repos[r.name] = &r;
     for (const auto& d : r.grants) {
       auto device = grantable(index, d.device);
-      auto reviewed = device ? accepted_review(fs, **device, d.review) : tl::unexpected(device.error());
+      auto reviewed =
+          device.and_then([&](const cdi::IndexedDevice* found) { return accepted_review(fs, *found, d.review); });
       if (!reviewed) {
         outcome.refused.push_back({r.name, d.device, reviewed.error().message});
         continue;
@@ -172,13 +169,11 @@ Result<ApplyOutcome> apply_grants(const RootFs& fs, FileSink& sink, const cdi::S
       wanted.push_back({r.name, d.device, d.exclusive, format_rfc3339_utc(now), reached_nodes(**device), *reviewed});
     }
   }
-  auto lock = FileLock::acquire(fs, state::kGrantsLock);
-  if (!lock) return tl::unexpected(lock.error());
-  auto before = load_grants(fs);
-  if (!before) return tl::unexpected(before.error());
+  RGPU_TRY_ASSIGN(auto lock, FileLock::acquire(fs, state::kGrantsLock));
+  RGPU_TRY_ASSIGN(auto before, load_grants(fs));
 
   GrantSet after;
-  for (const auto& g : before->grants) {
+  for (const auto& g : before.grants) {
     if (listed.repos.count(g.repo) && !listed.has(g)) {
       (prune ? outcome.revoked : outcome.unchanged).push_back(g);
       if (prune) continue;
@@ -186,7 +181,7 @@ Result<ApplyOutcome> apply_grants(const RootFs& fs, FileSink& sink, const cdi::S
     if (!listed.has(g)) after.grants.push_back(g);
   }
   for (auto& w : wanted) {
-    const Grant* existing = before->find(w.repo, w.device);
+    const Grant* existing = before.find(w.repo, w.device);
     if (existing && same_grant(*existing, w)) {
       outcome.unchanged.push_back(*existing);
       after.grants.push_back(*existing);
@@ -208,9 +203,8 @@ Result<ApplyOutcome> apply_grants(const RootFs& fs, FileSink& sink, const cdi::S
   refuse_conflicts(after, wanted, listed, machine_reach(fs, index), outcome.refused);
   outcome.change = {Change::Kind::unchanged, kGrantsPath, "the grants are as listed"};
   if (!outcome.refused.empty() || !outcome.changed()) return outcome;
-  auto written = sink.write(kGrantsPath, grants_text(after), 0644);
-  if (!written) return tl::unexpected(written.error());
-  outcome.change = *written;
+  RGPU_TRY_ASSIGN(auto written, sink.write(kGrantsPath, grants_text(after), 0644));
+  outcome.change = written;
   return outcome;
 }
 

@@ -15,9 +15,8 @@ Result<std::shared_ptr<const GrantSet>> GrantsCache::current() {
                                  st.st_mtim.tv_sec == seen_.st_mtim.tv_sec &&
                                  st.st_mtim.tv_nsec == seen_.st_mtim.tv_nsec && st.st_size == seen_.st_size));
   if (same) return grants_;
-  auto loaded = load_grants(fs_);
-  if (!loaded) return tl::unexpected(loaded.error());
-  grants_ = std::make_shared<const GrantSet>(std::move(*loaded));
+  RGPU_TRY_ASSIGN(auto loaded, load_grants(fs_));
+  grants_ = std::make_shared<const GrantSet>(std::move(loaded));
   seen_ = {};
   if (exists) seen_ = st;
   have_ = true;

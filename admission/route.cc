@@ -142,10 +142,9 @@ std::vector<std::string> query_values(std::string_view query, std::string_view k
 }
 
 Result<Route> route_of(std::string_view method, std::string_view request_uri) {
-  auto decoded = percent_decode(strip_origin(request_uri));
-  if (!decoded) return tl::unexpected(decoded.error());
-  if (!clean(*decoded)) return fail("the request path \"" + *decoded + "\" is not clean (//, . or .. segments)");
-  std::string path = strip_version(*decoded);
+  RGPU_TRY_ASSIGN(auto decoded, percent_decode(strip_origin(request_uri)));
+  if (!clean(decoded)) return fail("the request path \"" + decoded + "\" is not clean (//, . or .. segments)");
+  std::string path = strip_version(decoded);
   Route route{RouteKind::other, path, std::string(query_of(request_uri)), {}};
   const auto segs = segments(path);
   if (method == "POST") route.kind = classify_post(segs);

@@ -22,9 +22,8 @@ std::map<std::string, nlohmann::json> held_specs(const RootFs& fs, const SpecInd
   }
   std::map<std::string, nlohmann::json> out;
   for (const auto& path : paths) {
-    auto text = fs.read_file(path);
     // CDI reads .json files with its YAML reader too; the index has already parsed it the same way.
-    auto doc = text ? parse_yaml(*text, path) : tl::unexpected(text.error());
+    auto doc = fs.read_file(path).and_then([&](const std::string& text) { return parse_yaml(text, path); });
     if (doc && doc->is_object()) out[path] = std::move(*doc);
   }
   return out;

@@ -8,9 +8,8 @@ Result<Changes> write_specs(FileSink& sink, const std::vector<Spec>& specs) {
   Changes changes;
   for (const auto& spec : specs) {
     const std::string path = spec_path(spec);
-    auto change = spec.devices.empty() ? sink.remove(path) : sink.write(path, spec_text(spec), 0644);
-    if (!change) return tl::unexpected(change.error());
-    changes.push_back(*change);
+    RGPU_TRY_ASSIGN(auto change, spec.devices.empty() ? sink.remove(path) : sink.write(path, spec_text(spec), 0644));
+    changes.push_back(change);
   }
   return changes;
 }

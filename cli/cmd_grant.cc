@@ -66,8 +66,8 @@ int report_containers(const RootFs& fs, const std::string& repo, const GrantFlag
               << "the device until it stops (pass --docker-host to list them).\n";
     return f.stop ? report_failure({"--stop needs the repository's daemon: pass --docker-host unix:///PATH"}) : kExitOk;
   }
-  auto socket = docker_socket(host);
-  auto holding = socket ? admission::stored_containers(*socket) : tl::unexpected(socket.error());
+  const auto socket = docker_socket(host);
+  auto holding = socket.and_then([](const std::string& at) { return admission::stored_containers(at); });
   if (!holding)
     return report_failure({"the grant is revoked, but its containers could not be listed: " + holding.error().message});
   int status = kExitOk;

@@ -60,8 +60,7 @@ void find_holders(const RootFs& fs, Report& report) {
   for (const auto& [repo, devices] : revoked) {
     const auto host = admission::configured_docker_host(fs, repo);
     if (host.empty()) continue;
-    auto socket = docker_socket(host);
-    auto stored = socket ? admission::stored_containers(*socket) : tl::unexpected(socket.error());
+    auto stored = admission::stored_containers_at(host);
     if (!stored) {
       report.warnings.push_back("the containers of " + repo +
                                 " that use a revoked name could not be listed: " + stored.error().message);

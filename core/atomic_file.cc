@@ -59,24 +59,21 @@ void sync_directory(const std::filesystem::path& dir) {
 // fixture tree can never send a write outside it; the last component is never followed.
 Result<std::filesystem::path> host_target(const RootFs& fs, std::string_view machine_path) {
   std::filesystem::path machine(machine_path);
-  auto parent = fs.resolve(machine.parent_path().string());
-  if (!parent) return tl::unexpected(parent.error());
-  return fs.host_path(*parent) / machine.filename();
+  RGPU_TRY_ASSIGN(auto parent, fs.resolve(machine.parent_path().string()));
+  return fs.host_path(parent) / machine.filename();
 }
 
 }  // namespace
 
 Result<Change> write_file_atomic(const RootFs& fs, std::string_view machine_path, std::string_view content,
                                  mode_t mode) {
-  auto target_or = host_target(fs, machine_path);
-  if (!target_or) return tl::unexpected(target_or.error());
-  const std::filesystem::path& target = *target_or;
+  RGPU_TRY_ASSIGN(const std::filesystem::path target, host_target(fs, machine_path));
   struct stat st {};
   if (::lstat(target.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
     return fail(target.string() + " is a symbolic link; remove it so a real file can be written there.");
   }
   if (same_content(target, content)) return Change{Change::Kind::unchanged, std::string(machine_path), ""};
-  if (auto made = make_parents(target.parent_path()); !made) return tl::unexpected(made.error());
+  RGPU_TRY(make_parents(target.parent_path()));
 
   // Built by appending: GCC 12 at -O3 warns (-Wrestrict) on "." + std::string&&, wrongly.
   std::string hidden = ".";
@@ -99,9 +96,7 @@ Result<Change> write_file_atomic(const RootFs& fs, std::string_view machine_path
 }
 
 Result<Change> remove_file(const RootFs& fs, std::string_view machine_path) {
-  auto target_or = host_target(fs, machine_path);
-  if (!target_or) return tl::unexpected(target_or.error());
-  const std::filesystem::path& target = *target_or;
+  RGPU_TRY_ASSIGN(const std::filesystem::path target, host_target(fs, machine_path));
   if (::unlink(target.c_str()) != 0) {
     if (is_not_found_errno(errno)) return Change{Change::Kind::unchanged, std::string(machine_path), ""};
     return tl::unexpected(io_error("remove", target, errno));

@@ -77,6 +77,13 @@ Result<DockerReply> docker_call(const std::string& socket, std::string_view meth
   }
 }
 
+Result<DockerReply> docker_call_at(const std::string& docker_host, std::string_view method, const std::string& target,
+                                   std::chrono::milliseconds timeout) {
+  return docker_socket(docker_host).and_then([&](const std::string& socket) {
+    return docker_call(socket, method, target, "", timeout);
+  });
+}
+
 std::string escaped_segment(std::string_view text, std::string_view keep) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;

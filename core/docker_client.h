@@ -26,6 +26,10 @@ Result<DockerReply> docker_call(const std::string& socket, std::string_view meth
                                 const std::string& body = "",
                                 std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
+/// docker_call on the daemon a DOCKER_HOST value names (docker_socket's rules).
+Result<DockerReply> docker_call_at(const std::string& docker_host, std::string_view method, const std::string& target,
+                                   std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
 /// `text` escaped for a request target: letters, digits and the bytes of `keep` stay, every other
 /// byte is %XX. The default keeps a container name with '/' or '?' one path segment.
 std::string escaped_segment(std::string_view text, std::string_view keep = "._-");

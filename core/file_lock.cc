@@ -34,9 +34,8 @@ void record_holder(int fd) {
 Result<FileLock> FileLock::acquire(const RootFs& fs, std::string_view machine_path,
                                    const std::function<void(std::optional<long>)>& on_wait) {
   std::filesystem::path machine(machine_path);
-  auto parent = fs.resolve(machine.parent_path().string());
-  if (!parent) return tl::unexpected(parent.error());
-  const auto dir = fs.host_path(*parent);
+  RGPU_TRY_ASSIGN(auto parent, fs.resolve(machine.parent_path().string()));
+  const auto dir = fs.host_path(parent);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   const auto path = dir / machine.filename();

@@ -127,9 +127,8 @@ Result<UniqueFd> RootFs::open(std::string_view machine_path, int flags, const ch
   if (opened.fd) return std::move(opened.fd);
   int err = opened.error;
   if (opened.walk_instead) {
-    auto resolved = walk(machine_path);
-    if (!resolved) return tl::unexpected(resolved.error());
-    const int fd = ::open(host_path(*resolved).c_str(), flags | O_CLOEXEC);
+    RGPU_TRY_ASSIGN(auto resolved, walk(machine_path));
+    const int fd = ::open(host_path(resolved).c_str(), flags | O_CLOEXEC);
     if (fd >= 0) return UniqueFd(fd);
     err = errno;
   }
@@ -146,9 +145,8 @@ Result<std::string> RootFs::read_opened(const UniqueFd& fd, std::string_view mac
 }
 
 Result<std::string> RootFs::read_file(std::string_view machine_path) const {
-  auto fd = open(machine_path, O_RDONLY, "read");
-  if (!fd) return tl::unexpected(fd.error());
-  return read_opened(*fd, machine_path);
+  RGPU_TRY_ASSIGN(auto fd, open(machine_path, O_RDONLY, "read"));
+  return read_opened(fd, machine_path);
 }
 
 Result<std::optional<std::string>> trimmed_if_present(Result<std::string> data) {
@@ -203,9 +201,8 @@ std::optional<DeviceNumber> RootFs::char_device(std::string_view machine_path) c
 }
 
 Result<RootDir> RootFs::open_dir(std::string_view machine_path) const {
-  auto fd = open(machine_path, O_PATH | O_DIRECTORY, "open");
-  if (!fd) return tl::unexpected(fd.error());
-  return RootDir(*this, std::string(machine_path), std::move(*fd));
+  RGPU_TRY_ASSIGN(auto fd, open(machine_path, O_PATH | O_DIRECTORY, "open"));
+  return RootDir(*this, std::string(machine_path), std::move(fd));
 }
 
 Result<std::string> RootDir::read_file(std::string_view name) const {

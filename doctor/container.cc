@@ -59,8 +59,9 @@ Check run_one(CommandRunner& runner, const ContainerRequest& req, const std::str
 }
 
 Check image_cuda(const Facts& f, const ContainerRequest& req) {
-  auto socket = docker_socket(req.docker_host);
-  auto verdict = socket ? check_image_cuda(f.fresh, *socket, req.image) : tl::unexpected(socket.error());
+  auto verdict = docker_socket(req.docker_host).and_then([&](const std::string& socket) {
+    return check_image_cuda(f.fresh, socket, req.image);
+  });
   if (!verdict) {
     return kCheck.warn("image-cuda", verdict.error().message,
                        "the image's CUDA requirement could not be compared with the host driver",

@@ -217,9 +217,8 @@ HostCuda host_cuda(const probe::Inventory& inventory) {
 
 Result<CudaVerdict> check_image_cuda(const probe::Inventory& inventory, const std::string& socket,
                                      const std::string& image) {
-  auto env = image_env(socket, image);
-  if (!env) return tl::unexpected(env.error());
-  return judge(image, requirement_from_env(*env), host_cuda(inventory));
+  RGPU_TRY_ASSIGN(auto env, image_env(socket, image));
+  return judge(image, requirement_from_env(env), host_cuda(inventory));
 }
 
 std::span<const CudaFloor> cuda_driver_floors() { return kFloors; }

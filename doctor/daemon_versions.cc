@@ -20,9 +20,7 @@ constexpr CheckMaker kRuntime{Layer::runtime};
 constexpr CheckMaker kPolicy{Layer::policy};
 
 nlohmann::json get(const std::string& address, const std::string& target) {
-  auto socket = docker_socket(address);
-  auto reply =
-      socket ? docker_call(*socket, "GET", target, "", std::chrono::seconds(5)) : tl::unexpected(socket.error());
+  auto reply = docker_call_at(address, "GET", target, std::chrono::seconds(5));
   if (!reply || reply->status != 200) return nullptr;
   auto doc = nlohmann::json::parse(reply->body, nullptr, false);
   return doc.is_object() ? doc : nlohmann::json();

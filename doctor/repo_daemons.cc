@@ -25,9 +25,7 @@ constexpr CheckMaker kCheck{Layer::policy};
 
 // What the daemon says it reads (GET /info: CDISpecDirs, API 1.44 and later), when it can be asked.
 std::optional<std::vector<std::string>> reported_spec_dirs(const std::string& host) {
-  auto socket = docker_socket(host);
-  auto reply =
-      socket ? docker_call(*socket, "GET", "/info", "", std::chrono::seconds(5)) : tl::unexpected(socket.error());
+  auto reply = docker_call_at(host, "GET", "/info", std::chrono::seconds(5));
   if (!reply || reply->status != 200) return std::nullopt;
   const auto info = nlohmann::json::parse(reply->body, nullptr, false);
   if (!info.is_object() || !info.contains("CDISpecDirs") || !info["CDISpecDirs"].is_array()) return std::nullopt;
@@ -131,8 +129,7 @@ Check stale_device_containers(const Facts& f) {
   const admission::HostPathJudge host_paths(f.fs);
   std::vector<std::string> stale, unreachable;
   for (const auto& [repo, host] : hosts) {
-    auto socket = docker_socket(host);
-    auto containers = socket ? admission::stored_containers(*socket) : tl::unexpected(socket.error());
+    auto containers = admission::stored_containers_at(host);
     if (!containers) {
       unreachable.push_back(repo + ": " + containers.error().message);
       continue;

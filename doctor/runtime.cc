@@ -171,8 +171,8 @@ std::vector<std::string> shadowing_specs(const Facts& f) {
       const auto ext = name.substr(name.find_last_of('.') + 1);
       if (name.find('.') == std::string::npos || (ext != "json" && ext != "yaml")) continue;
       const std::string path = join_path(dir, name);
-      const auto text = f.fs.read_file(path);
-      const auto devices = text ? cdi::parse_spec(*text, path) : tl::unexpected(text.error());
+      const auto devices =
+          f.fs.read_file(path).and_then([&](const std::string& text) { return cdi::parse_spec(text, path); });
       if (!devices) continue;
       std::string clash;
       for (const auto& d : *devices) {

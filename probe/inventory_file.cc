@@ -17,18 +17,16 @@ Result<std::optional<RecordedInventory>> read_inventory(const RootFs& fs) {
   if (!tree) {
     return fail(where + " is not valid JSON; move it away and run `rediacc-gpu probe` to write a new inventory.");
   }
-  auto inv = inventory_from_json(*tree, where);
-  if (!inv) return tl::unexpected(inv.error());
-  return std::optional<RecordedInventory>(RecordedInventory{std::move(*inv), std::move(*text)});
+  RGPU_TRY_ASSIGN(auto inv, inventory_from_json(*tree, where));
+  return std::optional<RecordedInventory>(RecordedInventory{std::move(inv), std::move(*text)});
 }
 
 Result<Change> record_inventory(const RootFs& fs, FileSink& sink, Inventory& inventory) {
-  auto recorded = read_inventory(fs);
-  if (!recorded) return tl::unexpected(recorded.error());
-  if (*recorded) {
+  RGPU_TRY_ASSIGN(auto recorded, read_inventory(fs));
+  if (recorded) {
     Inventory same_time = inventory;
-    same_time.generated_at = (*recorded)->inventory.generated_at;
-    if (inventory_text(same_time) == (*recorded)->text) {
+    same_time.generated_at = (recorded)->inventory.generated_at;
+    if (inventory_text(same_time) == (recorded)->text) {
       inventory.generated_at = same_time.generated_at;
       return Change{Change::Kind::unchanged, kInventoryPath, ""};
     }

@@ -194,21 +194,19 @@ Result<std::optional<NvmlReport>> query_nvml(const RootFs& fs, const std::vector
   for (const auto& dir : dirs) {
     const std::string machine = dir + "/libnvidia-ml.so.1";
     if (fs.kind(machine) != NodeKind::file) continue;
-    auto resolved = fs.resolve(machine);
-    if (!resolved) return tl::unexpected(resolved.error());
-    const std::string host = fs.host_path(*resolved).string();
+    RGPU_TRY_ASSIGN(auto resolved, fs.resolve(machine));
+    const std::string host = fs.host_path(resolved).string();
     Library lib(::dlopen(host.c_str(), RTLD_NOW | RTLD_LOCAL));
     if (!lib)
       return fail("cannot load " + host + " (" + ::dlerror() +
                   "); reinstall the NVIDIA driver's user-space libraries.");
-    auto api = bind_api(lib.get(), host);
-    if (!api) return tl::unexpected(api.error());
-    if (NvmlReturn rc = api->init(); rc != kSuccess) {
+    RGPU_TRY_ASSIGN(auto api, bind_api(lib.get(), host));
+    if (NvmlReturn rc = api.init(); rc != kSuccess) {
       return fail(host + " did not initialise (NVML error " + std::to_string(rc) +
                   "); check that the NVIDIA kernel module is loaded and matches the library.");
     }
-    NvmlReport report = read_report(*api);
-    api->shutdown();
+    NvmlReport report = read_report(api);
+    api.shutdown();
     report.library = machine;
     return std::optional<NvmlReport>(std::move(report));
   }

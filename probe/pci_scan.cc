@@ -45,19 +45,16 @@ void read_placement(const RootDir& dir, PciDevice& dev) {
 
 // The ids and driver of a device in the GPU classes, read relative to its directory.
 Result<PciDevice> read_device(const RootFs& fs, const std::string& address, std::uint32_t class_code) {
-  auto dir = fs.open_dir(join_path(kDevices, address));
-  if (!dir) return tl::unexpected(dir.error());
-  auto vendor = hex_attribute(fs, *dir, "vendor");
-  if (!vendor) return tl::unexpected(vendor.error());
-  auto device = hex_attribute(fs, *dir, "device");
-  if (!device) return tl::unexpected(device.error());
+  RGPU_TRY_ASSIGN(auto dir, fs.open_dir(join_path(kDevices, address)));
+  RGPU_TRY_ASSIGN(auto vendor, hex_attribute(fs, dir, "vendor"));
+  RGPU_TRY_ASSIGN(auto device, hex_attribute(fs, dir, "device"));
   PciDevice dev;
   dev.address = address;
-  dev.vendor_id = static_cast<std::uint16_t>(*vendor);
-  dev.device_id = static_cast<std::uint16_t>(*device);
+  dev.vendor_id = static_cast<std::uint16_t>(vendor);
+  dev.device_id = static_cast<std::uint16_t>(device);
   dev.class_code = class_code;
-  dev.driver = dir->link_base_name("driver");
-  read_placement(*dir, dev);
+  dev.driver = dir.link_base_name("driver");
+  read_placement(dir, dev);
   return dev;
 }
 

@@ -69,17 +69,16 @@ std::vector<std::unique_ptr<Backend>> native_backends() {
 }
 
 Result<ProbeReport> run_probe(const RootFs& fs, const std::vector<std::unique_ptr<Backend>>& backends, SystemTime now) {
-  auto pci = scan_pci(fs);
-  if (!pci) return tl::unexpected(pci.error());
+  RGPU_TRY_ASSIGN(auto pci, scan_pci(fs));
   ProbeReport report;
-  report.warnings = pci->warnings;
+  report.warnings = pci.warnings;
   DrmClassScan by_class = scan_drm_class(fs);
   report.warnings.insert(report.warnings.end(), by_class.warnings.begin(), by_class.warnings.end());
 
   Inventory& inv = report.inventory;
   inv.generated_at = format_rfc3339_utc(now);
   inv.hostname = machine_hostname(fs);
-  for (const auto& dev : pci->devices) {
+  for (const auto& dev : pci.devices) {
     if (!in_gpu_classes(dev.class_code)) continue;
     DrmNodes nodes = cross_checked_nodes(fs, dev, by_class, report.warnings);
     if (is_gpu(dev, nodes.render_node.has_value())) inv.gpus.push_back(gpu_from_pci(dev, nodes));

@@ -31,14 +31,13 @@ Result<void> WslBackend::enrich(const RootFs& fs, probe::Inventory& inv, probe::
   if (fs.kind(kDxgNode) != NodeKind::char_device) {
     warnings.push_back(fs.host_path(kDxgNode).string() + " is not a character device; the WSL2 GPU is not usable.");
   }
-  auto nvml = probe::query_nvml(fs, {kWslLibDir});
-  if (!nvml) return tl::unexpected(nvml.error());
-  if (!*nvml) {
+  RGPU_TRY_ASSIGN(auto nvml, probe::query_nvml(fs, {kWslLibDir}));
+  if (!nvml) {
     warnings.push_back("WSL2 exposes " + std::string(kDxgNode) + " but " + fs.host_path(kWslLibDir).string() +
                        " has no libnvidia-ml.so.1, so no GPU is recorded; install the NVIDIA driver on Windows.");
     return {};
   }
-  for (const auto& n : (*nvml)->gpus) inv.gpus.push_back(gpu_from_nvml(n, (*nvml)->driver_version));
+  for (const auto& n : (nvml)->gpus) inv.gpus.push_back(gpu_from_nvml(n, (nvml)->driver_version));
   return {};
 }
 
