@@ -1,4 +1,5 @@
 #include "admission/body_checks.h"
+#include "cdi-gen/reach_rules.h"
 
 #include "core/edit_distance.h"
 #include "core/joined.h"

@@ -1,4 +1,5 @@
 #include "admission/grant_store.h"
+#include "cdi-gen/reach_rules.h"
 
 #include <algorithm>
 #include <tuple>

@@ -1,4 +1,5 @@
 #include "admission/spec_reviews.h"
+#include "cdi-gen/reach_rules.h"
 
 #include <sys/stat.h>
 

@@ -1,14 +1,10 @@
 #include "cdi-gen/inventory_names.h"
+#include "cdi-gen/reach_rules.h"
 
 #include <algorithm>
 
 namespace rgpu::cdi {
 namespace {
-
-bool shares_node(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  return std::any_of(a.begin(), a.end(),
-                     [&](const std::string& n) { return std::find(b.begin(), b.end(), n) != b.end(); });
-}
 
 // A split GPU: a name that reaches every partition (or none in particular: only the parent
 // node) is the GPU's; a name that reaches some partitions is listed under each of them.

@@ -1,4 +1,5 @@
 #include "cdi-gen/reach.h"
+#include "cdi-gen/reach_rules.h"
 
 #include <algorithm>
 

@@ -1,4 +1,5 @@
 #include "cdi-gen/repo_views.h"
+#include "cdi-gen/reach_rules.h"
 
 #include <atomic>
 #include <nlohmann/json.hpp>

@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 
+#include "cdi-gen/reach_rules.h"
 #include "cdi-gen/spec_index.h"
 
 namespace rgpu::cdi {

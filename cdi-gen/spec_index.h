@@ -52,9 +52,6 @@ struct IndexedDevice {
   Carried carried;
 };
 
-/// Two names reach the same thing: the same GPU (reach_same_gpu) or a same host network interface.
-bool reach_same(const IndexedDevice& a, const IndexedDevice& b);
-
 /// A spec file that was skipped, and why.
 struct SpecProblem {
   std::string spec_path;
@@ -79,32 +76,5 @@ SpecIndex read_spec_index(const RootFs& fs);
 /// doctor reads a daemon's /etc/cdi through /proc/PID/root, a link into that daemon's mount
 /// namespace that only the kernel can follow. Its problems name the host paths.
 SpecIndex read_spec_dir(const std::filesystem::path& host_dir);
-
-/// True for a node that belongs to one GPU: a DRM render or card node, /dev/nvidiaN, /dev/dxg,
-/// a MIG capability node /dev/nvidia-caps/nvidia-capN.
-/// Not for the control nodes every GPU of a driver shares (/dev/kfd, /dev/nvidiactl,
-/// /dev/nvidia-uvm, /dev/nvidia-modeset): sharing those reaches the same driver, not the same GPU.
-bool is_gpu_own_node(std::string_view node);
-
-/// Why a defined device can never be granted to a tenant, or empty when it can: NVIDIA's
-/// management spec (kind management.*) and any device that maps the MIG configuration or monitor
-/// capability (/dev/nvidia-caps/nvidia-cap1 and -cap2, fixed by the driver), which reconfigure or
-/// watch every GPU's slices.
-std::string ungrantable_reason(const IndexedDevice& device);
-
-/// A MIG capability node: /dev/nvidia-caps/nvidia-cap<minor>.
-bool is_mig_cap_node(std::string_view node);
-
-/// The one definition of two names being aliases: they reach the same hardware. Both map a same
-/// GPU-own node, with one exception: a device that maps MIG capability nodes reaches slices, and
-/// the parent /dev/nvidiaN it maps with them is no GPU whole. Two slices of one GPU are no
-/// aliases unless they share a capability node (the same GPU instance); a slice and its GPU are.
-/// Used by the inventory's per-GPU names, grant's warnings, `grants` and doctor.
-bool reach_same_gpu(const std::vector<std::string>& a_nodes, const std::vector<std::string>& b_nodes);
-
-/// CDI's rules for a kind's vendor ("nvidia.com") and class ("gpu"), and for a device name.
-bool valid_vendor(std::string_view vendor);
-bool valid_class(std::string_view klass);
-bool valid_device_name(std::string_view name);
 
 }  // namespace rgpu::cdi

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cdi-gen/reach_rules.h"
 #include "doctor/doctor.h"
 #include "probe/probe.h"
 
@@ -21,8 +22,8 @@ std::vector<Check> per_gpu_nodes(const Facts& f) {
     for (const auto& node : nodes) {
       if (!f.fs.char_device(node)) missing.push_back(node);
     }
-    const bool caps_missing = std::any_of(missing.begin(), missing.end(),
-                                          [](const std::string& n) { return n.starts_with("/dev/nvidia-caps/"); });
+    const bool caps_missing =
+        std::any_of(missing.begin(), missing.end(), [](const std::string& n) { return cdi::is_mig_cap_node(n); });
     Check c = kCheck.ok("device-nodes", gpu_label(g) + ": ");
     c.subject = gpu_subject(g);
     if (g.device_nodes.empty()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "admission/grant_store.h"
+#include "cdi-gen/reach_rules.h"
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "core/structured_text.h"

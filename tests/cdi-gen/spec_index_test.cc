@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "cdi-gen/reach_rules.h"
 #include "cdi-gen/spec_index.h"
 #include "tests/support/fixture_root.h"
 
