@@ -50,6 +50,12 @@ const Machine kMachines[] = {
     {"wsl", wsl2_nvidia, true, true},
 };
 
+// The machine most tests start from: two NVIDIA datacenter GPUs with NVML, on Debian 12.
+void debian_with_nvidia(const FixtureRoot& root) {
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+}
+
 RunResult setup(const FixtureRoot& root, const FakeTools& fakes, const std::string& mode) {
   return run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", mode}, "", fakes.env());
 }
@@ -125,8 +131,7 @@ TEST_CASE("setup: every machine, mode and distribution family makes exactly the 
 
 TEST_CASE("setup: the refresh redirect is written before the package is installed") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   FakeTools fakes;
   auto r = run_tool({"setup", "--root", root.str(), "-o", "json"}, "", fakes.env());
   REQUIRE(r.exit_code == 0);
@@ -143,8 +148,7 @@ TEST_CASE("setup: the refresh redirect is written before the package is installe
 
 TEST_CASE("setup: a spec nvidia-cdi-refresh left in /var/run/cdi is removed, it would shadow /etc/cdi") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   root.write("/var/run/cdi/nvidia.yaml", "kind: nvidia.com/gpu\n");
   FakeTools fakes;
   REQUIRE(setup(root, fakes, "auto").exit_code == 0);
@@ -153,8 +157,7 @@ TEST_CASE("setup: a spec nvidia-cdi-refresh left in /var/run/cdi is removed, it 
 
 TEST_CASE("setup: false removes the NVIDIA spec and units an earlier setup wrote, and nothing of others") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   FakeTools fakes;
   REQUIRE(setup(root, fakes, "auto").exit_code == 0);
   REQUIRE(fs::exists(root.host("/etc/cdi/nvidia.yaml")));
@@ -177,8 +180,7 @@ TEST_CASE("setup: false removes the NVIDIA spec and units an earlier setup wrote
 
 TEST_CASE("setup: false removes the NVIDIA spec setup installed even after its units regenerated it") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   FakeTools fakes;
   REQUIRE(setup(root, fakes, "auto").exit_code == 0);
   // nvidia-cdi-refresh (a new driver) or our boot unit rewrote it since.
@@ -198,8 +200,7 @@ TEST_CASE("setup: false removes the NVIDIA spec setup installed even after its u
 
 TEST_CASE("setup: what it keeps for itself is in /var/lib/rediacc/gpu, and the downloaded key is not kept") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   FakeTools fakes;
   auto r = setup(root, fakes, "auto");
   REQUIRE(r.exit_code == 0);
@@ -224,8 +225,7 @@ TEST_CASE("setup: what it keeps for itself is in /var/lib/rediacc/gpu, and the d
 
 TEST_CASE("setup: units written under --root run the programs of that machine, not of the host") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   FakeTools fakes;  // an nvidia-ctk on the host's PATH: not the one the machine's systemd will run
   REQUIRE(setup(root, fakes, "auto").exit_code == 0);
   const auto spec_unit = root.read("/etc/systemd/system/rediacc-gpu-nvidia-spec.service");
@@ -279,8 +279,7 @@ TEST_CASE("setup: units the package ships unchanged get no copy in /etc, and set
 
 TEST_CASE("setup: an installed toolkit at the pinned version is not installed again") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   FakeTools fakes;
   fakes.installed(root, "1.20.0-1");
   auto r = setup(root, fakes, "auto");
@@ -314,8 +313,7 @@ TEST_CASE("setup: the default toolkit version is a floor: a newer one is kept, a
 
 TEST_CASE("setup: --nvidia-toolkit-version is exact: below what is installed it downgrades, as apt needs it asked") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   FakeTools fakes;
   fakes.installed(root, "1.21.0-1");
   auto r = run_tool({"setup", "--root", root.str(), "--nvidia-toolkit-version", "1.20.0"}, "", fakes.env());
@@ -361,8 +359,7 @@ TEST_CASE("setup: under --root the toolkit is installed into the root, and docto
 
 TEST_CASE("setup: a failing install is one failed step: every step that does not need it still runs") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   const std::string spec_before = root.read("/etc/cdi/nvidia.yaml");
   FakeTools fakes;
   // An air-gapped host, or a proxy not yet set: apt-get exits non-zero.
@@ -394,8 +391,7 @@ TEST_CASE("setup: a failing install is one failed step: every step that does not
 
 TEST_CASE("setup: progress in a log: each step's header before it runs, each command as it starts") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   FakeTools fakes;
   auto r = setup(root, fakes, "auto");
   REQUIRE(r.exit_code == 0);
@@ -429,8 +425,7 @@ TEST_CASE("setup: a second setup waiting on the lock says for whom") {
 
 TEST_CASE("setup: a failing nvidia-ctk fails its step and keeps the previous spec whole") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   const std::string before = root.read("/etc/cdi/nvidia.yaml");
   FakeTools fakes;
   fakes.fail("nvidia-ctk");
@@ -469,8 +464,7 @@ TEST_CASE("setup: progress shows each step with its outcome and duration") {
 
 TEST_CASE("setup: -o json is one object: each step's outcome, duration and changes, and whether anything changed") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   FakeTools fakes;
   auto json_setup = [&] {
     return run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", "auto", "-o", "json"}, "", fakes.env());
@@ -536,8 +530,7 @@ TEST_CASE("setup: an unknown distribution is refused when the toolkit is needed,
 
 TEST_CASE("setup: every unit written passes systemd-analyze verify") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   // Stand-ins for the units our drop-ins extend: NVIDIA's refresh service and a repository daemon.
   root.write("/etc/systemd/system/nvidia-cdi-refresh.service",
              "[Service]\nType=oneshot\nEnvironmentFile=-/etc/nvidia-container-toolkit/nvidia-cdi-refresh.env\n"
@@ -588,8 +581,7 @@ TEST_CASE("setup: a real run on this machine's own root, in a throwaway overlay 
 
 TEST_CASE("setup: two setups at once: the second waits for the first, then finds nothing to install") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   FakeTools fakes;
   auto a = std::async(std::launch::async, [&] { return setup(root, fakes, "auto"); });
   auto b = std::async(std::launch::async, [&] { return setup(root, fakes, "auto"); });
@@ -628,8 +620,7 @@ TEST_CASE("setup: a repository daemon running behind its plugin gets its address
 
 TEST_CASE("setup: --nvidia-disable-hook reaches nvidia-ctk, the boot unit and nvidia-cdi-refresh, and is kept") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kFamilies[0].os_release);
+  debian_with_nvidia(root);
   FakeTools fakes;
   auto r = run_tool({"setup", "--root", root.str(), "--nvidia-disable-hook", "enable-cuda-compat",
                      "--nvidia-disable-hook", "update-ldcache"},
