@@ -11,9 +11,8 @@ ChangeLog::ChangeLog(FileSink& sink, CommandRunner& act, std::function<void(cons
       act_(*this, act, true),
       scratch_(*this, act, false) {}
 
-bool ChangeLog::changed() const {
-  return std::any_of(changes_.begin(), changes_.end(),
-                     [](const Change& c) { return c.kind != Change::Kind::unchanged; });
+bool any_change(const Changes& changes) {
+  return std::any_of(changes.begin(), changes.end(), [](const Change& c) { return c.kind != Change::Kind::unchanged; });
 }
 
 void ChangeLog::clear() {

@@ -15,6 +15,9 @@
 
 namespace rgpu::setup {
 
+/// True when an entry is not `unchanged`.
+bool any_change(const Changes& changes);
+
 class ChangeLog {
  public:
   /// Every command is shown to `on_start` as it starts (progress lines; may be empty).
@@ -36,8 +39,7 @@ class ChangeLog {
   void add(const Changes& changes) { changes_.insert(changes_.end(), changes.begin(), changes.end()); }
 
   const Changes& changes() const { return changes_; }
-  /// True when an entry is not `unchanged`.
-  bool changed() const;
+  bool changed() const { return any_change(changes_); }
   /// Every command started through act() or scratch(), failed ones included, as typed.
   const std::vector<std::string>& started() const { return started_; }
   /// Empties the log for the next step.

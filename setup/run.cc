@@ -29,14 +29,10 @@ std::string failure_message(const SetupStep& step, const Error& error) {
   return message;
 }
 
-bool changed(const Changes& changes) {
-  return std::any_of(changes.begin(), changes.end(), [](const Change& c) { return c.kind != Change::Kind::unchanged; });
-}
-
 }  // namespace
 
 bool SetupRun::changed() const {
-  return std::any_of(steps.begin(), steps.end(), [](const StepReport& s) { return setup::changed(s.changes); });
+  return std::any_of(steps.begin(), steps.end(), [](const StepReport& s) { return any_change(s.changes); });
 }
 
 std::vector<std::string> SetupRun::failed() const {
