@@ -12,6 +12,6 @@ if(RGPU_SANITIZE)
   # once ASan instruments it; GCC's manual warns that sanitizers make that warning unreliable.
   target_compile_options(rgpu_warnings INTERFACE
     -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-    -Wno-maybe-uninitialized)
+    $<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized>)
   target_link_options(rgpu_warnings INTERFACE -fsanitize=address,undefined)
 endif()

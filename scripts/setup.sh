@@ -3,7 +3,9 @@
 #   bash scripts/setup.sh main   installs the dependencies, builds, runs the main job here
 #                                (setup --install-nvidia-toolkit=auto, then list)
 #   bash scripts/setup.sh test   installs the dependencies, builds, runs every test
-#                                (clang-format, GCC Release, clang Debug build, then AddressSanitizer + UBSan)
+#                                (clang-format; GCC Release runs every test; clang with
+#                                AddressSanitizer + UBSan runs them again), then prints each
+#                                phase's time
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,13 +23,14 @@ BUILD_DEPS=(
 # shellcheck, lintian, cloud-init, ansible-core and ansible-lint check what contrib/ and the
 # package ship (zsh runs the completion script through bashcompinit; clang builds it all once more) (python3-apt lets Ansible's apt module install the .deb); golang-go and dockerd's own
 # Go source build the oracle the gate is fuzzed against; debootstrap makes the Debian 13 root whose
-# Docker 26 injects CDI devices (scripts/docker26-root.sh).
+# Docker 26 injects CDI devices (scripts/docker26-root.sh); ccache keeps compiled objects between
+# runs and libclang-rt-14-dev is clang's sanitizer runtime.
 TEST_DEPS=(
   git catch2 clang clang-format pciutils libpci-dev libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
   podman runc busybox-static systemd docker.io prometheus shellcheck lintian
   cloud-init python3-yaml ansible-core ansible-lint python3-apt zsh
-  golang-go golang-github-docker-docker-dev debootstrap
+  golang-go golang-github-docker-docker-dev debootstrap ccache libclang-rt-14-dev
 )
 
 install_packages() {
@@ -47,6 +50,51 @@ check_format() {
   echo "clang-format: every source file is formatted"
 }
 
+# Every test run starts from a fresh clone, so what can be kept between runs lives in one cache
+# (like the Docker 26 root): ccache's objects, hit from a clone at any path (paths under the clone
+# are hashed relative to it, the working directory not at all), and Go's build cache.
+use_test_cache() {
+  local cache=${RGPU_TEST_CACHE:-/var/cache/rediacc-gpu-tests}
+  mkdir -p "$cache/ccache" "$cache/go-build"
+  export CCACHE_DIR=$cache/ccache CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=6G
+  export CCACHE_COMPILERCHECK=content
+  LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+            -DRGPU_GO_CACHE="$cache/go-build")
+  ccache --zero-stats >/dev/null
+}
+
+# phase NAME COMMAND...: runs COMMAND, and keeps its time for the table printed at the end (also
+# when a phase fails, which is then named).
+PHASES=()
+CURRENT=
+phase() {
+  local name=$1 start=$SECONDS; shift
+  CURRENT=$name
+  "$@"
+  PHASES+=("$(printf '%-34s %6ss' "$name" $((SECONDS - start)))")
+  CURRENT=
+}
+print_phases() {
+  local rc=$?
+  echo
+  echo "phase times (this run: ${SECONDS}s)"
+  printf '  %s\n' "${PHASES[@]}"
+  [ -z "$CURRENT" ] || printf '  %-34s failed\n' "$CURRENT"
+  if [ "${#LAUNCHER[@]}" -gt 0 ]; then
+    ccache --print-stats 2>/dev/null | awk -F'\t' '$1 ~ /^(direct_cache_hit|preprocessed_cache_hit|cache_miss)$/ { printf "%s=%s ", $1, $2 }
+      END { print "" }' | sed 's/^/  ccache: /'
+  fi
+  return "$rc"
+}
+LAUNCHER=()
+
+make_docker26_root() { docker26_root=$(bash scripts/docker26-root.sh); }
+test_release() { (cd build && ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))"); }
+test_sanitized() {
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))")
+}
+
 case "${1:-}" in
   main)
     install_packages "${BUILD_DEPS[@]}"
@@ -55,17 +103,22 @@ case "${1:-}" in
     ./build/cli/rediacc-gpu list
     ;;
   test)
-    install_packages "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}"
-    check_format
+    trap print_phases EXIT
+    phase "install packages" install_packages "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}"
+    phase "clang-format check" check_format
     # Debian 13's Docker 26 (CDI), Compose and buildx in a cached debootstrap root.
-    docker26_root=$(bash scripts/docker26-root.sh)
-    # Warnings are errors here (RGPU_WERROR), never in a packager's build. GCC Release runs every
-    # test; GCC with AddressSanitizer + UBSan runs them again; clang Debug must build everything.
-    build build Release -DRGPU_WERROR=ON -DRGPU_DOCKER26_ROOT="$docker26_root"
-    (cd build && ctest --output-on-failure --timeout 300)
-    CC=clang CXX=clang++ build build-clang Debug -DRGPU_WERROR=ON
-    build build-asan RelWithDebInfo -DRGPU_WERROR=ON -DRGPU_SANITIZE=ON -DRGPU_DOCKER26_ROOT="$docker26_root"
-    (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure --timeout 300)
+    phase "Docker 26 root" make_docker26_root
+    use_test_cache
+    # Warnings are errors here (RGPU_WERROR), never in a packager's build. GCC builds everything
+    # optimised and runs every test; clang builds everything again with AddressSanitizer + UBSan
+    # and runs every test again: both compilers build it all, and the sanitizers see every test.
+    phase "build: GCC Release" build build Release -DRGPU_WERROR=ON -DRGPU_DOCKER26_ROOT="$docker26_root" "${LAUNCHER[@]}"
+    phase "tests: GCC Release" test_release
+    # -O1 and line tables only: what the sanitizers' reports need, at a fraction of -O2 -g's cost.
+    phase "build: clang ASan+UBSan" build build-asan Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+      -DCMAKE_C_FLAGS_DEBUG="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
+      -DRGPU_WERROR=ON -DRGPU_SANITIZE=ON -DRGPU_DOCKER26_ROOT="$docker26_root" "${LAUNCHER[@]}"
+    phase "tests: clang ASan+UBSan" test_sanitized
     ;;
   *)
     echo "usage: bash scripts/setup.sh main|test" >&2
