@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/version.h"
 #include "core/edit_distance.h"
 
 namespace rgpu::cli {
@@ -104,7 +105,7 @@ std::optional<std::string> unknown_command(int argc, char** argv) {
 int run(int argc, char** argv) {
   CLI::App app{"rediacc-gpu: provisions GPU hosts for containers and guards who may use which GPU."};
   app.name("rediacc-gpu");  // usage lines name the tool, not the path it was started from
-  app.set_version_flag("--version", std::string("rediacc-gpu ") + RGPU_VERSION);
+  app.set_version_flag("--version", std::string("rediacc-gpu ") + cli::version_text());
   // Usage errors read like every other error: one line, prefixed, then where help is.
   app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
     return "rediacc-gpu: " + std::string(e.what()) + "\nRun " + failed->get_name() + " --help for more information.\n";

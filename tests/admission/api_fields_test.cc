@@ -13,6 +13,7 @@
 #include "admission/decide.h"
 #include "admission/go_json.h"
 #include "tests/support/authz_envelope.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
@@ -105,7 +106,7 @@ TEST_CASE(
 }
 
 TEST_CASE("admission: the table of fields holds every field dockerd 20.10 decodes in the bodies the gate judges") {
-  const auto r = run_program(RGPU_API_FIELDS_ORACLE, {});
+  const auto r = run_program(api_fields_oracle_program(), {});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   std::set<std::pair<std::string, std::string>> table;
@@ -137,7 +138,7 @@ TEST_CASE("admission: the table of fields holds every field dockerd 20.10 decode
 }
 
 TEST_CASE("admission: no field of a real CLI's request or of dockerd 26's stored container is unknown to the gate") {
-  std::ifstream in(std::string(RGPU_FIXTURES_DIR) + "/docker-cli/corpus.jsonl");
+  std::ifstream in(fixture_path("docker-cli/corpus.jsonl"));
   REQUIRE(in);
   int bodies = 0;
   for (std::string line; std::getline(in, line);) {
@@ -154,7 +155,7 @@ TEST_CASE("admission: no field of a real CLI's request or of dockerd 26's stored
   }
   CHECK(bodies > 10);
   for (const char* fixture : {"plain-26.1.5.json", "cdi-device-26.1.5.json"}) {
-    std::ifstream f(std::string(RGPU_FIXTURES_DIR) + "/docker-inspect/" + fixture);
+    std::ifstream f(fixture_path(std::string("docker-inspect/") + fixture));
     const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     auto doc = read_go_json(text);
     REQUIRE(doc);

@@ -14,6 +14,7 @@
 #include "admission/go_json.h"
 #include "admission/grant_store.h"
 #include "admission/grants_cache.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
@@ -52,7 +53,7 @@ void refused(const Decision& d, const std::string& words) {
 }  // namespace
 
 TEST_CASE("admission: the requests the real docker CLI 28 sends are decided as expected") {
-  std::ifstream in(std::string(RGPU_FIXTURES_DIR) + "/docker-cli/corpus.jsonl");
+  std::ifstream in(fixture_path("docker-cli/corpus.jsonl"));
   REQUIRE(in);
   int lines = 0;
   for (std::string line; std::getline(in, line); ++lines) {
@@ -358,7 +359,7 @@ TEST_CASE("admit: one request on stdin, the plugin's answer on stdout, exit 0 or
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
   REQUIRE(run_tool({"grant", "web", "--device", "nvidia.com/gpu=all", "--root", root.str()}).exit_code == 0);
-  std::ifstream in(std::string(RGPU_FIXTURES_DIR) + "/docker-cli/corpus.jsonl");
+  std::ifstream in(fixture_path("docker-cli/corpus.jsonl"));
   std::string corpus((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string first = corpus.substr(0, corpus.find('\n'));
   auto one = run_tool({"admit", "--repo", "web", "--root", root.str()}, first);
@@ -391,7 +392,7 @@ TEST_CASE("admit --jsonl reads lines split across reads, longer than its buffer,
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
   REQUIRE(run_tool({"grant", "web", "--device", "nvidia.com/gpu=all", "--root", root.str()}).exit_code == 0);
-  std::ifstream in(std::string(RGPU_FIXTURES_DIR) + "/docker-cli/corpus.jsonl");
+  std::ifstream in(fixture_path("docker-cli/corpus.jsonl"));
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   REQUIRE_FALSE(lines.empty());
@@ -432,7 +433,7 @@ TEST_CASE("admit --jsonl reads lines split across reads, longer than its buffer,
 TEST_CASE("admit --jsonl answers each request as it comes, for a gateway that waits for the answer") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
-  std::ifstream in(std::string(RGPU_FIXTURES_DIR) + "/docker-cli/corpus.jsonl");
+  std::ifstream in(fixture_path("docker-cli/corpus.jsonl"));
   std::string first;
   std::getline(in, first);
   boost::process::pipe to_child, from_child;

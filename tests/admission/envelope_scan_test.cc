@@ -9,6 +9,7 @@
 
 #include "admission/authz_request.h"
 #include "admission/envelope_scan.h"
+#include "tests/support/build_paths.h"
 
 using namespace rgpu::admission;
 
@@ -31,7 +32,7 @@ void same_as_tree(const std::string& json) {
 }
 
 std::vector<std::string> corpus() {
-  std::ifstream in(std::string(RGPU_FIXTURES_DIR) + "/docker-cli/corpus.jsonl");
+  std::ifstream in(rgpu::test::fixture_path("docker-cli/corpus.jsonl"));
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;

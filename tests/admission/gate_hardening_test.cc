@@ -12,6 +12,7 @@
 #include "admission/decide.h"
 #include "admission/host_paths.h"
 #include "tests/support/authz_envelope.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
@@ -111,7 +112,7 @@ TEST_CASE("gate: capability normalisation agrees with Go's strings.ToUpper for e
 }
 
 TEST_CASE("gate: the capability policy in docs/capabilities.md is the one the gate applies") {
-  std::ifstream in(std::string(RGPU_SOURCE_DIR) + "/docs/capabilities.md");
+  std::ifstream in(source_path("/docs/capabilities.md"));
   REQUIRE(in);
   const std::regex row(R"(^\| `CAP_([A-Z_]+)` \| (allowed|refused) \| .+ \|$)");
   std::set<std::string> documented;

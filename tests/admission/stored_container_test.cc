@@ -20,6 +20,7 @@
 #include "admission/daemon_containers.h"
 #include "admission/decide.h"
 #include "admission/route.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
 
 using namespace rgpu;
@@ -36,7 +37,7 @@ namespace {
 // What dockerd 26.1.5 answers GET /containers/{name}/json with, for a container created with
 // nothing (`docker create img true`) and with --device rediacc.io/dri=renderD128.
 json inspect_fixture(const std::string& name) {
-  std::ifstream in(std::string(RGPU_FIXTURES_DIR) + "/docker-inspect/" + name);
+  std::ifstream in(fixture_path("docker-inspect/" + name));
   REQUIRE(in);
   return json::parse(in);
 }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/structured_text.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/cdi_schema.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
@@ -26,7 +27,7 @@ void tool(const FixtureRoot& machine, std::vector<std::string> args) {
 
 // The names the CDI Go library (Debian's 0.5.2, as Docker and podman load a directory) finds in `dir`.
 std::vector<std::string> cdi_library_names(const fs::path& dir) {
-  const auto r = run_program(RGPU_CDI_ORACLE, {dir.string()});
+  const auto r = run_program(cdi_oracle_program(), {dir.string()});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   const auto verdict = json::parse(r.out);

@@ -6,6 +6,7 @@
 
 #include "core/structured_text.h"
 #include "core/time_text.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
@@ -227,7 +228,7 @@ TEST_CASE("cli: probe and list on the real machine running the tests") {
   const bool had_inventory = std::filesystem::exists(kInventory);
   const auto binary = std::filesystem::path(tool_path());
   const std::string tool = "/opt/under-test/" + binary.filename().string();
-  auto r = run_program(RGPU_SOURCE_DIR "/tests/support/throwaway_root.sh",
+  auto r = run_program(source_path("/tests/support/throwaway_root.sh"),
                        {binary.parent_path().string(), "/bin/sh", "-c",
                         "rm -f /etc/rediacc/gpu/inventory.json && " + tool + " probe >/dev/null && " + tool +
                             " list -o json >/tmp/list.json && python3 -m json.tool /tmp/list.json >/dev/null && "

@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/build_paths.h"
 #include "tests/support/docker26.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
@@ -199,7 +200,7 @@ TEST_CASE("docker26: Compose 2.30+ runs contrib/compose's CDI services when gran
   REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
   Docker26 docker(machine, "team-a");
   docker.import_busybox("img");
-  const std::filesystem::path compose = std::string(RGPU_SOURCE_DIR) + "/contrib/compose";
+  const std::filesystem::path compose = source_path("/contrib/compose");
   // Each file's service, run as `docker compose run` would from the file's directory, on the
   // busybox image tagged with the name the file uses (there is no registry here).
   // An override takes the service off every network: otherwise Compose creates the project's

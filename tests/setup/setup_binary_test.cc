@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "tests/support/build_paths.h"
 #include "tests/support/fake_tools.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
@@ -566,7 +567,7 @@ TEST_CASE("setup: a real run on this machine's own root, in a throwaway overlay 
   std::vector<bool> before;
   for (const auto& p : watched) before.push_back(fs::exists(p));
   const auto binary = fs::path(tool_path());
-  auto r = run_program(RGPU_SOURCE_DIR "/tests/support/throwaway_root.sh",
+  auto r = run_program(source_path("/tests/support/throwaway_root.sh"),
                        {binary.parent_path().string(), "/opt/under-test/" + binary.filename().string(), "setup",
                         "--install-nvidia-toolkit", "auto"});
   INFO(r.out << r.err);

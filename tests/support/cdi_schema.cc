@@ -1,4 +1,5 @@
 #include "tests/support/cdi_schema.h"
+#include "tests/support/build_paths.h"
 
 #include <fstream>
 #include <stdexcept>
@@ -37,7 +38,7 @@ const valijson::Schema& cdi_schema() {
 
 const valijson::Schema& inventory_schema() {
   static const nlohmann::json root = [] {
-    std::ifstream in(std::string(RGPU_SOURCE_DIR) + "/docs/inventory.schema.json");
+    std::ifstream in(rgpu::test::source_path("/docs/inventory.schema.json"));
     if (!in) throw std::runtime_error("docs/inventory.schema.json is missing");
     return nlohmann::json::parse(in);
   }();

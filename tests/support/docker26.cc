@@ -1,4 +1,5 @@
 #include "tests/support/docker26.h"
+#include "tests/support/build_paths.h"
 
 #include <signal.h>
 #include <sys/mount.h>
@@ -50,7 +51,7 @@ std::vector<std::string> mounts_under(const std::string& dir) {
 }  // namespace
 
 std::string docker26_root() {
-  const std::string root = RGPU_DOCKER26_ROOT;
+  const std::string root = docker26_root_setting();
   INFO("the Debian 13 root with Docker 26 is missing (RGPU_DOCKER26_ROOT=\"" << root
                                                                              << "\"): run bash scripts/setup.sh test");
   REQUIRE((!root.empty() && fs::exists(fs::path(root) / "usr/sbin/dockerd")));

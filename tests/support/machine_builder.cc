@@ -1,4 +1,5 @@
 #include "tests/support/machine_builder.h"
+#include "tests/support/build_paths.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -140,7 +141,7 @@ void MachineBuilder::nvidia_device_node(unsigned minor) const {
 
 void MachineBuilder::fake_nvml(const std::string& dir, const std::string& conf) const {
   root_.mkdir(dir);
-  std::filesystem::copy_file(RGPU_FAKE_NVML_PATH, root_.host(dir + "/libnvidia-ml.so.1"),
+  std::filesystem::copy_file(fake_nvml_library(), root_.host(dir + "/libnvidia-ml.so.1"),
                              std::filesystem::copy_options::overwrite_existing);
   root_.write(dir + "/fake-nvml.conf", conf);
 }

@@ -1,4 +1,5 @@
 #include "tests/support/machines.h"
+#include "tests/support/build_paths.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -14,7 +15,7 @@ constexpr std::uint64_t kGiB = 1024ULL * 1024 * 1024;
 constexpr std::uint64_t kH100Bytes = 85520809984ULL;  // NVML's total for an H100 80GB HBM3
 
 std::string fixture_file(const std::string& relative) {
-  std::ifstream in(std::string(RGPU_FIXTURES_DIR) + "/" + relative);
+  std::ifstream in(fixture_path(relative));
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

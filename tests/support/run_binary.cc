@@ -1,4 +1,5 @@
 #include "tests/support/run_binary.h"
+#include "tests/support/build_paths.h"
 
 #include <boost/process.hpp>
 #include <catch2/catch.hpp>
@@ -46,7 +47,7 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
   return RunResult{child.exit_code(), slurp(out), slurp(err)};
 }
 
-std::string tool_path() { return RGPU_BINARY; }
+std::string tool_path() { return built_tool(); }
 
 RunResult run_tool(const std::vector<std::string>& args, const std::string& input, const Env& env) {
   return run_program(tool_path(), args, input, env);

@@ -1,0 +1,17 @@
+#include "tests/support/build_paths.h"
+
+namespace rgpu::test {
+
+std::string source_path(std::string_view relative) { return RGPU_SOURCE_DIR + std::string(relative); }
+
+std::string fixture_path(std::string_view relative) {
+  return RGPU_SOURCE_DIR "/tests/fixtures/" + std::string(relative);
+}
+
+std::string built_tool() { return RGPU_BINARY; }
+std::string fake_nvml_library() { return RGPU_FAKE_NVML_PATH; }
+std::string docker26_root_setting() { return RGPU_DOCKER26_ROOT; }
+std::string cdi_oracle_program() { return RGPU_CDI_ORACLE; }
+std::string api_fields_oracle_program() { return RGPU_API_FIELDS_ORACLE; }
+
+}  // namespace rgpu::test

@@ -1,0 +1,30 @@
+#pragma once
+// Where the checkout and this build's programs are. Only build_paths.cc is compiled with these
+// absolute paths: every other test source is the same text from any clone, so the compiler cache
+// the README's test command keeps serves a clone at another path.
+
+#include <string>
+#include <string_view>
+
+namespace rgpu::test {
+
+/// `relative` ("/docs/capabilities.md") under the checkout.
+std::string source_path(std::string_view relative);
+
+/// `relative` ("docker-cli/corpus.jsonl") under tests/fixtures.
+std::string fixture_path(std::string_view relative);
+
+/// The rediacc-gpu binary built with the tests.
+std::string built_tool();
+
+/// The fake libnvidia-ml.so.1 that fixture roots carry.
+std::string fake_nvml_library();
+
+/// The build's RGPU_DOCKER26_ROOT (empty when the build was configured without it).
+std::string docker26_root_setting();
+
+/// The Go oracles built from Debian's source: the CDI library's and dockerd's request fields.
+std::string cdi_oracle_program();
+std::string api_fields_oracle_program();
+
+}  // namespace rgpu::test
