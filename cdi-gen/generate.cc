@@ -20,6 +20,39 @@ bool render_less(const std::string& a, const std::string& b) {
   return std::make_pair(a.size(), a) < std::make_pair(b.size(), b);
 }
 
+// "cpx" for a card in CPX mode. The mode is part of a partition's name so that a grant made in
+// one mode names nothing, rather than other hardware, once the card is re-partitioned.
+std::string partition_mode(const probe::Gpu& card) {
+  std::string mode;
+  for (char c : card.compute_partition.value_or("")) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) return "xcp";
+    mode += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return mode.empty() ? "xcp" : mode;
+}
+
+// The render nodes a card's name maps, each with the partition it belongs to: every partition's on
+// a split card, else the card's own (no partition).
+std::vector<std::pair<std::string, std::optional<unsigned>>> card_renders(const probe::Gpu& card) {
+  std::vector<std::pair<std::string, std::optional<unsigned>>> out;
+  for (const auto& p : card.partitions) {
+    if (p.render_node) out.emplace_back(*p.render_node, p.index);
+  }
+  if (out.empty() && card.render_node) out.emplace_back(*card.render_node, std::nullopt);
+  return out;
+}
+
+// A card's name by its PCI address, "pci-0000-01-00.0", or its partition's, "pci-0000-03-00.0-cpx3".
+std::string keyed_name(const probe::Gpu& card, std::optional<unsigned> partition) {
+  std::string name = hardware_key(*card.pci_address);
+  if (partition) {  // appended piece by piece: GCC 12's -Wrestrict misfires on "-" + std::string&&
+    name += '-';
+    name += partition_mode(card);
+    name += std::to_string(*partition);
+  }
+  return name;
+}
+
 Spec dri_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::string>& warnings) {
   Spec spec{kVendor, "dri", {}};
   std::vector<std::string> renders;
@@ -40,6 +73,15 @@ Spec dri_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::st
     }
     spec.devices.push_back({base_name(path), {*node}});
   }
+  // The same nodes again under their card's PCI address: a name that stays on its card when the
+  // kernel numbers render nodes in another order (a card added, removed or moved, a reboot).
+  for (const auto& g : inv.gpus) {
+    if (!g.pci_address) continue;
+    for (const auto& [path, partition] : card_renders(g)) {
+      auto node = node_on_machine(fs, path);
+      if (node) spec.devices.push_back({keyed_name(g, partition), {*node}});
+    }
+  }
   return spec;
 }
 
@@ -56,28 +98,6 @@ std::vector<const probe::Gpu*> amd_cards_in_kfd_order(const probe::Inventory& in
   return cards;
 }
 
-// The render nodes a card's name maps, each with the partition it belongs to: every partition's on
-// a split card, else the card's own (no partition).
-std::vector<std::pair<std::string, std::optional<unsigned>>> card_renders(const probe::Gpu& card) {
-  std::vector<std::pair<std::string, std::optional<unsigned>>> out;
-  for (const auto& p : card.partitions) {
-    if (p.render_node) out.emplace_back(*p.render_node, p.index);
-  }
-  if (out.empty()) out.emplace_back(*card.render_node, std::nullopt);
-  return out;
-}
-
-// "cpx" for a card in CPX mode. The mode is part of a partition's name so that a grant made in
-// one mode names nothing, rather than other hardware, once the card is re-partitioned.
-std::string partition_mode(const probe::Gpu& card) {
-  std::string mode;
-  for (char c : card.compute_partition.value_or("")) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) return "xcp";
-    mode += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return mode.empty() ? "xcp" : mode;
-}
-
 Spec amd_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::string>& warnings) {
   Spec spec{kVendor, "amd", {}};
   auto cards = amd_cards_in_kfd_order(inv);
@@ -89,6 +109,7 @@ Spec amd_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::st
     return spec;
   }
   Device all{"all", {*kfd}};
+  std::vector<Device> keyed;
   unsigned number = 0;
   for (const auto* card : cards) {
     Device whole{"gpu" + std::to_string(number), {*kfd}};
@@ -109,15 +130,29 @@ Spec amd_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::st
     }
     if (!complete) continue;
     all.nodes.insert(all.nodes.end(), whole.nodes.begin() + 1, whole.nodes.end());
+    // The card and its partitions again under the card's PCI address (see dri_spec).
+    if (card->pci_address) {
+      keyed.push_back({keyed_name(*card, std::nullopt), whole.nodes});
+      for (const auto& d : parts) {
+        keyed.push_back({keyed_name(*card, std::nullopt) + d.name.substr(whole.name.size()), d.nodes});
+      }
+    }
     spec.devices.push_back(std::move(whole));
     for (auto& d : parts) spec.devices.push_back(std::move(d));
     ++number;
   }
+  for (auto& d : keyed) spec.devices.push_back(std::move(d));
   if (!spec.devices.empty()) spec.devices.push_back(std::move(all));
   return spec;
 }
 
 }  // namespace
+
+std::string hardware_key(std::string_view pci_address) {
+  std::string key = "pci-";
+  for (char c : pci_address) key += c == ':' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return key;
+}
 
 GeneratedSpecs generate_specs(const RootFs& fs, const probe::Inventory& inventory) {
   GeneratedSpecs out;

@@ -2,8 +2,12 @@
 // Our own specs, generated from the inventory: rediacc.io/dri (one device per render node,
 // partitions' included) and rediacc.io/amd (gpu<N> per AMD card, mapping every render node of its
 // partitions; gpu<N>-<mode><K> per compute partition, "gpu0-cpx3"; all; each with /dev/kfd).
+// Every card with a PCI address is named a second time by it, in both specs: "pci-0000-01-00.0"
+// (its render node, or for AMD the card) and "pci-0000-03-00.0-cpx3" (a partition). Numbers follow
+// the order the kernel probes cards in; the address is the card's for as long as it sits there.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cdi-gen/spec.h"
@@ -19,6 +23,10 @@ struct GeneratedSpecs {
   Spec amd;                           ///< no devices when no AMD GPU has /dev/kfd to go with it
   std::vector<std::string> warnings;  ///< devices left out because their node is gone
 };
+
+/// "pci-0000-01-00.0" for "0000:01:00.0": a CDI device name that Compose's `devices:` entries keep
+/// whole (Compose splits an entry at ':', so the address's colons become dashes).
+std::string hardware_key(std::string_view pci_address);
 
 /// Builds both specs. Each node's type, major and minor are read from the node under the root;
 /// a node the inventory names but the machine no longer has is left out with a warning.

@@ -106,4 +106,33 @@ bool shares_node(const std::vector<std::string>& a, const std::vector<std::strin
                      [&](const std::string& n) { return std::find(b.begin(), b.end(), n) != b.end(); });
 }
 
+namespace {
+
+std::string_view kind_of(std::string_view qualified) { return qualified.substr(0, qualified.find('=')); }
+
+std::string_view device_of(std::string_view qualified) {
+  const auto eq = qualified.find('=');
+  return eq == std::string_view::npos ? std::string_view{} : qualified.substr(eq + 1);
+}
+
+}  // namespace
+
+bool is_hardware_keyed(std::string_view qualified_name) {
+  const auto device = device_of(qualified_name);
+  return device == "all" || device.starts_with("pci-") || device.starts_with("GPU-") || device.starts_with("MIG-");
+}
+
+std::string keyed_alias(const SpecIndex& index, std::string_view qualified_name) {
+  const IndexedDevice* named = nullptr;
+  for (const auto& d : index.devices) {
+    if (d.qualified_name == qualified_name) named = &d;
+  }
+  if (!named || named->device_nodes.empty()) return {};
+  for (const auto& d : index.devices) {
+    if (kind_of(d.qualified_name) != kind_of(qualified_name) || device_of(d.qualified_name) == "all") continue;
+    if (is_hardware_keyed(d.qualified_name) && d.device_nodes == named->device_nodes) return d.qualified_name;
+  }
+  return {};
+}
+
 }  // namespace rgpu::cdi

@@ -6,6 +6,7 @@
 #include "admission/container_devices.h"
 #include "admission/grant_store.h"
 #include "admission/grant_views.h"
+#include "cdi-gen/reach_rules.h"
 #include "cli/command.h"
 #include "cli/render.h"
 #include "cli/repo_arg.h"
@@ -40,15 +41,27 @@ int refreshed_views(const RootFs& fs, FileSink& sink) {
                          views.error().message + "); run rediacc-gpu cdi views once that is fixed"});
 }
 
+// A number is not a card: said at grant time, with the name that is.
+std::string numbered_name_warning(const cdi::SpecIndex& index, const std::string& device) {
+  std::string out = device +
+                    " is a number given in the order the cards were probed: after a card is added, removed or "
+                    "moved, or a reboot, it can name another card";
+  const auto keyed = cdi::keyed_alias(index, device);
+  return out + (keyed.empty() ? "; grant a name keyed by the card's PCI address or UUID where its spec has one"
+                              : "; grant " + keyed + " to name this card by its address or UUID");
+}
+
 int run_grant(const GlobalOptions& global, const GrantFlags& f) {
   RootFs fs(global.root);
   auto repo = repo_of(fs, f.repo);
   if (!repo) return report_failure(repo.error());
   MachineFileSink sink(fs);
-  auto outcome = admission::add_grant(fs, sink, cdi::read_spec_index(fs), *repo, f.device, f.exclusive,
-                                      std::chrono::system_clock::now(), f.review);
+  const auto index = cdi::read_spec_index(fs);
+  auto outcome =
+      admission::add_grant(fs, sink, index, *repo, f.device, f.exclusive, std::chrono::system_clock::now(), f.review);
   if (!outcome) return report_failure(outcome.error());
   if (auto views = refreshed_views(fs, sink); views != kExitOk) return views;
+  if (!cdi::is_hardware_keyed(f.device)) print_warning(numbered_name_warning(index, f.device));
   if (outcome->change.kind == Change::Kind::unchanged) {
     std::cout << *repo << " already holds " << f.device << (f.exclusive ? " exclusively" : "") << "\n";
   } else {

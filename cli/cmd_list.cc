@@ -1,8 +1,10 @@
 // rediacc-gpu list: the recorded inventory as a table, or exactly as recorded with -o json.
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
+#include "cdi-gen/reach_rules.h"
 #include "cli/command.h"
 #include "cli/render.h"
 #include "core/joined.h"
@@ -12,7 +14,13 @@
 namespace rgpu::cli {
 namespace {
 
-std::string names_or_dash(const std::vector<std::string>& names) { return names.empty() ? "-" : joined(names); }
+// The names to grant first: those keyed by the card's address or UUID, which stay on the card when
+// the machine numbers its cards anew; then the numbers and "all".
+std::string names_or_dash(std::vector<std::string> names) {
+  std::stable_partition(names.begin(), names.end(),
+                        [](const std::string& n) { return cdi::is_hardware_keyed(n) && !n.ends_with("=all"); });
+  return names.empty() ? "-" : joined(names);
+}
 
 std::string age_of(const probe::Inventory& inv) {
   auto made = parse_rfc3339_utc(inv.generated_at);

@@ -169,6 +169,7 @@ Result<std::string> step_nvidia_spec(SetupContext& ctx) {
   // Under another root, that machine's nvidia-ctk runs inside it (chroot), reading its own driver
   // and devices and writing machine paths; this machine's nvidia-ctk would describe this machine.
   Argv argv = {"nvidia-ctk", "cdi", "generate", std::string("--output=") + state::kGeneratedNvidiaSpec};
+  argv.insert(argv.end(), units::kNameStrategyArgs.begin(), units::kNameStrategyArgs.end());
   if (!ctx.fs.is_host_root()) argv.insert(argv.begin(), {"chroot", ctx.fs.root().string()});
   if (ctx.report.inventory.platform == probe::Platform::wsl) argv.push_back("--mode=wsl");
   for (const auto& hook : ctx.options.nvidia_disabled_hooks) argv.push_back("--disable-hook=" + hook);

@@ -25,6 +25,8 @@ std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& o) {
                     "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=" +
                     paths::kNvidiaSpec + "\n";
   if (o.wsl) env += "NVIDIA_CTK_CDI_GENERATE_MODE=wsl\n";
+  env += "# Each GPU named by index and by UUID, the name that stays on its card.\n";
+  env += std::string(kNameStrategiesVariable) + "=index,uuid\n";
   if (!o.nvidia_disabled_hooks.empty()) {
     env += "# Hooks left out of the spec (setup --nvidia-disable-hook); kept by every later setup.\n";
     env += std::string(kDisabledHooksVariable) + "=";
@@ -39,8 +41,9 @@ std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& o) {
 }
 
 std::vector<UnitFile> nvidia_units(const UnitOptions& o) {
-  std::string generate =
-      o.nvidia_ctk_path + " cdi generate --output=" + paths::kNvidiaSpec + (o.wsl ? " --mode=wsl" : "");
+  std::string generate = o.nvidia_ctk_path + " cdi generate --output=" + paths::kNvidiaSpec;
+  for (const char* strategy : kNameStrategyArgs) generate += std::string(" ") + strategy;
+  if (o.wsl) generate += " --mode=wsl";
   for (const auto& hook : o.nvidia_disabled_hooks) generate += " --disable-hook=" + hook;
   std::string spec_unit = std::string(kSetupHeader) +
                           "[Unit]\nDescription=Regenerate the NVIDIA CDI spec in /etc/cdi for rediacc-gpu\n"

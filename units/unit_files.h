@@ -2,6 +2,7 @@
 // The systemd units, drop-ins and udev rule setup writes, rendered as text. Writing them goes
 // through a FileSink; enabling them through units/activation.h.
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ struct UnitOptions {
 /// setup keeps them.
 inline constexpr const char* kNvidiaRefreshEnv = "/etc/rediacc/gpu/nvidia-cdi-refresh.env";
 inline constexpr const char* kDisabledHooksVariable = "NVIDIA_CTK_CDI_GENERATE_DISABLED_HOOKS";
+/// Every NVIDIA spec we have generated names each GPU and MIG device by index and by UUID, given
+/// explicitly whatever the toolkit's default (1.14 made index alone): the UUID name is the one that
+/// stays on its card when the driver numbers the GPUs anew.
+inline constexpr const char* kNameStrategiesVariable = "NVIDIA_CTK_CDI_GENERATE_DEVICE_NAME_STRATEGIES";
+inline constexpr std::array<const char*, 2> kNameStrategyArgs = {"--device-name-strategy=index",
+                                                                 "--device-name-strategy=uuid"};
 
 inline constexpr const char* kNvidiaSpecUnit = "rediacc-gpu-nvidia-spec.service";
 inline constexpr const char* kRefreshUnit = "rediacc-gpu-refresh.service";

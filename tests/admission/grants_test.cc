@@ -143,13 +143,18 @@ TEST_CASE("grants: names reach the same GPU only through its own nodes, never th
   m.reindex();
   REQUIRE(m.index.devices.size() > 3);
   CHECK(cdi::ReachMap(m.index, std::nullopt).aliases_of("rediacc.io/amd=gpu0") ==
-        std::vector<std::string>{"rediacc.io/amd=all", "rediacc.io/dri=renderD128"});
+        std::vector<std::string>{"rediacc.io/amd=all", "rediacc.io/amd=pci-0000-43-00.0",
+                                 "rediacc.io/dri=pci-0000-43-00.0", "rediacc.io/dri=renderD128"});
   REQUIRE(m.grant("web", "rediacc.io/amd=gpu0", false));
   // The other card shares only /dev/kfd with it: no reservation stands in the way.
   REQUIRE(m.grant("ml", "rediacc.io/amd=gpu1", true));
   auto same = m.grant("ml", "rediacc.io/dri=renderD128", true);
   REQUIRE_FALSE(same);
   CHECK_THAT(same.error().message, Catch::Contains("\"web\" holds rediacc.io/amd=gpu0"));
+  // The card's PCI name is the same card: no way around a holder through it either.
+  auto keyed = m.grant("ml", "rediacc.io/amd=pci-0000-43-00.0", true);
+  REQUIRE_FALSE(keyed);
+  CHECK_THAT(keyed.error().message, Catch::Contains("\"web\" holds rediacc.io/amd=gpu0"));
   const auto table = run_tool({"grants", "--root", m.root.str()});
   CHECK_THAT(table.out, !Catch::Contains("ml: rediacc.io/amd=gpu1"));  // another card, not an alias
   CHECK_THAT(table.out, Catch::Matches("(.|\n)*\nml +rediacc.io/amd=gpu1 +yes +[0-9TZ:-]+ +- +-\n(.|\n)*"));

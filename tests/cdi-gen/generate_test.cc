@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <set>
@@ -28,8 +29,20 @@ std::vector<std::string> describe(const cdi::Spec& spec) {
   return out;
 }
 
-cdi::GeneratedSpecs generate(const FixtureRoot& root) {
+// Both specs as setup writes them: numbered names and the hardware-keyed ones.
+cdi::GeneratedSpecs generate_all(const FixtureRoot& root) {
   return cdi::generate_specs(RootFs(root.path()), probe_fixture(root).inventory);
+}
+
+bool keyed(const cdi::Device& d) { return d.name.starts_with("pci-"); }
+
+// The numbered names alone (renderD128, gpu0, gpu0-cpx3, all), in the specs' order: what the
+// tests of numbering look at. "every card is also named by its PCI address" covers the rest.
+cdi::GeneratedSpecs generate(const FixtureRoot& root) {
+  auto specs = generate_all(root);
+  std::erase_if(specs.dri.devices, keyed);
+  std::erase_if(specs.amd.devices, keyed);
+  return specs;
 }
 
 using Lines = std::vector<std::string>;
@@ -144,10 +157,88 @@ TEST_CASE("cdi generate: the inventory says which names reach the whole card and
   REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
   auto inv = nlohmann::json::parse(root.read("/etc/rediacc/gpu/inventory.json"));
   const auto& card = inv["gpus"][0];
-  CHECK(card["cdi_devices"] == nlohmann::json({"rediacc.io/amd=all", "rediacc.io/amd=gpu0"}));
+  CHECK(card["cdi_devices"] ==
+        nlohmann::json({"rediacc.io/amd=all", "rediacc.io/amd=gpu0", "rediacc.io/amd=pci-0000-05-00.0"}));
   REQUIRE(card["partitions"].size() == 8);
   CHECK(card["partitions"][3]["cdi_devices"] ==
-        nlohmann::json({"rediacc.io/amd=gpu0-cpx3", "rediacc.io/dri=renderD131"}));
+        nlohmann::json({"rediacc.io/amd=gpu0-cpx3", "rediacc.io/amd=pci-0000-05-00.0-cpx3",
+                        "rediacc.io/dri=pci-0000-05-00.0-cpx3", "rediacc.io/dri=renderD131"}));
+}
+
+TEST_CASE("cdi generate: every card is also named by its PCI address, mapping exactly what its number maps") {
+  for (const auto& machine : named_machines()) {
+    FixtureRoot root;
+    machine.build(root);
+    INFO(machine.name);
+    const auto inventory = probe_fixture(root).inventory;
+    const auto specs = cdi::generate_specs(RootFs(root.path()), inventory);
+    for (const auto* spec : {&specs.dri, &specs.amd}) {
+      for (const auto& d : spec->devices) {
+        if (keyed(d) || d.name == "all") continue;
+        INFO(spec->kind() << "=" << d.name);
+        // The numbered name's card has an address (all but WSL2's), and its keyed name maps the same nodes.
+        const auto same = std::find_if(spec->devices.begin(), spec->devices.end(),
+                                       [&](const cdi::Device& k) { return keyed(k) && k.nodes == d.nodes; });
+        CHECK(same != spec->devices.end());
+      }
+      for (const auto& d : spec->devices) {
+        // Compose splits a devices: entry at ':', so a keyed name never holds one.
+        if (keyed(d)) CHECK(d.name.find(':') == std::string::npos);
+      }
+    }
+  }
+  FixtureRoot root;
+  amd_mi300x_partitioned(root);
+  Lines names;
+  for (const auto& d : generate_all(root).amd.devices) {
+    if (keyed(d) && d.name.starts_with("pci-0000-05-00.0"))
+      names.push_back(d.name + " " + std::to_string(d.nodes.size()));
+  }
+  CHECK(names == Lines{"pci-0000-05-00.0 9", "pci-0000-05-00.0-cpx0 2", "pci-0000-05-00.0-cpx1 2",
+                       "pci-0000-05-00.0-cpx2 2", "pci-0000-05-00.0-cpx3 2", "pci-0000-05-00.0-cpx4 2",
+                       "pci-0000-05-00.0-cpx5 2", "pci-0000-05-00.0-cpx6 2", "pci-0000-05-00.0-cpx7 2"});
+  CHECK(cdi::hardware_key("0000:C3:00.0") == "pci-0000-c3-00.0");
+}
+
+namespace {
+
+// The workstation's RTX 4090 (01:00.0) and Radeon (03:00.0), with the render minors given: a card
+// moved to another slot, or probed in another order at boot, trades numbers with the other.
+void two_cards(const FixtureRoot& root, unsigned nvidia_render, unsigned amd_render) {
+  MachineBuilder m(root);
+  m.pci({"0000:01:00.0", 0x10de, 0x2684, 0x030000, "nvidia", 0, nvidia_render});
+  m.pci({"0000:03:00.0", 0x1002, 0x73bf, 0x030000, "amdgpu", 1, amd_render});
+  m.nvidia_device_node(0);
+  m.nvidia_version("570.86.15", true);
+  m.nvidia_proc_gpu({"0000:01:00.0", "NVIDIA GeForce RTX 4090", "GPU-40904090-4090-4090-4090-409040904090", 0});
+  m.kfd_device(234);
+  m.kfd_cpu_node(0);
+  m.kfd_gpu_node({1, 0, 0x0300, amd_render, "1234567890123456789", 0});
+}
+
+std::string nodes_of(const cdi::Spec& spec, const std::string& name) {
+  for (const auto& d : spec.devices) {
+    if (d.name != name) continue;
+    std::string out;
+    for (const auto& n : d.nodes) out += (out.empty() ? "" : " ") + n.path;
+    return out;
+  }
+  return "(none)";
+}
+
+}  // namespace
+
+TEST_CASE("cdi generate: when two cards trade render numbers, the numbers move and the PCI names stay") {
+  FixtureRoot before, after;
+  two_cards(before, 128, 129);
+  two_cards(after, 129, 128);
+  const auto was = generate_all(before), now = generate_all(after);
+  CHECK(nodes_of(was.dri, "renderD128") == nodes_of(now.dri, "renderD128"));  // the same path, another card
+  CHECK(nodes_of(was.dri, "pci-0000-01-00.0") == "/dev/dri/renderD128");
+  CHECK(nodes_of(now.dri, "pci-0000-01-00.0") == "/dev/dri/renderD129");
+  CHECK(nodes_of(was.amd, "pci-0000-03-00.0") == "/dev/kfd /dev/dri/renderD129");
+  CHECK(nodes_of(now.amd, "pci-0000-03-00.0") == "/dev/kfd /dev/dri/renderD128");
+  CHECK(nodes_of(now.amd, "gpu0") == nodes_of(now.amd, "pci-0000-03-00.0"));
 }
 
 TEST_CASE("cdi generate: an Intel GPU, a workstation, WSL2 and a machine without GPU") {
@@ -172,7 +263,7 @@ TEST_CASE("cdi generate: every spec validates against the official CDI schema") 
   for (const auto& machine : named_machines()) {
     FixtureRoot root;
     machine.build(root);
-    auto specs = generate(root);
+    auto specs = generate_all(root);
     for (const auto* spec : {&specs.dri, &specs.amd}) {
       if (spec->devices.empty()) continue;
       INFO(machine.name << " " << spec->kind());
@@ -232,7 +323,7 @@ TEST_CASE("cdi write: same specs again change nothing, and an emptied kind loses
   two_amd_instinct(root);
   RootFs fs(root.path());
   MachineFileSink sink(fs);
-  auto specs = generate(root);
+  auto specs = generate_all(root);
   auto first = cdi::write_specs(sink, {specs.dri, specs.amd});
   REQUIRE(first);
   CHECK((*first)[0] == Change{Change::Kind::write, "/etc/cdi/rediacc.io-dri.json", (*first)[0].detail});
@@ -244,7 +335,7 @@ TEST_CASE("cdi write: same specs again change nothing, and an emptied kind loses
   CHECK(std::filesystem::last_write_time(root.host("/etc/cdi/rediacc.io-amd.json")) == mtime);
 
   std::filesystem::remove(root.host("/dev/kfd"));
-  auto without_kfd = generate(root);
+  auto without_kfd = generate_all(root);
   auto third = cdi::write_specs(sink, {without_kfd.dri, without_kfd.amd});
   REQUIRE(third);
   CHECK((*third)[1].kind == Change::Kind::remove);

@@ -118,6 +118,7 @@ TEST_CASE("cli: the global --root before the subcommand works too") {
   CHECK(run_tool({"--root", root.str(), "list"}).exit_code == 0);
 }
 
+// The name keyed by the card (its UUID or PCI address) comes first: the one to grant.
 TEST_CASE("cli: list shows name, driver, memory, platform, age and CDI names") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
@@ -128,7 +129,7 @@ TEST_CASE("cli: list shows name, driver, memory, platform, age and CDI names") {
   CHECK_THAT(r.out, Catch::Contains("NVIDIA H100 80GB HBM3  nvidia 550.54.15  79.6 GiB  native    just now"));
   CHECK_THAT(
       r.out,
-      Catch::Contains("nvidia.com/gpu=1, nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555, nvidia.com/gpu=all"));
+      Catch::Contains("nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555, nvidia.com/gpu=1, nvidia.com/gpu=all"));
   CHECK(line_count(r.out) == 3);
 }
 
@@ -140,17 +141,19 @@ TEST_CASE("cli: list shows partitions under their GPU, and -o wide adds NUMA nod
   auto r = run_tool({"list", "--root", root.str()});
   REQUIRE(r.exit_code == 0);
   CHECK(line_count(r.out) == 1 + 2 + 16);
-  CHECK_THAT(r.out, Catch::Contains("rediacc.io/amd=all, rediacc.io/amd=gpu1\n  - 0"));
+  CHECK_THAT(r.out, Catch::Contains("rediacc.io/amd=pci-0000-26-00.0, rediacc.io/amd=all, rediacc.io/amd=gpu1\n  - 0"));
   // The line itself, not a "(.|\n)*" regex over the table: std::regex overflows the stack on it.
   const auto at = r.out.find("\n  - 3 ");
   REQUIRE(at != std::string::npos);
   const std::string line = r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
   CHECK_THAT(line, Catch::Contains("CPX partition 3 (renderD131)") && Catch::Contains("24.0 GiB") &&
-                       Catch::EndsWith("rediacc.io/amd=gpu0-cpx3, rediacc.io/dri=renderD131"));
+                       Catch::EndsWith("rediacc.io/amd=pci-0000-05-00.0-cpx3, rediacc.io/dri=pci-0000-05-00.0-cpx3, "
+                                       "rediacc.io/amd=gpu0-cpx3, rediacc.io/dri=renderD131"));
   CHECK_THAT(r.out, !Catch::Contains("NUMA"));
   auto wide = run_tool({"list", "--root", root.str(), "-o", "wide"});
   CHECK_THAT(wide.out, Catch::Contains("NUMA  PCIE LINK"));
-  CHECK_THAT(wide.out, Catch::Contains("just now  1     32 GT/s x16  rediacc.io/amd=all, rediacc.io/amd=gpu1"));
+  CHECK_THAT(wide.out, Catch::Contains("just now  1     32 GT/s x16  rediacc.io/amd=pci-0000-26-00.0, "
+                                       "rediacc.io/amd=all, rediacc.io/amd=gpu1"));
 }
 
 TEST_CASE("cli: list -o json prints the inventory exactly as recorded") {
@@ -277,9 +280,12 @@ TEST_CASE("cli: cdi generate writes our specs, then the inventory lists their na
   REQUIRE(inv);
   CHECK((*inv)["cdi_devices"] ==
         nlohmann::json::array({"rediacc.io/amd=all", "rediacc.io/amd=gpu0", "rediacc.io/amd=gpu1",
+                               "rediacc.io/amd=pci-0000-43-00.0", "rediacc.io/amd=pci-0000-c3-00.0",
+                               "rediacc.io/dri=pci-0000-43-00.0", "rediacc.io/dri=pci-0000-c3-00.0",
                                "rediacc.io/dri=renderD128", "rediacc.io/dri=renderD129"}));
   CHECK((*inv)["gpus"][0]["cdi_devices"] ==
-        nlohmann::json::array({"rediacc.io/amd=all", "rediacc.io/amd=gpu0", "rediacc.io/dri=renderD128"}));
+        nlohmann::json::array({"rediacc.io/amd=all", "rediacc.io/amd=gpu0", "rediacc.io/amd=pci-0000-43-00.0",
+                               "rediacc.io/dri=pci-0000-43-00.0", "rediacc.io/dri=renderD128"}));
   auto again = run_tool({"cdi", "generate", "--root", root.str()});
   REQUIRE(again.exit_code == 0);
   CHECK(again.out.find("write") == std::string::npos);
@@ -295,14 +301,14 @@ TEST_CASE("cli: cdi list shows every name with its file, ours and NVIDIA's, and 
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555  /etc/cdi/nvidia.yaml"));
   CHECK_THAT(r.out, Catch::Contains("rediacc.io/dri=renderD129"));
-  CHECK(line_count(r.out) == 8);  // header, 5 NVIDIA names, 2 render nodes
+  CHECK(line_count(r.out) == 10);  // header, 5 NVIDIA names, 2 render nodes by number and by PCI address
   CHECK_THAT(r.err, Catch::StartsWith("warning: skipping CDI spec " + root.host("/etc/cdi/broken.yaml").string()));
   auto j = run_tool({"cdi", "list", "--root", root.str(), "-o", "json"});
   auto doc = rgpu::parse_json(j.out, "stdout");
   REQUIRE(doc);
   CHECK((*doc)["schema"] == 1);
   const auto* parsed = &(*doc)["devices"];
-  CHECK(parsed->size() == 7);
+  CHECK(parsed->size() == 9);
   CHECK((*parsed)[0]["name"] == "nvidia.com/gpu=0");
   CHECK((*parsed)[0]["spec"] == "/etc/cdi/nvidia.yaml");
   CHECK((*parsed)[0]["device_nodes"] ==
@@ -312,4 +318,26 @@ TEST_CASE("cli: cdi list shows every name with its file, ours and NVIDIA's, and 
 TEST_CASE("cli: cdi needs generate or list") {
   CHECK(run_tool({"cdi"}).exit_code == 2);
   CHECK(run_tool({"cdi", "generate", "--help"}).exit_code == 0);
+}
+
+// A number is not a card: grant says so when it is given one, and names the card's own name.
+TEST_CASE("cli: grant of a numbered name warns that it can move to another card, and names the stable one") {
+  FixtureRoot root;
+  mixed_workstation(root);
+  REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
+  const auto numbered = run_tool({"grant", "alpha", "--device", "rediacc.io/dri=renderD128", "--root", root.str()});
+  REQUIRE(numbered.exit_code == 0);
+  CHECK(numbered.out == "granted rediacc.io/dri=renderD128 to alpha\n");
+  CHECK(numbered.err ==
+        "warning: rediacc.io/dri=renderD128 is a number given in the order the cards were probed: after a card is "
+        "added, removed or moved, or a reboot, it can name another card; grant rediacc.io/dri=pci-0000-01-00.0 to "
+        "name this card by its address or UUID\n");
+  const auto amd = run_tool({"grant", "beta", "--device", "rediacc.io/amd=gpu0", "--root", root.str()});
+  CHECK_THAT(amd.err,
+             Catch::EndsWith("grant rediacc.io/amd=pci-0000-03-00.0 to name this card by its address or UUID\n"));
+  for (const char* stable : {"rediacc.io/dri=pci-0000-01-00.0", "rediacc.io/amd=all"}) {
+    const auto r = run_tool({"grant", "gamma", "--device", stable, "--root", root.str()});
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+  }
 }

@@ -70,6 +70,18 @@ TEST_CASE(
   CHECK_THAT(amd.out, Catch::Contains("/dev/kfd character special file") &&
                           Catch::Contains("/dev/dri/renderD128 character special file"));
 
+  // The same cards by PCI address, the names that stay on them when the kernel numbers anew.
+  grant(machine, "rediacc.io/dri=pci-0000-43-00.0");
+  const auto keyed_dri = run_with(docker, {"--device", "rediacc.io/dri=pci-0000-43-00.0"}, show);
+  ran(docker, keyed_dri);
+  CHECK(keyed_dri.out == "character special file e2:80\n");
+  grant(machine, "rediacc.io/amd=pci-0000-c3-00.0");
+  const auto keyed_amd = run_with(docker, {"--device", "rediacc.io/amd=pci-0000-c3-00.0"},
+                                  "stat -c '%n %F' /dev/kfd /dev/dri/renderD129; test ! -e /dev/dri/renderD128");
+  ran(docker, keyed_amd);
+  CHECK_THAT(keyed_amd.out, Catch::Contains("/dev/kfd character special file") &&
+                                Catch::Contains("/dev/dri/renderD129 character special file"));
+
   // Every other way to a device is refused; the video group grants nothing and runs.
   const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
       {{"--gpus", "all"}, "a device request with driver"},
@@ -242,7 +254,9 @@ TEST_CASE("docker26: Compose 2.30+ runs contrib/compose's CDI services when gran
   CHECK_THAT(dri.err, Catch::Contains(gate_says(compose / "dri-cdi.yaml", "without-grant")));
   const auto nvidia = compose_run(compose / "nvidia-cdi.yaml");
   CHECK_THAT(nvidia.err, Catch::Contains(gate_says(compose / "nvidia-cdi.yaml", "without-grant")));
-  grant(machine, "rediacc.io/dri=renderD128", "team-a");
+  // The file names the card by its PCI address (0000:41:00.0, whose render node is renderD128
+  // here): Compose keeps the entry whole, and the gate and dockerd resolve it.
+  grant(machine, "rediacc.io/dri=pci-0000-41-00.0", "team-a");
   const auto dri_granted = compose_run(compose / "dri-cdi.yaml");
   INFO(dri_granted.out << dri_granted.err << docker.plugin_log());
   CHECK(dri_granted.exit_code == 0);

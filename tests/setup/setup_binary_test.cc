@@ -20,6 +20,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Every nvidia-ctk cdi generate names each GPU by index and by UUID, whatever the toolkit's default.
+const std::string kNameStrategies = " --device-name-strategy=index --device-name-strategy=uuid";
+
 struct Family {
   const char* name;
   const char* os_release;
@@ -101,7 +104,7 @@ TEST_CASE("setup: every machine, mode and distribution family makes exactly the 
         // That machine's nvidia-ctk, run inside it, writing its own path.
         CHECK(called(calls, "chroot " + root.str() +
                                 " nvidia-ctk cdi generate --output=/var/lib/rediacc/gpu/nvidia.yaml.generated" +
-                                (machine.wsl ? " --mode=wsl" : "")) == generates);
+                                kNameStrategies + (machine.wsl ? " --mode=wsl" : "")) == generates);
         const bool from_nvidia_ctk = root.read("/etc/cdi/nvidia.yaml").rfind("---\ncdiVersion: 0.5.0\nkind", 0) == 0;
         CHECK(from_nvidia_ctk == generates);
         if (!generates) CHECK(root.read("/etc/cdi/nvidia.yaml") == spec_before);
@@ -629,20 +632,25 @@ TEST_CASE("setup: --nvidia-disable-hook reaches nvidia-ctk, the boot unit and nv
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(called(fakes.calls(), "chroot " + root.str() +
-                                  " nvidia-ctk cdi generate --output=/var/lib/rediacc/gpu/nvidia.yaml.generated "
-                                  "--disable-hook=enable-cuda-compat "
+                                  " nvidia-ctk cdi generate --output=/var/lib/rediacc/gpu/nvidia.yaml.generated" +
+                                  kNameStrategies +
+                                  " --disable-hook=enable-cuda-compat "
                                   "--disable-hook=update-ldcache"));
   const std::string unit = "/etc/systemd/system/" + std::string(rgpu::units::kNvidiaSpecUnit);
-  CHECK_THAT(root.read(unit), Catch::Contains("cdi generate --output=/etc/cdi/nvidia.yaml "
-                                              "--disable-hook=enable-cuda-compat --disable-hook=update-ldcache"));
+  CHECK_THAT(root.read(unit), Catch::Contains("cdi generate --output=/etc/cdi/nvidia.yaml" + kNameStrategies +
+                                              " --disable-hook=enable-cuda-compat --disable-hook=update-ldcache"));
   CHECK_THAT(root.read("/etc/rediacc/gpu/nvidia-cdi-refresh.env"),
              Catch::Contains("NVIDIA_CTK_CDI_GENERATE_DISABLED_HOOKS=enable-cuda-compat,update-ldcache\n"));
+  // nvidia-cdi-refresh names each GPU by index and by UUID too, whatever its version's default.
+  CHECK_THAT(root.read("/etc/rediacc/gpu/nvidia-cdi-refresh.env"),
+             Catch::Contains("\nNVIDIA_CTK_CDI_GENERATE_DEVICE_NAME_STRATEGIES=index,uuid\n"));
   // A later setup without the flag keeps the recorded choice; none clears it.
   FakeTools again;
   REQUIRE(run_tool({"setup", "--root", root.str()}, "", again.env()).exit_code == 0);
   CHECK(called(again.calls(), "chroot " + root.str() +
-                                  " nvidia-ctk cdi generate --output=/var/lib/rediacc/gpu/nvidia.yaml.generated "
-                                  "--disable-hook=enable-cuda-compat "
+                                  " nvidia-ctk cdi generate --output=/var/lib/rediacc/gpu/nvidia.yaml.generated" +
+                                  kNameStrategies +
+                                  " --disable-hook=enable-cuda-compat "
                                   "--disable-hook=update-ldcache"));
   CHECK_THAT(root.read(unit), Catch::Contains("--disable-hook=update-ldcache"));
   FakeTools cleared;

@@ -160,9 +160,10 @@ TEST_CASE("setup: a dry run on an NVIDIA machine plans the toolkit and the spec 
   const auto& spec = planned.steps[2];
   CHECK(spec.outcome == "planned");
   CHECK(lines(spec.changes) ==
-        std::vector<std::string>{
-            "run chroot " + root.str() + " nvidia-ctk cdi generate --output=/var/lib/rediacc/gpu/nvidia.yaml.generated",
-            "write /etc/cdi/nvidia.yaml"});
+        std::vector<std::string>{"run chroot " + root.str() +
+                                     " nvidia-ctk cdi generate --output=/var/lib/rediacc/gpu/nvidia.yaml.generated"
+                                     " --device-name-strategy=index --device-name-strategy=uuid",
+                                 "write /etc/cdi/nvidia.yaml"});
   CHECK_FALSE(std::filesystem::exists(root.host("/etc/apt/sources.list.d/nvidia-container-toolkit.list")));
 }
 
