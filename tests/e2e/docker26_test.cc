@@ -62,25 +62,22 @@ TEST_CASE(
   REQUIRE(run_tool({"revoke", "web", "--device", "rediacc.io/dri=renderD128", "--root", machine.str()}).exit_code == 0);
   refused_by_gate(docker, run_with(docker, dri, show), "has no grant for rediacc.io/dri=renderD128");
 
-  // An AMD card: /dev/kfd and the card's render node.
-  grant(machine, "rediacc.io/amd=gpu0");
-  const auto amd = run_with(docker, {"--device", "rediacc.io/amd=gpu0"},
-                            "stat -c '%n %F' /dev/kfd /dev/dri/renderD128; test ! -e /dev/dri/renderD129");
-  ran(docker, amd);
-  CHECK_THAT(amd.out, Catch::Contains("/dev/kfd character special file") &&
-                          Catch::Contains("/dev/dri/renderD128 character special file"));
-
-  // The same cards by PCI address, the names that stay on them when the kernel numbers anew.
+  // An AMD card, by number and by PCI address (the name that stays on it when the kernel numbers
+  // cards anew): /dev/kfd and that card's render node, not the other card's.
+  const auto amd_card_seen = [&](const std::string& name, const std::string& render, const std::string& other) {
+    grant(machine, name);
+    const auto r = run_with(docker, {"--device", name},
+                            "stat -c '%n %F' /dev/kfd /dev/dri/" + render + "; test ! -e /dev/dri/" + other);
+    ran(docker, r);
+    CHECK_THAT(r.out, Catch::Contains("/dev/kfd character special file") &&
+                          Catch::Contains("/dev/dri/" + render + " character special file"));
+  };
+  amd_card_seen("rediacc.io/amd=gpu0", "renderD128", "renderD129");
+  amd_card_seen("rediacc.io/amd=pci-0000-c3-00.0", "renderD129", "renderD128");
   grant(machine, "rediacc.io/dri=pci-0000-43-00.0");
   const auto keyed_dri = run_with(docker, {"--device", "rediacc.io/dri=pci-0000-43-00.0"}, show);
   ran(docker, keyed_dri);
   CHECK(keyed_dri.out == "character special file e2:80\n");
-  grant(machine, "rediacc.io/amd=pci-0000-c3-00.0");
-  const auto keyed_amd = run_with(docker, {"--device", "rediacc.io/amd=pci-0000-c3-00.0"},
-                                  "stat -c '%n %F' /dev/kfd /dev/dri/renderD129; test ! -e /dev/dri/renderD128");
-  ran(docker, keyed_amd);
-  CHECK_THAT(keyed_amd.out, Catch::Contains("/dev/kfd character special file") &&
-                                Catch::Contains("/dev/dri/renderD129 character special file"));
 
   // Every other way to a device is refused; the video group grants nothing and runs.
   const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
