@@ -18,8 +18,11 @@ start=$SECONDS
 debootstrap bookworm "$dir" "$mirror" >/dev/null
 echo "debootstrap: $((SECONDS - start))s"
 cp /etc/resolv.conf "$dir/etc/resolv.conf"
-cleanup() { umount -R "$dir/proc" "$dir/sys" "$dir/dev" "$dir/run" "$dir/tmp" 2>/dev/null || true; }
+cleanup() { umount -R "$dir" 2>/dev/null || true; }
 trap cleanup EXIT
+# The root is a mount point of its own, as a machine's / is: the tests' throwaway overlays
+# (unshare --propagation) and dockerd's layer imports (remount /) need that.
+mount --bind "$dir" "$dir"
 mount -t proc proc "$dir/proc"
 mount --rbind /sys "$dir/sys"
 mount --rbind /dev "$dir/dev"
