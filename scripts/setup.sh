@@ -84,15 +84,23 @@ print_phases() {
     ccache --print-stats 2>/dev/null | awk -F'\t' '$1 ~ /^(direct_cache_hit|preprocessed_cache_hit|cache_miss)$/ { printf "%s=%s ", $1, $2 }
       END { print "" }' | sed 's/^/  ccache: /'
   fi
+  print_test_count
   return "$rc"
 }
 LAUNCHER=()
 
 make_docker26_root() { docker26_root=$(bash scripts/docker26-root.sh); }
-test_release() { (cd build && ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))"); }
+# Each ctest run's output is also kept in its build folder, for the closing count of tests.
+test_release() { (cd build && ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))" | tee ctest.log); }
 test_sanitized() {
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))")
+    ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))" | tee ctest.log)
+}
+# "tests: N passed, N failed" over both runs, from ctest's own summary lines: the last line.
+print_test_count() {
+  cat build/ctest.log build-asan/ctest.log 2>/dev/null |
+    awk '/tests failed out of/ { failed += $(NF - 5); total += $NF; seen = 1 }
+         END { if (seen) printf "tests: %d passed, %d failed\n", total - failed, failed }'
 }
 
 case "${1:-}" in
@@ -103,6 +111,7 @@ case "${1:-}" in
     ./build/cli/rediacc-gpu list
     ;;
   test)
+    rm -f build/ctest.log build-asan/ctest.log
     trap print_phases EXIT
     phase "install packages" install_packages "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}"
     phase "clang-format check" check_format
