@@ -42,15 +42,17 @@ std::vector<std::pair<std::string, std::optional<unsigned>>> card_renders(const 
   return out;
 }
 
+// "-cpx3": what a partition's name adds to its card's, numbered or keyed.
+std::string partition_suffix(const probe::Gpu& card, unsigned partition) {
+  std::string suffix = "-";  // appended piece by piece: GCC 12's -Wrestrict misfires on "-" + std::string&&
+  suffix += partition_mode(card);
+  suffix += std::to_string(partition);
+  return suffix;
+}
+
 // A card's name by its PCI address, "pci-0000-01-00.0", or its partition's, "pci-0000-03-00.0-cpx3".
 std::string keyed_name(const probe::Gpu& card, std::optional<unsigned> partition) {
-  std::string name = hardware_key(*card.pci_address);
-  if (partition) {  // appended piece by piece: GCC 12's -Wrestrict misfires on "-" + std::string&&
-    name += '-';
-    name += partition_mode(card);
-    name += std::to_string(*partition);
-  }
-  return name;
+  return hardware_key(*card.pci_address) + (partition ? partition_suffix(card, *partition) : "");
 }
 
 Spec dri_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::string>& warnings) {
@@ -114,6 +116,9 @@ Spec amd_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::st
   for (const auto* card : cards) {
     Device whole{"gpu" + std::to_string(number), {*kfd}};
     std::vector<Device> parts;
+    // The card and its partitions again under the card's PCI address (see dri_spec).
+    std::vector<Device> card_keyed;
+    if (card->pci_address) card_keyed.push_back({keyed_name(*card, std::nullopt), {}});
     bool complete = true;
     // A card whose partitions are not all there is left out whole, never named by what is left.
     for (const auto& [path, partition] : card_renders(*card)) {
@@ -125,18 +130,14 @@ Spec amd_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::st
         break;
       }
       whole.nodes.push_back(*render);
-      if (partition)
-        parts.push_back({whole.name + "-" + partition_mode(*card) + std::to_string(*partition), {*kfd, *render}});
+      if (!partition) continue;
+      parts.push_back({whole.name + partition_suffix(*card, *partition), {*kfd, *render}});
+      if (card->pci_address) card_keyed.push_back({keyed_name(*card, partition), {*kfd, *render}});
     }
     if (!complete) continue;
     all.nodes.insert(all.nodes.end(), whole.nodes.begin() + 1, whole.nodes.end());
-    // The card and its partitions again under the card's PCI address (see dri_spec).
-    if (card->pci_address) {
-      keyed.push_back({keyed_name(*card, std::nullopt), whole.nodes});
-      for (const auto& d : parts) {
-        keyed.push_back({keyed_name(*card, std::nullopt) + d.name.substr(whole.name.size()), d.nodes});
-      }
-    }
+    if (!card_keyed.empty()) card_keyed.front().nodes = whole.nodes;
+    for (auto& d : card_keyed) keyed.push_back(std::move(d));
     spec.devices.push_back(std::move(whole));
     for (auto& d : parts) spec.devices.push_back(std::move(d));
     ++number;

@@ -119,18 +119,21 @@ std::string_view device_of(std::string_view qualified) {
 
 bool is_hardware_keyed(std::string_view qualified_name) {
   const auto device = device_of(qualified_name);
-  return device == "all" || device.starts_with("pci-") || device.starts_with("GPU-") || device.starts_with("MIG-");
+  return device.starts_with("pci-") || device.starts_with("GPU-") || device.starts_with("MIG-");
+}
+
+bool is_numbered(std::string_view qualified_name) {
+  return !is_hardware_keyed(qualified_name) && device_of(qualified_name) != "all";
 }
 
 std::string keyed_alias(const SpecIndex& index, std::string_view qualified_name) {
-  const IndexedDevice* named = nullptr;
+  const auto named = std::find_if(index.devices.begin(), index.devices.end(),
+                                  [&](const IndexedDevice& d) { return d.qualified_name == qualified_name; });
+  if (named == index.devices.end() || named->device_nodes.empty()) return {};
   for (const auto& d : index.devices) {
-    if (d.qualified_name == qualified_name) named = &d;
-  }
-  if (!named || named->device_nodes.empty()) return {};
-  for (const auto& d : index.devices) {
-    if (kind_of(d.qualified_name) != kind_of(qualified_name) || device_of(d.qualified_name) == "all") continue;
-    if (is_hardware_keyed(d.qualified_name) && d.device_nodes == named->device_nodes) return d.qualified_name;
+    if (kind_of(d.qualified_name) == kind_of(qualified_name) && is_hardware_keyed(d.qualified_name) &&
+        d.device_nodes == named->device_nodes)
+      return d.qualified_name;
   }
   return {};
 }

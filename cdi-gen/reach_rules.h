@@ -42,9 +42,12 @@ bool reach_same_gpu(const std::vector<std::string>& a_nodes, const std::vector<s
 
 /// True for a name that stays on its hardware when the machine numbers its cards anew: ours keyed
 /// by PCI address ("rediacc.io/dri=pci-0000-01-00.0", "rediacc.io/amd=pci-0000-03-00.0-cpx3"),
-/// NVIDIA's by UUID ("nvidia.com/gpu=GPU-…", "MIG-…"), and "all", which names no card in particular.
-/// Any other name is a number (renderD129, gpu0, 0, 0:1) given in the order cards were probed.
+/// NVIDIA's by UUID ("nvidia.com/gpu=GPU-…", "MIG-…").
 bool is_hardware_keyed(std::string_view qualified_name);
+
+/// True for a name that is a number (renderD129, gpu0, 0, 0:1) given in the order cards were
+/// probed: neither hardware-keyed nor "all", which names no card in particular.
+bool is_numbered(std::string_view qualified_name);
 
 /// The hardware-keyed name of the same kind that maps exactly the nodes `qualified_name` maps now
 /// ("rediacc.io/dri=renderD129" -> "rediacc.io/dri=pci-0000-01-00.0"), or empty when none does.

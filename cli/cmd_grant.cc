@@ -61,7 +61,7 @@ int run_grant(const GlobalOptions& global, const GrantFlags& f) {
       admission::add_grant(fs, sink, index, *repo, f.device, f.exclusive, std::chrono::system_clock::now(), f.review);
   if (!outcome) return report_failure(outcome.error());
   if (auto views = refreshed_views(fs, sink); views != kExitOk) return views;
-  if (!cdi::is_hardware_keyed(f.device)) print_warning(numbered_name_warning(index, f.device));
+  if (cdi::is_numbered(f.device)) print_warning(numbered_name_warning(index, f.device));
   if (outcome->change.kind == Change::Kind::unchanged) {
     std::cout << *repo << " already holds " << f.device << (f.exclusive ? " exclusively" : "") << "\n";
   } else {

@@ -17,8 +17,7 @@ namespace {
 // The names to grant first: those keyed by the card's address or UUID, which stay on the card when
 // the machine numbers its cards anew; then the numbers and "all".
 std::string names_or_dash(std::vector<std::string> names) {
-  std::stable_partition(names.begin(), names.end(),
-                        [](const std::string& n) { return cdi::is_hardware_keyed(n) && !n.ends_with("=all"); });
+  std::stable_partition(names.begin(), names.end(), [](const std::string& n) { return cdi::is_hardware_keyed(n); });
   return names.empty() ? "-" : joined(names);
 }
 
