@@ -9,6 +9,7 @@
 
 #include "admission/api_fields.h"
 #include "admission/capabilities.h"
+#include "admission/grant_hardware.h"
 #include "admission/host_paths.h"
 #include "admission/security_options.h"
 #include "cdi-gen/spec_index.h"
@@ -86,6 +87,30 @@ std::optional<std::string> check_reviewed(const Grant& grant, const CheckContext
          (net ? " --allow-net-devices" : "");
 }
 
+// A granted name must still reach the hardware its grant recorded (a renumbering moves numbered
+// names onto other cards), and nothing another repository reserved, whatever name it holds.
+std::optional<std::string> check_hardware(const Grant& grant, const GrantSet& set, CheckContext& context) {
+  if (!context.hardware) return std::nullopt;
+  const auto now = (*context.hardware)(grant.device);
+  if (!now) {
+    context.detail = now.error().message;
+    return "refused: the gate cannot tell which hardware " + grant.device +
+           " reaches now, so it gives it to no container; ask an operator (rediacc-gpu doctor names what is wrong).";
+  }
+  if (grant.hardware && !moved_to(*grant.hardware, *now).empty()) {
+    return "refused: " + grant.device + " now reaches other hardware than was granted to repository \"" + grant.repo +
+           "\" (" + move_clause(*grant.hardware, *now) +
+           "); an operator re-grants it to accept that (rediacc-gpu grant " + grant.repo + " --device " + grant.device +
+           ") or grants the name keyed by the card (rediacc-gpu list).";
+  }
+  if (const Grant* holder = reserved_by_other(set, grant.repo, *now)) {
+    context.detail = "reserved by repository \"" + holder->repo + "\" through " + holder->device;
+    return "refused: " + grant.device + " now reaches " + shared_hardware(*holder->hardware, *now) +
+           ", which another repository reserved; ask an operator (rediacc-gpu doctor names the grants).";
+  }
+  return std::nullopt;
+}
+
 // The names the repository holds that this machine still defines, sorted.
 std::vector<std::string> held_names(const GrantSet& set, const std::string& repo,
                                     const std::vector<std::string>& defined) {
@@ -150,6 +175,7 @@ std::optional<std::string> check_cdi_request(const GoValue& req, CheckContext& c
     const Grant* grant = (*set)->find(repo, name);
     if (!grant) return no_grant(name, **set, context);
     if (auto bad = check_reviewed(*grant, context)) return bad;
+    if (auto bad = check_hardware(*grant, **set, context)) return bad;
   }
   return std::nullopt;
 }

@@ -31,6 +31,10 @@ using ContainerSource = std::function<Result<std::string>(const std::string& nam
 /// What a granted CDI name carries now that its grant must have reviewed (SpecReviews::of).
 using ReviewSource = std::function<std::vector<std::string>(const std::string& name)>;
 
+/// The hardware a CDI name reaches now, read live (SpecReviews::hardware): its GPU-own nodes'
+/// identities, sorted; an error when one cannot be told.
+using HardwareSource = std::function<Result<std::vector<std::string>>(const std::string& name)>;
+
 /// Every grantable CDI name this machine's specs define, sorted: what a refusal may suggest.
 using NameSource = std::function<std::vector<std::string>()>;
 
@@ -47,6 +51,9 @@ struct CheckContext {
   const ReviewSource* reviews = nullptr;
   /// The names the specs define, for a refusal's suggestions; null: suggest none of them.
   const NameSource* names = nullptr;
+  /// Where a granted name's hardware now is read, compared with what its grant recorded and with
+  /// every other repository's reservation; null skips both (benchmarks, the libFuzzer target).
+  const HardwareSource* hardware = nullptr;
   /// Set by a check for the operator's log (the grants file's path and error), never the tenant.
   std::string detail = {};
 };

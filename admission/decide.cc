@@ -216,7 +216,8 @@ Decision decide_in(CheckContext& context, const AuthzRequest& request, const Rou
 Decision decide_request(const GrantsSource& source, const std::string& repo, const AuthzRequest& request,
                         const Route& route, const DecideOptions& options) {
   LazyGrants grants(source);
-  CheckContext context{grants, repo, options.host_paths, options.containers, options.reviews, options.names};
+  CheckContext context{grants,          repo,          options.host_paths, options.containers,
+                       options.reviews, options.names, options.hardware};
   Decision d = decide_in(context, request, route, options);
   if (!d.allow) d.detail = std::move(context.detail);
   return d;

@@ -36,6 +36,9 @@ struct DecideOptions {
   const ReviewSource* reviews = nullptr;
   /// The names this machine's specs define, for the suggestions of a refusal (SpecReviews).
   const NameSource* names = nullptr;
+  /// Where a granted name's hardware is read live (SpecReviews::hardware); null skips the
+  /// identity and reservation checks (benchmarks, the libFuzzer target).
+  const HardwareSource* hardware = nullptr;
 };
 
 /// True for a route whose decision may ask the daemon for a stored container (every create, for

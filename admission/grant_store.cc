@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "admission/grant_hardware.h"
 #include "cdi-gen/hook_policy.h"
 #include "core/edit_distance.h"
 #include "core/joined.h"
@@ -52,17 +53,23 @@ Result<const cdi::IndexedDevice*> grantable(const cdi::SpecIndex& index, const s
 
 // A reservation is of hardware, not of a string: any name reaching a GPU (or partition) another
 // repository holds exclusively is refused, and so is reserving one another repository reaches.
+// Two ways to reach the same: through the machine's names now (ReachMap), or through the
+// hardware the other grant recorded, whatever name points at it now.
 std::string exclusivity_conflict(const Grant& other, const std::string& device, bool exclusive,
-                                 const cdi::ReachMap& reach) {
-  if (!reach.reach_same(other.device, device)) return "";
+                                 const std::vector<std::string>& hardware, const cdi::ReachMap& reach) {
   const bool same = other.device == device;
-  if (other.exclusive) {
-    return device + " is reserved exclusively by repository \"" + other.repo + "\"" +
-           (same ? "" : " through " + other.device + ", which reaches the same GPU");
+  std::string through;
+  if (reach.reach_same(other.device, device)) {
+    through = same ? "" : " through " + other.device + ", which reaches the same GPU";
+  } else if (auto id = other.hardware ? shared_hardware(*other.hardware, hardware) : ""; !id.empty()) {
+    through = " through " + other.device + ", granted on " + id + ", which " + device + " reaches now";
+  } else {
+    return "";
   }
+  if (other.exclusive) return device + " is reserved exclusively by repository \"" + other.repo + "\"" + through;
   if (!exclusive) return "";
   return "cannot reserve " + device + " exclusively: repository \"" + other.repo + "\" holds " +
-         (same ? "it" : other.device + ", which reaches the same GPU");
+         (same ? "it" : other.device) + (through.empty() ? "" : through.substr(through.find(',')));
 }
 
 // A name that runs host code or moves a host interface is granted only when the operator says so.
@@ -114,12 +121,13 @@ Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::Spec
                                const std::string& device, bool exclusive, SystemTime now, const GrantReview& review) {
   RGPU_TRY_ASSIGN(auto spec_device, grantable(index, device));
   RGPU_TRY_ASSIGN(auto reviewed, accepted_review(fs, *spec_device, review));
+  RGPU_TRY_ASSIGN(auto hardware, hardware_of(probe::HardwareReader(fs), *spec_device));
   RGPU_TRY_ASSIGN(auto lock, FileLock::acquire(fs, state::kGrantsLock));
   RGPU_TRY_ASSIGN(auto set, load_grants(fs));
   const auto reach = machine_reach(fs, index);
   for (const auto& g : set.grants) {
     if (g.repo == repo) continue;
-    if (auto why = exclusivity_conflict(g, device, exclusive, reach); !why.empty())
+    if (auto why = exclusivity_conflict(g, device, exclusive, hardware, reach); !why.empty())
       return fail(why + "; nothing was granted. Revoke it there first.");
   }
   GrantOutcome outcome;
@@ -128,13 +136,13 @@ Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::Spec
   // Granting again what is held records what the name reaches now: how an operator accepts a
   // name that moved to other hardware.
   if (existing && (existing->exclusive || !exclusive) && existing->reached == reached &&
-      existing->reviewed.value_or(std::vector<std::string>{}) == reviewed) {
+      existing->hardware == hardware && existing->reviewed.value_or(std::vector<std::string>{}) == reviewed) {
     outcome.change = {Change::Kind::unchanged, kGrantsPath, repo + " already holds " + device};
     return outcome;
   }
   if (existing && existing->exclusive) exclusive = true;
   std::erase_if(set.grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
-  set.grants.push_back({repo, device, exclusive, format_rfc3339_utc(now), reached, reviewed});
+  set.grants.push_back({repo, device, exclusive, format_rfc3339_utc(now), reached, reviewed, hardware});
   sort_grants(set);
   RGPU_TRY_ASSIGN(auto written, sink.write(kGrantsPath, grants_text(set), 0644));
   outcome.change = written;

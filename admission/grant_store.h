@@ -48,9 +48,10 @@ Result<std::vector<std::string>> accepted_review(const RootFs& fs, const cdi::In
 
 /// Why `other` (a grant of another repository) stops `device` from being granted beside it, as
 /// one clause naming the holder and the name it holds; empty when it does not: only a name that
-/// reaches the same GPU or partition, held exclusively or asked for exclusively, stops it.
+/// reaches the same GPU or partition (through the names now, or the hardware `other` recorded;
+/// `hardware` is what `device` reaches now), held exclusively or asked for exclusively, stops it.
 std::string exclusivity_conflict(const Grant& other, const std::string& device, bool exclusive,
-                                 const cdi::ReachMap& reach);
+                                 const std::vector<std::string>& hardware, const cdi::ReachMap& reach);
 
 /// Sorts by repository, then device: the order the grants file keeps.
 void sort_grants(GrantSet& set);

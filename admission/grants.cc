@@ -40,6 +40,7 @@ std::string grants_text(const GrantSet& set) {
     list.push_back({{"repo", g.repo}, {"device", g.device}, {"exclusive", g.exclusive}, {"granted_at", g.granted_at}});
     if (g.reached) list.back()["reached"] = *g.reached;
     if (g.reviewed && !g.reviewed->empty()) list.back()["reviewed"] = *g.reviewed;
+    if (g.hardware) list.back()["hardware"] = *g.hardware;
   }
   nlohmann::ordered_json doc = {{"schema", kGrantsSchema}, {"grants", list}};
   return doc.dump(2) + "\n";
@@ -71,7 +72,8 @@ Result<Grant> grant_of(const json& g, size_t i) {
   if (exclusive == g.end() || !exclusive->is_boolean()) return fail(at + ".exclusive is missing or not true/false");
   RGPU_TRY_ASSIGN(auto reached, strings("reached"));
   RGPU_TRY_ASSIGN(auto reviewed, strings("reviewed"));
-  return Grant{repo, device, exclusive->get<bool>(), granted_at, reached, reviewed};
+  RGPU_TRY_ASSIGN(auto hardware, strings("hardware"));
+  return Grant{repo, device, exclusive->get<bool>(), granted_at, reached, reviewed, hardware};
 }
 
 }  // namespace

@@ -29,6 +29,11 @@ struct Grant {
   /// cdi::needs_review's lines for the name when it was granted, sorted. The gate refuses the
   /// name once its spec carries anything needing review that is not among them.
   std::optional<std::vector<std::string>> reviewed = std::nullopt;
+  /// The hardware the name reached when it was granted, read live (probe::HardwareReader's
+  /// identities: GPU UUIDs, PCI addresses, partitions, MIG slices), sorted; absent in grants
+  /// written before rediacc-gpu recorded it. The gate refuses the name once it reaches anything
+  /// else, and no other repository reaches what an exclusive grant recorded.
+  std::optional<std::vector<std::string>> hardware = std::nullopt;
 
   bool operator==(const Grant&) const = default;
 };

@@ -1,4 +1,5 @@
 #include "admission/grants_apply.h"
+#include "admission/grant_hardware.h"
 
 #include <algorithm>
 #include <map>
@@ -79,12 +80,17 @@ Result<json> document(std::string_view text, std::string_view where) {
 // "exclusive now", …: what an update changes, for the report.
 std::string why_updated(const Grant& before, const Grant& after) {
   if (before.exclusive != after.exclusive) return after.exclusive ? "exclusive now" : "no longer exclusive";
+  if (before.hardware != after.hardware)
+    return "reaches other hardware now (" +
+           move_clause(before.hardware.value_or(std::vector<std::string>{}),
+                       after.hardware.value_or(std::vector<std::string>{})) +
+           ")";
   if (before.reached != after.reached) return "reaches other nodes now";
   return "reviewed again";
 }
 
 bool same_grant(const Grant& a, const Grant& b) {
-  return a.exclusive == b.exclusive && a.reached == b.reached &&
+  return a.exclusive == b.exclusive && a.reached == b.reached && a.hardware == b.hardware &&
          a.reviewed.value_or(std::vector<std::string>{}) == b.reviewed.value_or(std::vector<std::string>{});
 }
 
@@ -108,7 +114,8 @@ void refuse_conflicts(const GrantSet& after, const std::vector<Grant>& wanted, c
     for (const auto& other : after.grants) {
       if (other.repo == w.repo) continue;
       // Both ways at once: `other` reserved, or `w` reserving what `other` reaches.
-      const auto why = exclusivity_conflict(other, w.device, w.exclusive, reach);
+      const auto why =
+          exclusivity_conflict(other, w.device, w.exclusive, w.hardware.value_or(std::vector<std::string>{}), reach);
       if (why.empty()) continue;
       auto pair = std::make_pair(key(w), key(other));
       if (pair.second < pair.first) std::swap(pair.first, pair.second);
@@ -152,8 +159,9 @@ Result<DesiredGrants> parse_desired_grants(std::string_view text, std::string_vi
 }
 
 Result<ApplyOutcome> apply_grants(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index,
-                                  const DesiredGrants& desired, bool prune, SystemTime now) {
+                                  const DesiredGrants& desired, bool prune, SystemTime now, bool accept_moves) {
   ApplyOutcome outcome;
+  const probe::HardwareReader reader(fs);
   Listed listed;
   std::vector<Grant> wanted;
   for (const auto& r : desired.repositories) {
@@ -162,11 +170,13 @@ Result<ApplyOutcome> apply_grants(const RootFs& fs, FileSink& sink, const cdi::S
       auto device = grantable(index, d.device);
       auto reviewed =
           device.and_then([&](const cdi::IndexedDevice* found) { return accepted_review(fs, *found, d.review); });
-      if (!reviewed) {
-        outcome.refused.push_back({r.name, d.device, reviewed.error().message});
+      auto hardware = reviewed.and_then([&](const auto&) { return hardware_of(reader, **device); });
+      if (!hardware) {
+        outcome.refused.push_back({r.name, d.device, hardware.error().message});
         continue;
       }
-      wanted.push_back({r.name, d.device, d.exclusive, format_rfc3339_utc(now), reached_nodes(**device), *reviewed});
+      wanted.push_back(
+          {r.name, d.device, d.exclusive, format_rfc3339_utc(now), reached_nodes(**device), *reviewed, *hardware});
     }
   }
   RGPU_TRY_ASSIGN(auto lock, FileLock::acquire(fs, state::kGrantsLock));
@@ -184,6 +194,16 @@ Result<ApplyOutcome> apply_grants(const RootFs& fs, FileSink& sink, const cdi::S
     const Grant* existing = before.find(w.repo, w.device);
     if (existing && same_grant(*existing, w)) {
       outcome.unchanged.push_back(*existing);
+      after.grants.push_back(*existing);
+      continue;
+    }
+    if (existing && !accept_moves && existing->hardware &&
+        !moved_to(*existing->hardware, w.hardware.value_or(std::vector<std::string>{})).empty()) {
+      outcome.refused.push_back({w.repo, w.device,
+                                 w.device + " now reaches other hardware than was granted to " + w.repo + " (" +
+                                     move_clause(*existing->hardware, *w.hardware) +
+                                     "); apply with --accept-moves to record the new hardware, or list the name "
+                                     "keyed by the card instead (rediacc-gpu list)."});
       after.grants.push_back(*existing);
       continue;
     }

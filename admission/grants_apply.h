@@ -43,7 +43,7 @@ struct GrantRefusal {
 
 struct UpdatedGrant {
   Grant grant;      ///< as it is recorded now
-  std::string why;  ///< "exclusive now", "no longer exclusive", "reaches other nodes now", "reviewed again"
+  std::string why;  ///< "exclusive now", "no longer exclusive", "reaches other hardware now (…)", "reviewed again"
 };
 
 struct ApplyOutcome {
@@ -64,8 +64,9 @@ struct ApplyOutcome {
 /// anything is refused, nothing is written and every refusal is returned. `exclusive` is what the
 /// file says (an exclusive grant listed without it stops being exclusive); a grant that is
 /// already as listed keeps its time and stays unchanged. An error is returned only when the
-/// grants cannot be read, locked or written.
+/// grants cannot be read, locked or written. A listed grant whose name now reaches other hardware
+/// than it recorded is refused as a move unless `accept_moves`, which records what it reaches now.
 Result<ApplyOutcome> apply_grants(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index,
-                                  const DesiredGrants& desired, bool prune, SystemTime now);
+                                  const DesiredGrants& desired, bool prune, SystemTime now, bool accept_moves = false);
 
 }  // namespace rgpu::admission

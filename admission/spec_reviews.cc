@@ -46,6 +46,7 @@ void SpecReviews::refresh() {
   std::string now = state();
   if (have_ && now == state_) return;
   items_.clear();
+  nodes_.clear();
   names_.clear();
   node_names_.clear();
   std::map<std::string, std::tuple<size_t, size_t, std::string>, std::less<>> narrowest;
@@ -59,6 +60,7 @@ void SpecReviews::refresh() {
         if (!added && rank < it->second) it->second = rank;
       }
     }
+    nodes_[d.qualified_name] = d.device_nodes;
     auto items = review_items(fs_, d);
     if (!items.empty()) items_[d.qualified_name] = std::move(items);
   }
@@ -91,6 +93,24 @@ std::string SpecReviews::name_for_node(std::string_view path) {
   refresh_hints();
   const auto it = node_names_.find(path);
   return it == node_names_.end() ? std::string() : it->second;
+}
+
+}  // namespace rgpu::admission
+
+namespace rgpu::admission {
+
+Result<std::vector<std::string>> SpecReviews::hardware(const std::string& name) {
+  std::vector<std::string> nodes;
+  {
+    const std::lock_guard hold(mutex_);
+    refresh();
+    const auto it = nodes_.find(name);
+    if (it == nodes_.end()) return std::vector<std::string>{};
+    nodes = it->second;
+  }
+  auto ids = reader_.identities(nodes);
+  if (!ids) return fail(name + ": " + ids.error().message);
+  return ids;
 }
 
 }  // namespace rgpu::admission

@@ -10,13 +10,15 @@
 #include <string_view>
 #include <vector>
 
+#include "core/result.h"
 #include "core/root_fs.h"
+#include "probe/hardware_identity.h"
 
 namespace rgpu::admission {
 
 class SpecReviews {
  public:
-  explicit SpecReviews(const RootFs& fs) : fs_(fs) {}
+  explicit SpecReviews(const RootFs& fs) : fs_(fs), reader_(fs) {}
   /// admission::review_items of the name's spec as it is now; nothing for a name no spec defines
   /// (dockerd refuses it). Safe to call from several threads.
   std::vector<std::string> of(const std::string& name);
@@ -28,6 +30,10 @@ class SpecReviews {
   /// specs as they are; empty when none maps it. Refusal hints take it: /dev/nvidia3 is not
   /// nvidia.com/gpu=3 when minors do not follow the GPUs' order. Looked at as `defined` is.
   std::string name_for_node(std::string_view path);
+  /// The hardware the name reaches now: its nodes from the specs as they are, each node's
+  /// identity read live from the machine (probe::HardwareReader); nothing for a name no spec
+  /// defines. Fails when a node's hardware cannot be told.
+  Result<std::vector<std::string>> hardware(const std::string& name);
 
  private:
   std::string state() const;
@@ -38,6 +44,8 @@ class SpecReviews {
   bool have_ = false;
   std::string state_;
   std::map<std::string, std::vector<std::string>> items_;
+  std::map<std::string, std::vector<std::string>> nodes_;  ///< name -> its device nodes
+  probe::HardwareReader reader_;
   std::vector<std::string> names_;
   std::map<std::string, std::string, std::less<>> node_names_;  ///< device node -> name_for_node
   std::chrono::steady_clock::time_point checked_{};

@@ -51,11 +51,15 @@ int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
       fs, std::chrono::seconds(2), [&spec_reviews](std::string_view path) { return spec_reviews.name_for_node(path); });
   const admission::ReviewSource reviews = [&spec_reviews](const std::string& name) { return spec_reviews.of(name); };
   const admission::NameSource names = [&spec_reviews] { return spec_reviews.defined(); };
+  const admission::HardwareSource hardware = [&spec_reviews](const std::string& name) {
+    return spec_reviews.hardware(name);
+  };
   const admission::DecideOptions options{.allow_buildkit = f.allow_buildkit,
                                          .host_paths = &host_paths,
                                          .containers = &*containers,
                                          .reviews = &reviews,
-                                         .names = &names};
+                                         .names = &names,
+                                         .hardware = &hardware};
   if (f.jsonl) {
     JsonlStream stream(STDIN_FILENO, STDOUT_FILENO);
     while (auto line = stream.next()) {

@@ -47,13 +47,17 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
       fs, std::chrono::seconds(2), [&spec_reviews](std::string_view path) { return spec_reviews.name_for_node(path); });
   const admission::ReviewSource reviews = [&spec_reviews](const std::string& name) { return spec_reviews.of(name); };
   const admission::NameSource names = [&spec_reviews] { return spec_reviews.defined(); };
+  const admission::HardwareSource hardware = [&spec_reviews](const std::string& name) {
+    return spec_reviews.hardware(name);
+  };
   admission::AuthzServer server([&cache] { return cache.current(); },
                                 admission::PluginSettings{*repo,
                                                           {.allow_buildkit = f.allow_buildkit,
                                                            .host_paths = &host_paths,
                                                            .containers = &*containers,
                                                            .reviews = &reviews,
-                                                           .names = &names}},
+                                                           .names = &names,
+                                                           .hardware = &hardware}},
                                 log_line);
   if (f.docker_host.empty()) {
     log_line("warning: no --docker-host: start, restart, unpause and exec of existing containers are refused");

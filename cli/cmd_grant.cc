@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "admission/container_devices.h"
+#include "admission/grant_hardware.h"
 #include "admission/grant_store.h"
 #include "admission/grant_views.h"
 #include "cdi-gen/reach_rules.h"
@@ -11,6 +12,7 @@
 #include "cli/render.h"
 #include "cli/repo_arg.h"
 #include "core/docker_client.h"
+#include "core/joined.h"
 
 namespace rgpu::cli {
 namespace {
@@ -147,6 +149,13 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
   std::erase_if(shown, [&](const admission::Grant& g) { return !only.empty() && g.repo != only; });
   const auto index = cdi::read_spec_index(fs);
   const auto reach = admission::machine_reach(fs, index);
+  const auto moves = admission::moved_grants(probe::HardwareReader(fs), index, *set);
+  const auto move_of = [&](const admission::Grant& g) -> const admission::GrantMove* {
+    for (const auto& m : moves) {
+      if (m.grant.repo == g.repo && m.grant.device == g.device) return &m;
+    }
+    return nullptr;
+  };
   if (f.output == "json") {
     auto list = nlohmann::ordered_json::array();
     for (const auto& g : shown) {
@@ -162,6 +171,13 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
       const auto* d = defined_in(index, g.device);
       list.back().update(carried_json(d ? d->carried : cdi::Carried{}));
       list.back()["reviewed"] = g.reviewed.value_or(std::vector<std::string>{});
+      list.back()["hardware"] = g.hardware ? nlohmann::ordered_json(*g.hardware) : nlohmann::ordered_json();
+      const auto* moved = move_of(g);
+      list.back()["moved"] = moved != nullptr;
+      if (moved) {
+        list.back()["hardware_now"] = moved->now;
+        if (!moved->unreadable.empty()) list.back()["hardware_unreadable"] = moved->unreadable;
+      }
     }
     // An object with a version, as every document we print: a script can tell a format it does not know.
     std::cout << nlohmann::ordered_json{{"schema", kGrantsJsonSchema}, {"grants", list}}.dump(2) << "\n";
@@ -169,9 +185,14 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& g : shown) {
-    rows.push_back({g.repo, g.device, g.exclusive ? "yes" : "no", g.granted_at, overlaps(*set, reach, g)});
+    const auto* moved = move_of(g);
+    rows.push_back({g.repo, g.device + (moved ? " (MOVED)" : ""), g.exclusive ? "yes" : "no", g.granted_at,
+                    overlaps(*set, reach, g)});
     const auto* d = defined_in(index, g.device);
     if (f.output == "wide") {
+      std::string hardware = g.hardware ? joined(*g.hardware) : "-";
+      if (moved) hardware += moved->unreadable.empty() ? "; now " + joined(moved->now) : "; now unreadable";
+      rows.back().push_back(hardware.empty() ? "-" : hardware);
       for (auto& c : carried_cells(d ? d->carried : cdi::Carried{})) rows.back().push_back(std::move(c));
     } else {
       rows.back().push_back(carried_summary(d ? d->carried : cdi::Carried{}));
@@ -179,7 +200,7 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
   }
   std::vector<std::string> header = {"REPO", "DEVICE", "EXCLUSIVE", "GRANTED AT", "SAME GPU ALSO GRANTED TO"};
   if (f.output == "wide") {
-    header.insert(header.end(), {"HOOKS", "MOUNTS", "NET DEVICES"});
+    header.insert(header.end(), {"HARDWARE", "HOOKS", "MOUNTS", "NET DEVICES"});
   } else {
     header.push_back("CARRIES");
   }

@@ -26,6 +26,7 @@ using nlohmann::ordered_json;
 struct ApplyFlags {
   std::string file;
   bool prune = false;
+  bool accept_moves = false;
   bool dry_run = false;
   std::string output = "text";
 };
@@ -144,8 +145,8 @@ int run_apply(const GlobalOptions& global, const ApplyFlags& f) {
   MachineFileSink machine(fs);
   DryRunFileSink dry(fs);
   FileSink& sink = f.dry_run ? static_cast<FileSink&>(dry) : machine;
-  auto outcome =
-      admission::apply_grants(fs, sink, cdi::read_spec_index(fs), *desired, f.prune, std::chrono::system_clock::now());
+  auto outcome = admission::apply_grants(fs, sink, cdi::read_spec_index(fs), *desired, f.prune,
+                                         std::chrono::system_clock::now(), f.accept_moves);
   if (!outcome) return report_failure(outcome.error());
   Report report{std::move(*outcome), {}, {}};
   if (report.outcome.refused.empty()) {
@@ -187,6 +188,9 @@ Runner attach_grants_apply(CLI::App& grants, GlobalOptions& global) {
   apply->add_option("FILE", f->file, "JSON or YAML: {\"schema\": 1, \"repositories\": [{\"name\", \"grants\"}]}")
       ->required();
   apply->add_flag("--prune", f->prune, "Also revoke, for the repositories FILE lists, every name it does not list");
+  apply->add_flag("--accept-moves", f->accept_moves,
+                  "Record the hardware a listed name reaches now where it moved to another card since it was "
+                  "granted (refused without it)");
   apply->add_flag("--dry-run", f->dry_run, "Say what would change and change nothing");
   apply->add_option("-o,--output", f->output, "Output format: text or json")->check(CLI::IsMember({"text", "json"}));
   return [&global, f, apply]() -> int { return apply->parsed() ? run_apply(global, *f) : -1; };

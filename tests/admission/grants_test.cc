@@ -46,7 +46,10 @@ TEST_CASE("grants: a grant is recorded once, and granting twice is harmless") {
   REQUIRE(set->grants.size() == 1);
   CHECK(set->grants[0] == Grant{"web", "nvidia.com/gpu=all", false, format_rfc3339_utc(m.now),
                                 std::vector<std::string>{"/dev/dri/card1", "/dev/dri/card2", "/dev/dri/renderD128",
-                                                         "/dev/dri/renderD129", "/dev/nvidia0", "/dev/nvidia1"}});
+                                                         "/dev/dri/renderD129", "/dev/nvidia0", "/dev/nvidia1"},
+                                std::nullopt,
+                                std::vector<std::string>{"GPU-11111111-2222-3333-4444-555555555555",
+                                                         "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"}});
 }
 
 TEST_CASE("grants: a name no spec defines is refused with the closest names, and nothing is recorded") {

@@ -1,0 +1,47 @@
+#pragma once
+// A grant against the hardware: what it recorded when written, what its name reaches now, and
+// what another repository reserved. The one place the grant store, `grants apply`, the gate,
+// the views and doctor ask whether a name moved or reaches a reserved card.
+
+#include <string>
+#include <vector>
+
+#include "admission/grants.h"
+#include "cdi-gen/spec_index.h"
+#include "probe/hardware_identity.h"
+
+namespace rgpu::admission {
+
+/// What a grant of `device` records as its hardware: the live identities of its GPU's own nodes.
+/// Fails, naming the node, when one cannot be told (the card is gone, the spec is stale).
+Result<std::vector<std::string>> hardware_of(const probe::HardwareReader& reader, const cdi::IndexedDevice& device);
+
+/// Identities in `now` that `recorded` does not cover: where the name reaches that it was not
+/// granted on. Empty when nothing moved.
+std::vector<std::string> moved_to(const std::vector<std::string>& recorded, const std::vector<std::string>& now);
+
+/// The first identity the two lists share, either covering the other (a GPU and a partition of
+/// it); empty when they reach nothing in common.
+std::string shared_hardware(const std::vector<std::string>& a, const std::vector<std::string>& b);
+
+/// A grant of another repository than `repo`, exclusive, whose recorded hardware `now` reaches,
+/// or null.
+const Grant* reserved_by_other(const GrantSet& set, const std::string& repo, const std::vector<std::string>& now);
+
+/// A grant whose name reaches other hardware now than it recorded, or whose hardware cannot be
+/// told now (the card is gone): what setup, doctor, `grants` and metrics report.
+struct GrantMove {
+  Grant grant;
+  std::vector<std::string> now;  ///< the hardware it reaches now, when it could be read
+  std::string unreadable;        ///< why the hardware could not be read, else empty
+};
+
+/// Every grant of `set` that recorded its hardware and whose name, as `index` defines it now,
+/// reaches anything else. A name no spec defines any more is no move (it reaches nothing).
+std::vector<GrantMove> moved_grants(const probe::HardwareReader& reader, const cdi::SpecIndex& index,
+                                    const GrantSet& set);
+
+/// "granted on 0000:01:00.0, now 0000:03:00.0": a move as one clause.
+std::string move_clause(const std::vector<std::string>& recorded, const std::vector<std::string>& now);
+
+}  // namespace rgpu::admission

@@ -1,0 +1,286 @@
+// A grant names one card: it records the hardware its name reached, and when the machine numbers
+// its cards anew (a swap, a card removed, a card added in front, a partition mode change, NVIDIA
+// minors reordered) the gate refuses a name that now reaches other hardware, and any name that
+// reaches a card another repository reserved, before and after the specs are regenerated. The
+// names keyed by the card follow it.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "probe/hardware_identity.h"
+#include "tests/support/authz_envelope.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machine_builder.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu;
+using namespace rgpu::test;
+using Catch::Contains;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kUuid4090 = "GPU-40904090-4090-4090-4090-409040904090";
+
+RunResult tool(const FixtureRoot& root, std::vector<std::string> args) {
+  args.push_back("--root");
+  args.push_back(root.str());
+  return run_tool(args);
+}
+
+RunResult admit_create(const FixtureRoot& root, const std::string& repo, const std::string& name) {
+  const std::string body =
+      R"({"Image":"img","HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":[")" + name + R"("]}]}})";
+  return run_tool({"admit", "--repo", repo, "--root", root.str()}, authz_post("/v1.53/containers/create", body));
+}
+
+// The render numbers each card has at this boot; an absent Intel GPU is not there.
+struct Numbers {
+  std::optional<unsigned> intel;
+  unsigned nvidia = 129;
+  unsigned amd = 130;
+};
+
+// A workstation: Intel iGPU 00:02.0, RTX 4090 01:00.0, RX 7900 03:00.0. Card numbers follow the
+// render numbers, as they do when the kernel probes the cards in another order.
+void workstation(const FixtureRoot& root, Numbers n) {
+  for (const char* dir : {"/sys", "/dev", "/proc"}) std::filesystem::remove_all(root.host(dir));
+  MachineBuilder m(root);
+  m.hostname("ws-01");
+  if (n.intel) m.pci({"0000:00:02.0", 0x8086, 0xa780, 0x030000, "i915", *n.intel - 128, *n.intel});
+  m.pci({"0000:01:00.0", 0x10de, 0x2684, 0x030000, "nvidia", n.nvidia - 128, n.nvidia});
+  m.pci({"0000:03:00.0", 0x1002, 0x744c, 0x030000, "amdgpu", n.amd - 128, n.amd});
+  m.nvidia_device_node(0);
+  m.nvidia_version("570.86.15", true);
+  m.nvidia_proc_gpu({"0000:01:00.0", "NVIDIA GeForce RTX 4090", kUuid4090, 0});
+  m.kfd_device(234);
+  m.kfd_cpu_node(0);
+  m.kfd_gpu_node({1, 0, 0x0300, n.amd, "1234567890123456789", 0});
+}
+
+bool allowed(const RunResult& r) { return r.exit_code == 0; }
+
+json grant_of(const FixtureRoot& root, const std::string& repo, const std::string& device) {
+  const auto doc = json::parse(root.read("/etc/rediacc/gpu/grants.json"));
+  for (const auto& g : doc["grants"]) {
+    if (g["repo"] == repo && g["device"] == device) return g;
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("hardware identity: each kind of node is read as the card it reaches, not its number") {
+  FixtureRoot root;
+  workstation(root, {128, 129, 130});
+  const RootFs fs(root.path());
+  const probe::HardwareReader reader(fs);
+  CHECK(reader.identity("/dev/dri/renderD128") == "0000:00:02.0");
+  CHECK(reader.identity("/dev/dri/renderD129") == kUuid4090);  // an NVIDIA card is its UUID
+  CHECK(reader.identity("/dev/dri/card1") == kUuid4090);
+  CHECK(reader.identity("/dev/nvidia0") == kUuid4090);
+  CHECK(reader.identity("/dev/dri/renderD130") == "0000:03:00.0");
+  const auto gone = reader.identity("/dev/dri/renderD131");
+  REQUIRE_FALSE(gone);
+  CHECK_THAT(gone.error().message, Contains("cannot tell which hardware /dev/dri/renderD131 reaches"));
+  CHECK_FALSE(reader.identity("/dev/nvidia1"));
+  CHECK_FALSE(reader.identity("/dev/kfd"));
+  // The same reader after the cards traded numbers: nothing it remembered is taken on trust.
+  workstation(root, {128, 130, 129});
+  CHECK(reader.identity("/dev/dri/renderD129") == "0000:03:00.0");
+  CHECK(reader.identity("/dev/dri/renderD130") == kUuid4090);
+  CHECK(probe::identity_covers("0000:05:00.0", "0000:05:00.0/cpx3"));
+  CHECK_FALSE(probe::identity_covers("0000:05:00.0/cpx3", "0000:05:00.0"));
+  CHECK_FALSE(probe::identity_covers("0000:05:00.0", "0000:05:00.01"));
+}
+
+TEST_CASE("hardware identity: partitions by card and mode, MIG slices by GPU and instance") {
+  FixtureRoot cpx, mig;
+  amd_instinct_x8(cpx, true, 8);
+  nvidia_mig(mig, false);
+  const RootFs cpx_fs(cpx.path()), mig_fs(mig.path());
+  const probe::HardwareReader amd(cpx_fs), nvidia(mig_fs);
+  CHECK(amd.identity("/dev/dri/renderD128") == "0000:05:00.0/cpx0");  // the card's own node is partition 0
+  CHECK(amd.identity("/dev/dri/renderD136") == "0000:05:00.0/cpx1");
+  CHECK(amd.identity("/dev/dri/card9") == "0000:05:00.0/cpx1");
+  CHECK(amd.identity("/dev/dri/renderD143") == "0000:26:00.0/cpx1");
+  const auto migs = tool(mig, {"cdi", "list", "-o", "json"});
+  REQUIRE(migs.exit_code == 0);
+  bool saw_slice = false;
+  const auto listed = json::parse(migs.out);
+  for (const auto& d : listed["devices"]) {
+    const std::string name = d["name"];
+    if (!name.starts_with("nvidia.com/gpu=0:")) continue;
+    std::vector<std::string> nodes;
+    for (const auto& n : d["device_nodes"]) nodes.push_back(n);
+    const auto ids = nvidia.identities(nodes);
+    REQUIRE(ids);
+    INFO(name);
+    REQUIRE_FALSE(ids->empty());
+    // The parent /dev/nvidia0 it maps is no GPU whole: only its GPU instance is named.
+    for (const auto& id : *ids) CHECK_THAT(id, Contains("GPU-") && Contains("/gi"));
+    saw_slice = true;
+  }
+  CHECK(saw_slice);
+}
+
+TEST_CASE("grant records the hardware its name reaches, and grants shows it") {
+  FixtureRoot root;
+  workstation(root, {128, 129, 130});
+  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "beta", "--device", "rediacc.io/amd=gpu0", "--exclusive"}).exit_code == 0);
+  CHECK(grant_of(root, "alpha", "rediacc.io/dri=renderD129")["hardware"] == json::array({kUuid4090}));
+  CHECK(grant_of(root, "beta", "rediacc.io/amd=gpu0")["hardware"] == json::array({"0000:03:00.0"}));
+  CHECK_THAT(tool(root, {"grants", "-o", "wide"}).out, Contains("HARDWARE") && Contains("0000:03:00.0"));
+  const auto listed = json::parse(tool(root, {"grants", "-o", "json"}).out)["grants"];
+  CHECK(listed[0]["hardware"].is_array());
+}
+
+TEST_CASE("two cards trade render numbers: the numbered grant is refused, before and after the specs follow") {
+  FixtureRoot root;
+  workstation(root, {128, 129, 130});
+  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=pci-0000-01-00.0"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "beta", "--device", "rediacc.io/amd=gpu0", "--exclusive"}).exit_code == 0);
+  CHECK(allowed(admit_create(root, "alpha", "rediacc.io/dri=renderD129")));
+  workstation(root, {128, 130, 129});
+  for (int regenerated = 0; regenerated < 2; ++regenerated) {
+    INFO((regenerated ? "after cdi generate" : "before anything is regenerated"));
+    const auto numbered = admit_create(root, "alpha", "rediacc.io/dri=renderD129");
+    CHECK(numbered.exit_code == 1);
+    CHECK_THAT(numbered.out, Contains("rediacc.io/dri=renderD129 now reaches other hardware than was granted") &&
+                                 Contains(std::string("granted on ") + kUuid4090 + ", now 0000:03:00.0") &&
+                                 Contains("rediacc-gpu grant alpha --device rediacc.io/dri=renderD129"));
+    // beta's own name stays on its card once the specs follow it; before, gpu0 maps renderD130,
+    // the 4090 now, and is refused as well.
+    CHECK(allowed(admit_create(root, "beta", "rediacc.io/amd=gpu0")) == (regenerated == 1));
+    REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  }
+  CHECK(allowed(admit_create(root, "alpha", "rediacc.io/dri=pci-0000-01-00.0")));
+  // A re-grant of the numbered name accepts the move, and is then a reservation's business.
+  const auto regrant = tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"});
+  CHECK(regrant.exit_code != 0);
+  CHECK_THAT(regrant.err, Contains("reserved exclusively by repository \"beta\""));
+}
+
+TEST_CASE("a card removed: the name that now reaches a card another repository reserved is refused") {
+  FixtureRoot root;
+  workstation(root, {128, 129, 130});
+  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "team-b", "--device", "rediacc.io/dri=renderD128"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "team-a", "--device", "rediacc.io/dri=pci-0000-01-00.0", "--exclusive"}).exit_code == 0);
+  workstation(root, {std::nullopt, 128, 129});
+  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  const auto b = admit_create(root, "team-b", "rediacc.io/dri=renderD128");
+  CHECK(b.exit_code == 1);
+  CHECK_THAT(b.out, Contains("granted on 0000:00:02.0, now " + std::string(kUuid4090)));
+  CHECK(allowed(admit_create(root, "team-a", "rediacc.io/dri=pci-0000-01-00.0")));
+  // Even a grant recorded on the 4090 by another name cannot reach it while team-a reserves it.
+  const auto grant = tool(root, {"grant", "team-b", "--device", "rediacc.io/dri=renderD128"});
+  CHECK(grant.exit_code != 0);
+  CHECK_THAT(grant.err, Contains("reserved exclusively by repository \"team-a\""));
+}
+
+TEST_CASE("a card added in front: the numbered name moves onto it and is refused, the keyed one stays") {
+  FixtureRoot root;
+  workstation(root, {std::nullopt, 128, 129});
+  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "team-a", "--device", "rediacc.io/dri=renderD128"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "team-a", "--device", "rediacc.io/amd=pci-0000-03-00.0"}).exit_code == 0);
+  workstation(root, {128, 129, 130});
+  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  const auto moved = admit_create(root, "team-a", "rediacc.io/dri=renderD128");
+  CHECK(moved.exit_code == 1);
+  CHECK_THAT(moved.out, Contains("now 0000:00:02.0"));
+  CHECK(allowed(admit_create(root, "team-a", "rediacc.io/amd=pci-0000-03-00.0")));
+}
+
+TEST_CASE("a partition mode change: partitions are cut anew, every grant on them is refused until re-granted") {
+  FixtureRoot root;
+  amd_instinct_x8(root, true, 8);
+  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  // renderD137 is card 0's third partition in CPX.
+  REQUIRE(tool(root, {"grant", "team-a", "--device", "rediacc.io/dri=renderD137"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "team-b", "--device", "rediacc.io/amd=pci-0000-26-00.0", "--exclusive"}).exit_code == 0);
+  CHECK(grant_of(root, "team-a", "rediacc.io/dri=renderD137")["hardware"] == json::array({"0000:05:00.0/cpx2"}));
+  for (const char* dir : {"/sys", "/dev", "/proc"}) std::filesystem::remove_all(root.host(dir));
+  amd_instinct_x8(root, true, 2);  // DPX: renderD137 is now card 1's second half
+  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  const auto moved = admit_create(root, "team-a", "rediacc.io/dri=renderD137");
+  CHECK(moved.exit_code == 1);
+  CHECK_THAT(moved.out, Contains("granted on 0000:05:00.0/cpx2, now 0000:26:00.0/dpx1"));
+  // The card's whole name reaches the same card cut otherwise: the operator says yes again.
+  const auto whole = admit_create(root, "team-b", "rediacc.io/amd=pci-0000-26-00.0");
+  CHECK(whole.exit_code == 1);
+  CHECK_THAT(whole.out, Contains("now 0000:26:00.0/dpx0, 0000:26:00.0/dpx1"));
+  // team-a's numbered name reaches that card now: reserving it means revoking that first.
+  const auto held = tool(root, {"grant", "team-b", "--device", "rediacc.io/amd=pci-0000-26-00.0", "--exclusive"});
+  CHECK(held.exit_code != 0);
+  CHECK_THAT(held.err, Contains("repository \"team-a\" holds rediacc.io/dri=renderD137"));
+  REQUIRE(tool(root, {"revoke", "team-a", "--device", "rediacc.io/dri=renderD137"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "team-b", "--device", "rediacc.io/amd=pci-0000-26-00.0", "--exclusive"}).exit_code == 0);
+  CHECK(allowed(admit_create(root, "team-b", "rediacc.io/amd=pci-0000-26-00.0")));
+  // A re-grant of team-a's name now would reach team-b's reserved card.
+  const auto regrant = tool(root, {"grant", "team-a", "--device", "rediacc.io/dri=renderD137"});
+  CHECK(regrant.exit_code != 0);
+  CHECK_THAT(regrant.err, Contains("reserved exclusively by repository \"team-b\""));
+}
+
+TEST_CASE("NVIDIA minors reordered: index names are refused, UUID names follow their GPU once the spec does") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, false);
+  root.write("/etc/cdi/nvidia.yaml", R"(cdiVersion: 0.5.0
+kind: nvidia.com/gpu
+devices:
+- name: "0"
+  containerEdits: {deviceNodes: [{path: /dev/nvidia0}]}
+- name: "1"
+  containerEdits: {deviceNodes: [{path: /dev/nvidia1}]}
+- name: GPU-11111111-2222-3333-4444-555555555555
+  containerEdits: {deviceNodes: [{path: /dev/nvidia1}]}
+containerEdits: {deviceNodes: [{path: /dev/nvidiactl}]}
+)");
+  REQUIRE(tool(root, {"grant", "team-a", "--device", "nvidia.com/gpu=0", "--exclusive"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "team-b", "--device", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555"})
+              .exit_code == 0);
+  // The driver hands out the minors the other way round at this boot.
+  MachineBuilder m(root);
+  m.nvidia_proc_gpu({"0000:41:00.0", "NVIDIA H100 80GB HBM3", "GPU-11111111-2222-3333-4444-555555555555", 0});
+  m.nvidia_proc_gpu({"0001:c1:00.0", "NVIDIA H100 80GB HBM3", "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", 1});
+  const auto a = admit_create(root, "team-a", "nvidia.com/gpu=0");
+  CHECK(a.exit_code == 1);
+  CHECK_THAT(a.out, Contains("granted on GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee, now "
+                             "GPU-11111111-2222-3333-4444-555555555555"));
+  // Until the toolkit regenerates its spec, the UUID name maps the other GPU's node: refused too.
+  const auto stale = admit_create(root, "team-b", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555");
+  CHECK(stale.exit_code == 1);
+  CHECK_THAT(stale.out, Contains("now GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"));
+  auto spec = root.read("/etc/cdi/nvidia.yaml");
+  spec.replace(spec.rfind("/dev/nvidia1"), 12, "/dev/nvidia0");
+  root.write("/etc/cdi/nvidia.yaml", spec);
+  CHECK(allowed(admit_create(root, "team-b", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555")));
+}
+
+TEST_CASE("grants apply: a listed name that moved is refused as a move unless --accept-moves") {
+  FixtureRoot root;
+  workstation(root, {128, 129, 130});
+  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  root.write("/tmp/desired.yaml", "schema: 1\nrepositories:\n- name: alpha\n  grants: [rediacc.io/dri=renderD129]\n");
+  REQUIRE(tool(root, {"grants", "apply", root.host("/tmp/desired.yaml").string()}).exit_code == 0);
+  workstation(root, {128, 130, 129});
+  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  const auto refused = tool(root, {"grants", "apply", root.host("/tmp/desired.yaml").string()});
+  CHECK(refused.exit_code != 0);
+  CHECK_THAT(refused.out + refused.err,
+             Contains("now reaches other hardware than was granted to alpha") && Contains("--accept-moves"));
+  CHECK(grant_of(root, "alpha", "rediacc.io/dri=renderD129")["hardware"] == json::array({kUuid4090}));
+  const auto accepted = tool(root, {"grants", "apply", root.host("/tmp/desired.yaml").string(), "--accept-moves"});
+  CHECK(accepted.exit_code == 0);
+  CHECK_THAT(accepted.out, Contains("reaches other hardware now"));
+  CHECK(grant_of(root, "alpha", "rediacc.io/dri=renderD129")["hardware"] == json::array({"0000:03:00.0"}));
+  CHECK(allowed(admit_create(root, "alpha", "rediacc.io/dri=renderD129")));
+}
