@@ -71,6 +71,17 @@ std::vector<GrantMove> moved_grants(const probe::HardwareReader& reader, const c
   return out;
 }
 
+std::string move_warning(const GrantMove& m) {
+  const auto& g = m.grant;
+  const std::string what = m.unreadable.empty()
+                               ? "now reaches other hardware than was granted (" +
+                                     move_clause(g.hardware.value_or(std::vector<std::string>{}), m.now) + ")"
+                               : "reaches hardware that cannot be told now (" + m.unreadable + ")";
+  return "repository \"" + g.repo + "\"'s " + g.device + " " + what +
+         ": the gate refuses it and its view leaves it out; re-grant it to accept that (rediacc-gpu grant " + g.repo +
+         " --device " + g.device + ") or grant the name keyed by the card (rediacc-gpu list).";
+}
+
 std::string move_clause(const std::vector<std::string>& recorded, const std::vector<std::string>& now) {
   const auto list = [](const std::vector<std::string>& ids) {
     return ids.empty() ? std::string("nothing") : joined(ids);

@@ -41,6 +41,10 @@ struct GrantMove {
 std::vector<GrantMove> moved_grants(const probe::HardwareReader& reader, const cdi::SpecIndex& index,
                                     const GrantSet& set);
 
+/// One sentence for setup and `grants apply`: which repository's name moved, from where to where,
+/// what the gate does about it and the two ways out.
+std::string move_warning(const GrantMove& move);
+
 /// "granted on 0000:01:00.0, now 0000:03:00.0": a move as one clause.
 std::string move_clause(const std::vector<std::string>& recorded, const std::vector<std::string>& now);
 

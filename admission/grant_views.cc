@@ -1,5 +1,6 @@
 #include "admission/grant_views.h"
 
+#include "admission/grant_hardware.h"
 #include "admission/grant_store.h"
 #include "cdi-gen/repo_views.h"
 #include "core/file_lock.h"
@@ -10,9 +11,13 @@ namespace rgpu::admission {
 Result<std::vector<Change>> refresh_views(const RootFs& fs, FileSink& sink) {
   RGPU_TRY_ASSIGN(auto lock, FileLock::acquire(fs, state::kGrantsLock));
   RGPU_TRY_ASSIGN(auto set, load_grants(fs));
+  const auto index = cdi::read_spec_index(fs);
   cdi::HeldNames held;
   for (const auto& g : set.grants) held[g.repo].insert(g.device);
-  return cdi::update_views(fs, sink, cdi::read_spec_index(fs), held);
+  // A name that reaches other hardware than its grant recorded (or hardware that cannot be told)
+  // stays out of the view until an operator re-grants it: dockerd cannot resolve it then.
+  for (const auto& m : moved_grants(probe::HardwareReader(fs), index, set)) held[m.grant.repo].erase(m.grant.device);
+  return cdi::update_views(fs, sink, index, held);
 }
 
 }  // namespace rgpu::admission

@@ -179,6 +179,14 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
   for (const auto& step : run.steps) result["steps"].push_back(step_json(step, flags.dry_run));
   if (run.changed()) result[flags.dry_run ? "would_change" : "changed"] = true;
   result["warnings"] = run.warnings;
+  result["moved_grants"] = nlohmann::json::array();
+  for (const auto& m : run.moved_grants) {
+    result["moved_grants"].push_back({{"repo", m.grant.repo},
+                                      {"device", m.grant.device},
+                                      {"granted_on", m.grant.hardware.value_or(std::vector<std::string>{})},
+                                      {"now", m.now}});
+    if (!m.unreadable.empty()) result["moved_grants"].back()["unreadable"] = m.unreadable;
+  }
   for (const auto& w : run.warnings) print_warning(w);
   int exit_code = kExitOk;
   if (const auto failed = run.failed(); !failed.empty()) {

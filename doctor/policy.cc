@@ -1,7 +1,9 @@
 // Layer 5: grants and the host's policy around containers.
 
 #include <algorithm>
+#include <map>
 
+#include "admission/grant_hardware.h"
 #include "admission/grant_store.h"
 #include "cdi-gen/reach_rules.h"
 #include "core/joined.h"
@@ -14,8 +16,12 @@ namespace {
 
 constexpr CheckMaker kCheck{Layer::policy};
 
-std::string node_list(const std::vector<std::string>& nodes) {
-  return nodes.empty() ? "no GPU node" : joined(nodes, " ");
+// "team-a holds nvidia.com/gpu=0, granted on GPU-a…, now reaching GPU-b…", or empty when it did not move.
+std::string hardware_moved(const admission::Grant& g, const Result<std::vector<std::string>>& now) {
+  if (!now) return g.repo + " holds " + g.device + ", whose hardware cannot be told now: " + now.error().message;
+  if (admission::moved_to(*g.hardware, *now).empty()) return "";
+  return g.repo + " holds " + g.device + ", which now reaches other hardware than was granted (" +
+         admission::move_clause(*g.hardware, *now) + ")";
 }
 
 std::vector<Check> grants(const Facts& f) {
@@ -27,6 +33,18 @@ std::vector<Check> grants(const Facts& f) {
   std::vector<Check> out;
   size_t exclusive = 0;
   const cdi::ReachMap reach(f.specs, f.fresh);
+  const probe::HardwareReader reader(f.fs);
+  std::map<std::string, Result<std::vector<std::string>>> read;
+  const auto live = [&](const std::string& device) -> const Result<std::vector<std::string>>& {
+    auto it = read.find(device);
+    if (it != read.end()) return it->second;
+    const auto d = std::find_if(f.specs.devices.begin(), f.specs.devices.end(),
+                                [&](const auto& x) { return x.qualified_name == device; });
+    auto ids = d == f.specs.devices.end() ? Result<std::vector<std::string>>(std::vector<std::string>{})
+                                          : reader.identities(d->device_nodes);
+    return read.emplace(device, std::move(ids)).first->second;
+  };
+  std::vector<std::string> unpinned;
   for (const auto& g : f.grants->grants) {
     const size_t first = out.size();
     // Every finding of this grant is about its repository: scripts group by subject.
@@ -42,31 +60,39 @@ std::vector<Check> grants(const Facts& f) {
       if (auto why = cdi::ungrantable_reason(*def); !why.empty()) {
         out.push_back(kCheck.fail("grants", g.repo + " holds " + g.device, why, "revoke it (" + revoke + ")"));
       }
-      if (auto now = admission::reached_nodes(*def); g.reached && *g.reached != now) {
-        out.push_back(
-            kCheck.fail("grants",
-                        g.repo + " holds " + g.device + ", which reached " + node_list(*g.reached) +
-                            " when granted and reaches " + node_list(now) + " now",
-                        "the name points at other hardware than was granted (partitions renumbered by a mode change "
-                        "or a reboot, MIG reconfigured, a toolkit upgrade, a GPU removed)",
-                        "check what " + g.repo + " should have, then re-grant to accept it (rediacc-gpu grant " +
-                            g.repo + " --device " + g.device + ") or revoke it (" + revoke + ")"));
+      if (g.hardware) {
+        if (auto why = hardware_moved(g, live(g.device)); !why.empty())
+          out.push_back(kCheck.fail(
+              "grants", why,
+              "the gate refuses the name, and a container made before the change reaches the other card until it "
+              "is recreated",
+              "check what " + g.repo + " should have, then re-grant to accept it (rediacc-gpu grant " + g.repo +
+                  " --device " + g.device +
+                  "), or grant the name keyed by the card (rediacc-gpu list) and revoke "
+                  "this one (" +
+                  revoke + ")"));
+      } else {
+        unpinned.push_back(g.repo + ": " + g.device);
       }
     }
     if (!defined) {
-      out.push_back(kCheck.warn("grants",
-                                g.repo + " holds " + g.device + ", which no spec defines now" +
-                                    (g.reached ? " (it reached " + node_list(*g.reached) + " when granted)" : ""),
-                                "the repository's containers asking for it fail at create",
-                                "revoke it (" + revoke +
-                                    ") or bring the device back; after a re-partition or MIG change, "
-                                    "grant the name that now reaches that hardware"));
+      out.push_back(kCheck.warn(
+          "grants",
+          g.repo + " holds " + g.device + ", which no spec defines now" +
+              (g.hardware && !g.hardware->empty() ? " (it reached " + joined(*g.hardware) + " when granted)" : ""),
+          "the repository's containers asking for it fail at create",
+          "revoke it (" + revoke +
+              ") or bring the device back; after a re-partition or MIG change, "
+              "grant the name that now reaches that hardware"));
     }
     if (!g.exclusive) {
       about_repo();
       continue;
     }
-    for (const auto& h : admission::alias_holders(*f.grants, reach, g.repo, g.device)) {
+    // A reservation that recorded its hardware is of that hardware (below): the names now may
+    // have moved, the reserving one included, and would blame the wrong grant.
+    for (const auto& h : g.hardware ? std::vector<admission::AliasHolder>{}
+                                    : admission::alias_holders(*f.grants, reach, g.repo, g.device)) {
       out.push_back(
           kCheck.fail("grants",
                       g.repo + " holds " + g.device + " exclusively, and " + h.repo + " holds " + h.alias +
@@ -76,9 +102,34 @@ std::vector<Check> grants(const Facts& f) {
                       "revoke it (rediacc-gpu revoke " + h.repo + " --device " + h.alias + ") if the GPU is to be " +
                           g.repo + "'s alone"));
     }
+    // Names that reach the reserved card now, whatever the names say of each other.
+    for (const auto& other : f.grants->grants) {
+      if (other.repo == g.repo || !g.hardware) continue;
+      const auto& now = live(other.device);
+      if (!now) continue;
+      if (auto id = admission::shared_hardware(*g.hardware, *now); !id.empty()) {
+        out.push_back(kCheck.fail("grants",
+                                  g.repo + " reserved " + id + " through " + g.device + ", and " + other.repo + "'s " +
+                                      other.device + " reaches it now",
+                                  "the gate refuses " + other.repo +
+                                      "'s name, and a container made before the change reaches the "
+                                      "reserved card until it is recreated",
+                                  "revoke it (rediacc-gpu revoke " + other.repo + " --device " + other.device +
+                                      ") or grant " + other.repo + " a name keyed by the card it should have"));
+      }
+    }
     about_repo();
   }
-  if (out.empty()) {
+  if (!unpinned.empty()) {
+    out.push_back(kCheck.warn(
+        "grant-hardware",
+        std::to_string(unpinned.size()) +
+            " grants were written before rediacc-gpu recorded the hardware a grant reaches: " + joined(unpinned),
+        "the gate cannot tell whether these names moved to another card since",
+        "grant each again to record the card it reaches now (rediacc-gpu grant REPO --device "
+        "NAME), after checking that it is the card the repository should have"));
+  }
+  if (std::none_of(out.begin(), out.end(), [](const Check& c) { return c.id == "grants"; })) {
     out.push_back(kCheck.ok("grants", std::to_string(f.grants->grants.size()) + " grants (" +
                                           std::to_string(exclusive) + " exclusive), each naming a defined device"));
   }

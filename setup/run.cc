@@ -90,6 +90,7 @@ SetupRun run_setup(const RootFs& fs, FileSink& sink, CommandRunner& query, Comma
     run.steps.push_back(std::move(report));
   }
   run.warnings = ctx.report.warnings;
+  run.moved_grants = ctx.moved_grants;
   return run;
 }
 

@@ -7,6 +7,7 @@
 
 #include <boost/process/search_path.hpp>
 
+#include "admission/grant_store.h"
 #include "admission/grant_views.h"
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
@@ -199,6 +200,11 @@ Result<std::string> step_our_specs(SetupContext& ctx) {
 Result<std::string> step_views(SetupContext& ctx) {
   RGPU_TRY_ASSIGN(const auto changes, admission::refresh_views(ctx.fs, ctx.log.batch_sink()));
   ctx.log.add(changes);
+  // The grants the specs now point at other hardware: setup says so, whatever else went well.
+  if (auto set = admission::load_grants(ctx.fs)) {
+    ctx.moved_grants = admission::moved_grants(probe::HardwareReader(ctx.fs), cdi::read_spec_index(ctx.fs), *set);
+    for (const auto& m : ctx.moved_grants) ctx.report.warnings.push_back(admission::move_warning(m));
+  }
   return std::string(ctx.log.changed() ? "written" : "unchanged");
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "admission/grant_hardware.h"
 #include "core/command_runner.h"
 #include "core/result.h"
 #include "core/root_fs.h"
@@ -33,7 +34,8 @@ struct SetupContext {
   ChangeLog& log;        ///< where every change goes, and is recorded
   SetupOptions options;
   probe::ProbeReport report{};
-  ToolkitChoice toolkit = ToolkitChoice::not_needed;  ///< decided by the probe step
+  ToolkitChoice toolkit = ToolkitChoice::not_needed;    ///< decided by the probe step
+  std::vector<admission::GrantMove> moved_grants = {};  ///< found by the views step, once the specs are written
 };
 
 struct SetupStep {

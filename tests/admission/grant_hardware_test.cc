@@ -263,6 +263,21 @@ containerEdits: {deviceNodes: [{path: /dev/nvidiactl}]}
   spec.replace(spec.rfind("/dev/nvidia1"), 12, "/dev/nvidia0");
   root.write("/etc/cdi/nvidia.yaml", spec);
   CHECK(allowed(admit_create(root, "team-b", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555")));
+  // doctor names the index grant that moved, with both ways out, and not the UUID grant that stayed.
+  const auto doctor = tool(root, {"doctor", "-o", "json"});
+  std::vector<json> failed;
+  const auto report = json::parse(doctor.out);
+  for (const auto& c : report["checks"]) {
+    if (c["id"] == "grants" && c["status"] == "fail") failed.push_back(c);
+  }
+  INFO(doctor.out);
+  REQUIRE(failed.size() == 1);
+  CHECK(failed[0]["subject"] == "team-a");
+  CHECK_THAT(failed[0]["observed"].get<std::string>(),
+             Contains("team-a holds nvidia.com/gpu=0, which now reaches other hardware than was granted"));
+  CHECK_THAT(failed[0]["decision"].get<std::string>(),
+             Contains("rediacc-gpu grant team-a --device nvidia.com/gpu=0") && Contains("keyed by the card"));
+  CHECK(doctor.exit_code == 1);
 }
 
 TEST_CASE("grants apply: a listed name that moved is refused as a move unless --accept-moves") {
@@ -283,4 +298,44 @@ TEST_CASE("grants apply: a listed name that moved is refused as a move unless --
   CHECK_THAT(accepted.out, Contains("reaches other hardware now"));
   CHECK(grant_of(root, "alpha", "rediacc.io/dri=renderD129")["hardware"] == json::array({"0000:03:00.0"}));
   CHECK(allowed(admit_create(root, "alpha", "rediacc.io/dri=renderD129")));
+}
+
+TEST_CASE("setup after a swap: a warning and -o json name each moved grant, its view drops it, metrics count it") {
+  FixtureRoot root;
+  workstation(root, {128, 129, 130});
+  const std::vector<std::string> setup = {"setup", "--install-nvidia-toolkit", "false"};
+  REQUIRE(tool(root, setup).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=pci-0000-01-00.0"}).exit_code == 0);
+  const auto view = [&] {
+    std::string all;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root.host("/var/lib/rediacc/gpu/cdi/alpha")))
+      if (e.is_regular_file()) all += root.read(e.path().string().substr(root.str().size()));
+    return all;
+  };
+  CHECK_THAT(view(), Contains("renderD129") && Contains("pci-0000-01-00.0"));
+  workstation(root, {128, 130, 129});
+  auto args = setup;
+  args.insert(args.end(), {"-o", "json"});
+  const auto r = tool(root, args);
+  REQUIRE(r.exit_code == 0);
+  const auto out = json::parse(r.out);
+  REQUIRE(out["moved_grants"].size() == 1);
+  CHECK(out["moved_grants"][0]["repo"] == "alpha");
+  CHECK(out["moved_grants"][0]["device"] == "rediacc.io/dri=renderD129");
+  CHECK(out["moved_grants"][0]["granted_on"] == json::array({kUuid4090}));
+  CHECK(out["moved_grants"][0]["now"] == json::array({"0000:03:00.0"}));
+  CHECK_THAT(r.err, Contains("repository \"alpha\"'s rediacc.io/dri=renderD129 now reaches other hardware than was "
+                             "granted") &&
+                        Contains("its view leaves it out"));
+  // The keyed name follows its card into the view; the moved one is gone from it.
+  const auto now = view();
+  CHECK_THAT(now, Contains("pci-0000-01-00.0") && Contains("/dev/dri/renderD130"));
+  CHECK_THAT(now, !Contains("renderD129"));
+  CHECK_THAT(tool(root, {"metrics"}).out, Contains("rediacc_gpu_grants_moved 1"));
+  CHECK_THAT(tool(root, {"grants"}).out, Contains("rediacc.io/dri=renderD129 (MOVED)"));
+  // A re-grant accepts the move: the next setup is quiet about it.
+  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
+  CHECK(json::parse(tool(root, args).out)["moved_grants"].empty());
+  CHECK_THAT(tool(root, {"metrics"}).out, Contains("rediacc_gpu_grants_moved 0"));
 }
