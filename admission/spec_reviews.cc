@@ -28,21 +28,50 @@ void add_stat(std::string& key, const std::string& host_path) {
 
 }  // namespace
 
-std::string SpecReviews::state() const {
+namespace {
+
+std::vector<std::filesystem::path> watched_dirs(const RootFs& fs) {
+  std::vector<std::filesystem::path> dirs = {fs.host_path(cdi::kSpecDir),
+                                             fs.host_path(cdi::kAllowedHooksPath).parent_path()};
+  for (const char* hook : cdi::kToolkitHooks) dirs.push_back(fs.host_path(hook).parent_path());
+  std::sort(dirs.begin(), dirs.end());
+  dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
+  return dirs;
+}
+
+bool is_link(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::is_symlink(std::filesystem::symlink_status(p, ec));
+}
+
+}  // namespace
+
+SpecReviews::SpecReviews(const RootFs& fs) : fs_(fs), reader_(fs), watch_(watched_dirs(fs)) {}
+
+std::string SpecReviews::state() {
   std::vector<std::string> files;
   std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(fs_.host_path(cdi::kSpecDir), ec))
+  bool links = false;
+  for (const auto& e : std::filesystem::directory_iterator(fs_.host_path(cdi::kSpecDir), ec)) {
     files.push_back(e.path().string());
+    links = links || e.is_symlink(ec);
+  }
   std::sort(files.begin(), files.end());
   std::string key;
   for (const auto& f : files) add_stat(key, f);
   add_stat(key, fs_.host_path(cdi::kAllowedHooksPath).string());
-  for (const char* hook : cdi::kToolkitHooks) add_stat(key, fs_.host_path(hook).string());
+  links = links || is_link(fs_.host_path(cdi::kAllowedHooksPath));
+  for (const char* hook : cdi::kToolkitHooks) {
+    add_stat(key, fs_.host_path(hook).string());
+    links = links || is_link(fs_.host_path(hook));
+  }
+  trust_watch_ = !links;
   return key;
 }
 
 void SpecReviews::refresh() {
   checked_ = std::chrono::steady_clock::now();
+  if (have_ && trust_watch_ && watch_.unchanged()) return;
   std::string now = state();
   if (have_ && now == state_) return;
   items_.clear();

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/directory_watch.h"
 #include "core/result.h"
 #include "core/root_fs.h"
 #include "probe/hardware_identity.h"
@@ -18,7 +19,7 @@ namespace rgpu::admission {
 
 class SpecReviews {
  public:
-  explicit SpecReviews(const RootFs& fs) : fs_(fs), reader_(fs) {}
+  explicit SpecReviews(const RootFs& fs);
   /// admission::review_items of the name's spec as it is now; nothing for a name no spec defines
   /// (dockerd refuses it). Safe to call from several threads.
   std::vector<std::string> of(const std::string& name);
@@ -36,7 +37,7 @@ class SpecReviews {
   Result<std::vector<std::string>> hardware(const std::string& name);
 
  private:
-  std::string state() const;
+  std::string state();
   void refresh();        ///< with mutex_ held
   void refresh_hints();  ///< refresh at most once a second, with mutex_ held
   const RootFs& fs_;
@@ -46,6 +47,10 @@ class SpecReviews {
   std::map<std::string, std::vector<std::string>> items_;
   std::map<std::string, std::vector<std::string>> nodes_;  ///< name -> its device nodes
   probe::HardwareReader reader_;
+  /// The spec directory, the allow-list's and the hook programs': a quiet watch spares state()'s
+  /// stats. Not trusted while one of those files is a link (its target can change unseen).
+  DirectoryWatch watch_;
+  bool trust_watch_ = false;
   std::vector<std::string> names_;
   std::map<std::string, std::string, std::less<>> node_names_;  ///< device node -> name_for_node
   std::chrono::steady_clock::time_point checked_{};

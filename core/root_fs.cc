@@ -160,6 +160,8 @@ Result<std::optional<std::string>> trimmed_if_present(Result<std::string> data) 
   return std::optional<std::string>(first == std::string::npos ? "" : s.substr(first, last - first + 1));
 }
 
+Result<UniqueFd> RootFs::open_read(std::string_view machine_path) const { return open(machine_path, O_RDONLY, "read"); }
+
 Result<std::optional<std::string>> RootFs::read_optional(std::string_view machine_path) const {
   return trimmed_if_present(read_file(machine_path));
 }

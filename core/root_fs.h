@@ -69,6 +69,10 @@ class RootFs {
   /// (a PCI device's attributes). The error says why it cannot be opened; ENOENT when absent.
   Result<RootDir> open_dir(std::string_view machine_path) const;
 
+  /// A file opened for reading, to be read again with pread (sysfs and procfs make their text anew
+  /// at each read from offset 0); the error names the host path.
+  Result<UniqueFd> open_read(std::string_view machine_path) const;
+
   /// The walk in user space that `resolve` falls back on; public so a test can hold the
   /// kernel's answer against it.
   Result<std::string> walk(std::string_view machine_path, std::vector<std::string>* links = nullptr) const;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "admission/spec_reviews.h"
 #include "probe/hardware_identity.h"
 #include "tests/support/authz_envelope.h"
 #include "tests/support/fixture_root.h"
@@ -338,4 +339,32 @@ TEST_CASE("setup after a swap: a warning and -o json name each moved grant, its 
   REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
   CHECK(json::parse(tool(root, args).out)["moved_grants"].empty());
   CHECK_THAT(tool(root, {"metrics"}).out, Contains("rediacc_gpu_grants_moved 0"));
+}
+
+// The plugin lives for months: what it learned is checked again at every request, so a spec
+// rewritten (directly, or through a link's target) and cards renumbered are seen at the next one.
+TEST_CASE("a long-lived gate sees spec changes and renumbered cards at the next request") {
+  FixtureRoot root;
+  workstation(root, {128, 129, 130});
+  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  const RootFs fs(root.path());
+  admission::SpecReviews specs(fs);
+  CHECK(specs.hardware("rediacc.io/dri=renderD129") == std::vector<std::string>{kUuid4090});
+  CHECK(specs.hardware("vendor.com/xpu=a") == std::vector<std::string>{});
+  root.write("/opt/vendor.yaml",
+             "cdiVersion: 0.5.0\nkind: vendor.com/xpu\ndevices:\n- name: a\n  containerEdits:\n"
+             "    deviceNodes: [{path: /dev/dri/renderD128}]\n");
+  root.link("/etc/cdi/vendor.yaml", "../../opt/vendor.yaml");
+  CHECK(specs.hardware("vendor.com/xpu=a") == std::vector<std::string>{"0000:00:02.0"});
+  auto text = root.read("/opt/vendor.yaml");
+  text.replace(text.find("renderD128"), 10, "renderD130");
+  root.write("/opt/vendor.yaml", text);  // the link's target changes; the spec directory does not
+  CHECK(specs.hardware("vendor.com/xpu=a") == std::vector<std::string>{"0000:03:00.0"});
+  workstation(root, {128, 130, 129});
+  CHECK(specs.hardware("rediacc.io/dri=renderD129") == std::vector<std::string>{"0000:03:00.0"});
+  CHECK(specs.hardware("vendor.com/xpu=a") == std::vector<std::string>{kUuid4090});
+  std::filesystem::remove(root.host("/sys/class/drm/renderD130"));  // the card fell off the bus
+  const auto gone = specs.hardware("vendor.com/xpu=a");
+  REQUIRE_FALSE(gone);
+  CHECK_THAT(gone.error().message, Contains("cannot tell which hardware /dev/dri/renderD130 reaches"));
 }
