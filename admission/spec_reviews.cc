@@ -9,6 +9,7 @@
 
 #include "admission/grant_store.h"
 #include "cdi-gen/hook_policy.h"
+#include "cdi-gen/repo_views.h"
 #include "cdi-gen/spec_index.h"
 
 namespace rgpu::admission {
@@ -30,9 +31,10 @@ void add_stat(std::string& key, const std::string& host_path) {
 
 namespace {
 
-std::vector<std::filesystem::path> watched_dirs(const RootFs& fs) {
+std::vector<std::filesystem::path> watched_dirs(const RootFs& fs, const std::filesystem::path& view) {
   std::vector<std::filesystem::path> dirs = {fs.host_path(cdi::kSpecDir),
                                              fs.host_path(cdi::kAllowedHooksPath).parent_path()};
+  if (!view.empty()) dirs.push_back(view);
   for (const char* hook : cdi::kToolkitHooks) dirs.push_back(fs.host_path(hook).parent_path());
   std::sort(dirs.begin(), dirs.end());
   dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
@@ -46,15 +48,23 @@ bool is_link(const std::filesystem::path& p) {
 
 }  // namespace
 
-SpecReviews::SpecReviews(const RootFs& fs) : fs_(fs), reader_(fs), watch_(watched_dirs(fs)) {}
+std::filesystem::path view_of(const RootFs& fs, const std::string& repo) {
+  return repo.empty() ? std::filesystem::path() : fs.host_path(cdi::view_dir(repo));
+}
+
+SpecReviews::SpecReviews(const RootFs& fs, const std::string& repo)
+    : fs_(fs), reader_(fs), view_(view_of(fs, repo)), watch_(watched_dirs(fs, view_)) {}
 
 std::string SpecReviews::state() {
   std::vector<std::string> files;
   std::error_code ec;
   bool links = false;
-  for (const auto& e : std::filesystem::directory_iterator(fs_.host_path(cdi::kSpecDir), ec)) {
-    files.push_back(e.path().string());
-    links = links || e.is_symlink(ec);
+  for (const auto& dir : {fs_.host_path(cdi::kSpecDir), view_}) {
+    if (dir.empty()) continue;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+      files.push_back(e.path().string());
+      links = links || e.is_symlink(ec);
+    }
   }
   std::sort(files.begin(), files.end());
   std::string key;
@@ -94,6 +104,13 @@ void SpecReviews::refresh() {
     if (!items.empty()) items_[d.qualified_name] = std::move(items);
   }
   for (auto& [node, rank] : narrowest) node_names_[node] = std::move(std::get<2>(rank));
+  std::error_code ec;
+  if (!view_.empty() && std::filesystem::is_directory(view_, ec)) {
+    for (const auto& d : cdi::read_spec_dir(view_).devices) {
+      auto& nodes = nodes_[d.qualified_name];
+      nodes.insert(nodes.end(), d.device_nodes.begin(), d.device_nodes.end());
+    }
+  }
   std::sort(names_.begin(), names_.end());
   names_.erase(std::unique(names_.begin(), names_.end()), names_.end());
   state_ = std::move(now);

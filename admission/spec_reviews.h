@@ -4,6 +4,7 @@
 // operator's allow-list or a toolkit hook program changed, so a decision costs a few stats.
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <string>
@@ -19,7 +20,10 @@ namespace rgpu::admission {
 
 class SpecReviews {
  public:
-  explicit SpecReviews(const RootFs& fs);
+  /// `repo`, when given, is the repository whose daemon reads its CDI view
+  /// (/var/lib/rediacc/gpu/cdi/REPO): a name's nodes are then those of /etc/cdi and of the view,
+  /// so a view not yet refreshed after a change cannot hand dockerd nodes the gate did not check.
+  explicit SpecReviews(const RootFs& fs, const std::string& repo = "");
   /// admission::review_items of the name's spec as it is now; nothing for a name no spec defines
   /// (dockerd refuses it). Safe to call from several threads.
   std::vector<std::string> of(const std::string& name);
@@ -31,7 +35,7 @@ class SpecReviews {
   /// specs as they are; empty when none maps it. Refusal hints take it: /dev/nvidia3 is not
   /// nvidia.com/gpu=3 when minors do not follow the GPUs' order. Looked at as `defined` is.
   std::string name_for_node(std::string_view path);
-  /// The hardware the name reaches now: its nodes from the specs as they are, each node's
+  /// The hardware the name reaches now: its nodes from the specs as they are (and the view's), each node's
   /// identity read live from the machine (probe::HardwareReader); nothing for a name no spec
   /// defines. Fails when a node's hardware cannot be told.
   Result<std::vector<std::string>> hardware(const std::string& name);
@@ -49,6 +53,7 @@ class SpecReviews {
   probe::HardwareReader reader_;
   /// The spec directory, the allow-list's and the hook programs': a quiet watch spares state()'s
   /// stats. Not trusted while one of those files is a link (its target can change unseen).
+  std::filesystem::path view_;  ///< the repository's view directory on the host; empty: none
   DirectoryWatch watch_;
   bool trust_watch_ = false;
   std::vector<std::string> names_;

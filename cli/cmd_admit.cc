@@ -46,7 +46,7 @@ int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
       "repository daemon's socket");
   if (!containers) return report_usage(containers.error());
   admission::GrantsCache cache(fs);
-  admission::SpecReviews spec_reviews(fs);
+  admission::SpecReviews spec_reviews(fs, *repo);
   const admission::HostPathJudge host_paths(
       fs, std::chrono::seconds(2), [&spec_reviews](std::string_view path) { return spec_reviews.name_for_node(path); });
   const admission::ReviewSource reviews = [&spec_reviews](const std::string& name) { return spec_reviews.of(name); };

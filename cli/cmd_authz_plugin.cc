@@ -42,7 +42,7 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
                          ".env and restart rediacc-gpu-authz@" + *repo);
   if (!containers) return report_usage(containers.error());
   admission::GrantsCache cache(fs);
-  admission::SpecReviews spec_reviews(fs);
+  admission::SpecReviews spec_reviews(fs, *repo);
   const admission::HostPathJudge host_paths(
       fs, std::chrono::seconds(2), [&spec_reviews](std::string_view path) { return spec_reviews.name_for_node(path); });
   const admission::ReviewSource reviews = [&spec_reviews](const std::string& name) { return spec_reviews.of(name); };

@@ -263,6 +263,9 @@ containerEdits: {deviceNodes: [{path: /dev/nvidiactl}]}
   auto spec = root.read("/etc/cdi/nvidia.yaml");
   spec.replace(spec.rfind("/dev/nvidia1"), 12, "/dev/nvidia0");
   root.write("/etc/cdi/nvidia.yaml", spec);
+  // team-b's daemon reads its view, which still maps /dev/nvidia1 until the views follow.
+  CHECK_FALSE(allowed(admit_create(root, "team-b", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555")));
+  REQUIRE(tool(root, {"cdi", "views"}).exit_code == 0);  // what the views' path unit runs
   CHECK(allowed(admit_create(root, "team-b", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555")));
   // doctor names the index grant that moved, with both ways out, and not the UUID grant that stayed.
   const auto doctor = tool(root, {"doctor", "-o", "json"});
@@ -367,4 +370,23 @@ TEST_CASE("a long-lived gate sees spec changes and renumbered cards at the next 
   const auto gone = specs.hardware("vendor.com/xpu=a");
   REQUIRE_FALSE(gone);
   CHECK_THAT(gone.error().message, Contains("cannot tell which hardware /dev/dri/renderD130 reaches"));
+}
+
+// The repository's daemon resolves names from its view, not from /etc/cdi: a view not refreshed
+// after the machine changed still maps the old node, and the gate judges those nodes too.
+TEST_CASE("a view left stale after a swap: the nodes the daemon would map are the ones judged") {
+  FixtureRoot root;
+  workstation(root, {128, 129, 130});
+  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=pci-0000-01-00.0"}).exit_code == 0);
+  const std::string view = "/var/lib/rediacc/gpu/cdi/alpha/rediacc.io-dri.json";
+  const std::string before = root.read(view);
+  REQUIRE_THAT(before, Contains("renderD129"));
+  workstation(root, {128, 130, 129});
+  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  CHECK(allowed(admit_create(root, "alpha", "rediacc.io/dri=pci-0000-01-00.0")));
+  root.write(view, before);  // the views' refresh failed or has not run yet
+  const auto stale = admit_create(root, "alpha", "rediacc.io/dri=pci-0000-01-00.0");
+  CHECK(stale.exit_code == 1);
+  CHECK_THAT(stale.out, Contains("now reaches other hardware than was granted") && Contains("0000:03:00.0"));
 }
