@@ -23,8 +23,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kUuid4090 = "GPU-40904090-4090-4090-4090-409040904090";
-
 RunResult tool(const FixtureRoot& root, std::vector<std::string> args) {
   args.push_back("--root");
   args.push_back(root.str());
@@ -37,29 +35,9 @@ RunResult admit_create(const FixtureRoot& root, const std::string& repo, const s
   return run_tool({"admit", "--repo", repo, "--root", root.str()}, authz_post("/v1.53/containers/create", body));
 }
 
-// The render numbers each card has at this boot; an absent Intel GPU is not there.
-struct Numbers {
-  std::optional<unsigned> intel;
-  unsigned nvidia = 129;
-  unsigned amd = 130;
-};
+constexpr const char* kUuid4090 = kWorkstation4090Uuid;
 
-// A workstation: Intel iGPU 00:02.0, RTX 4090 01:00.0, RX 7900 03:00.0. Card numbers follow the
-// render numbers, as they do when the kernel probes the cards in another order.
-void workstation(const FixtureRoot& root, Numbers n) {
-  for (const char* dir : {"/sys", "/dev", "/proc"}) std::filesystem::remove_all(root.host(dir));
-  MachineBuilder m(root);
-  m.hostname("ws-01");
-  if (n.intel) m.pci({"0000:00:02.0", 0x8086, 0xa780, 0x030000, "i915", *n.intel - 128, *n.intel});
-  m.pci({"0000:01:00.0", 0x10de, 0x2684, 0x030000, "nvidia", n.nvidia - 128, n.nvidia});
-  m.pci({"0000:03:00.0", 0x1002, 0x744c, 0x030000, "amdgpu", n.amd - 128, n.amd});
-  m.nvidia_device_node(0);
-  m.nvidia_version("570.86.15", true);
-  m.nvidia_proc_gpu({"0000:01:00.0", "NVIDIA GeForce RTX 4090", kUuid4090, 0});
-  m.kfd_device(234);
-  m.kfd_cpu_node(0);
-  m.kfd_gpu_node({1, 0, 0x0300, n.amd, "1234567890123456789", 0});
-}
+void workstation(const FixtureRoot& root, CardNumbers n) { workstation_numbered(root, n); }
 
 bool allowed(const RunResult& r) { return r.exit_code == 0; }
 

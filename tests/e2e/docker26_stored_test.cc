@@ -216,3 +216,32 @@ TEST_CASE("docker26: grants apply --prune names the containers still using what 
   const auto again = run_tool({"grants", "apply", desired, "--prune", "-o", "json", "--root", machine.str()});
   CHECK(nlohmann::json::parse(again.out)["changed"] == false);
 }
+
+// The cards trade render numbers (another slot, another boot): through the real daemon, the
+// numbered name is refused for a new container and for one made before, and the name keyed by
+// the card follows it to its new node.
+TEST_CASE(
+    "docker26: after the cards trade numbers, the numbered grant is refused at run and at start, the keyed one "
+    "follows its card",
+    "[e2e][docker26]") {
+  FixtureRoot machine;
+  workstation_numbered(machine, {128, 129, 130});
+  tool({"cdi", "generate", "--root", machine.str()});
+  Docker26 docker(machine, "alpha");
+  docker.import_busybox("img");
+  tool({"grant", "alpha", "--device", "rediacc.io/dri=renderD129", "--root", machine.str()});
+  tool({"grant", "alpha", "--device", "rediacc.io/dri=pci-0000-01-00.0", "--root", machine.str()});
+  const std::string show = "ls /dev/dri";
+  ran(docker,
+      docker.docker({"create", "--name", "before", "--device", "rediacc.io/dri=renderD129", "img", "sh", "-c", show}));
+  workstation_numbered(machine, {128, 130, 129});  // no restart of the plugin or the daemon
+  tool({"cdi", "generate", "--root", machine.str()});
+  const std::string moved = "now reaches other hardware than was granted";
+  refused_by_gate(docker, docker.docker({"run", "--rm", "--device", "rediacc.io/dri=renderD129", "img", "true"}),
+                  moved);
+  refused_by_gate(docker, docker.docker({"start", "-a", "before"}), moved);
+  const auto keyed =
+      docker.docker({"run", "--rm", "--device", "rediacc.io/dri=pci-0000-01-00.0", "img", "sh", "-c", show});
+  ran(docker, keyed);
+  CHECK(keyed.out == "renderD130\n");
+}

@@ -245,6 +245,21 @@ void amd_instinct_x8(const FixtureRoot& root, bool mi300x, unsigned partitions, 
   filler_devices(m, "0000", 200);
 }
 
+void workstation_numbered(const FixtureRoot& root, CardNumbers n) {
+  for (const char* dir : {"/sys", "/dev", "/proc"}) std::filesystem::remove_all(root.host(dir));
+  MachineBuilder m(root);
+  m.hostname("ws-01");
+  if (n.intel) m.pci({"0000:00:02.0", 0x8086, 0xa780, 0x030000, "i915", *n.intel - 128, *n.intel});
+  m.pci({"0000:01:00.0", 0x10de, 0x2684, 0x030000, "nvidia", n.nvidia - 128, n.nvidia});
+  m.pci({"0000:03:00.0", 0x1002, 0x744c, 0x030000, "amdgpu", n.amd - 128, n.amd});
+  m.nvidia_device_node(0);
+  m.nvidia_version("570.86.15", true);
+  m.nvidia_proc_gpu({"0000:01:00.0", "NVIDIA GeForce RTX 4090", kWorkstation4090Uuid, 0});
+  m.kfd_device(234);
+  m.kfd_cpu_node(0);
+  m.kfd_gpu_node({1, 0, 0x0300, n.amd, "1234567890123456789", 0});
+}
+
 void mixed_x8(const FixtureRoot& root) {
   MachineBuilder m(root);
   m.hostname("mixed-x8");

@@ -5,6 +5,7 @@
 // order, MI300X as class 0x1200 with partition render nodes owned by non-PCI devices.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,19 @@ void mixed_x8(const FixtureRoot& root);
 /// but whole. The NVIDIA spec as toolkit 1.18+ writes it, or as 1.17 did (the MIG GPU named whole
 /// too); a management spec with every capability node.
 void nvidia_mig(const FixtureRoot& root, bool toolkit_before_118);
+
+/// The render numbers a workstation's cards got at this boot; an absent Intel GPU is not there.
+struct CardNumbers {
+  std::optional<unsigned> intel;
+  unsigned nvidia = 129;
+  unsigned amd = 130;
+};
+inline constexpr const char* kWorkstation4090Uuid = "GPU-40904090-4090-4090-4090-409040904090";
+/// Intel iGPU 00:02.0, RTX 4090 01:00.0 (/dev/nvidia0), RX 7900 03:00.0 with the render and card
+/// numbers `n` (card numbers follow them, as when the kernel probes the cards in another order).
+/// /sys, /dev and /proc are made anew, so calling it again on a root renumbers its cards and
+/// keeps /etc (specs, grants, views).
+void workstation_numbered(const FixtureRoot& root, CardNumbers n);
 
 struct NamedMachine {
   std::string name;
