@@ -10,6 +10,7 @@
 
 #include "admission/spec_reviews.h"
 #include "probe/hardware_identity.h"
+#include "tests/support/admit_on.h"
 #include "tests/support/authz_envelope.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machine_builder.h"
@@ -22,18 +23,6 @@ using Catch::Contains;
 using nlohmann::json;
 
 namespace {
-
-RunResult tool(const FixtureRoot& root, std::vector<std::string> args) {
-  args.push_back("--root");
-  args.push_back(root.str());
-  return run_tool(args);
-}
-
-RunResult admit_create(const FixtureRoot& root, const std::string& repo, const std::string& name) {
-  const std::string body =
-      R"({"Image":"img","HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":[")" + name + R"("]}]}})";
-  return run_tool({"admit", "--repo", repo, "--root", root.str()}, authz_post("/v1.53/containers/create", body));
-}
 
 constexpr const char* kUuid4090 = kWorkstation4090Uuid;
 
@@ -85,7 +74,7 @@ TEST_CASE("hardware identity: partitions by card and mode, MIG slices by GPU and
   CHECK(amd.identity("/dev/dri/renderD136") == "0000:05:00.0/cpx1");
   CHECK(amd.identity("/dev/dri/card9") == "0000:05:00.0/cpx1");
   CHECK(amd.identity("/dev/dri/renderD143") == "0000:26:00.0/cpx1");
-  const auto migs = tool(mig, {"cdi", "list", "-o", "json"});
+  const auto migs = tool_on(mig, {"cdi", "list", "-o", "json"});
   REQUIRE(migs.exit_code == 0);
   bool saw_slice = false;
   const auto listed = json::parse(migs.out);
@@ -108,23 +97,23 @@ TEST_CASE("hardware identity: partitions by card and mode, MIG slices by GPU and
 TEST_CASE("grant records the hardware its name reaches, and grants shows it") {
   FixtureRoot root;
   workstation(root, {128, 129, 130});
-  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "beta", "--device", "rediacc.io/amd=gpu0", "--exclusive"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "beta", "--device", "rediacc.io/amd=gpu0", "--exclusive"}).exit_code == 0);
   CHECK(grant_of(root, "alpha", "rediacc.io/dri=renderD129")["hardware"] == json::array({kUuid4090}));
   CHECK(grant_of(root, "beta", "rediacc.io/amd=gpu0")["hardware"] == json::array({"0000:03:00.0"}));
-  CHECK_THAT(tool(root, {"grants", "-o", "wide"}).out, Contains("HARDWARE") && Contains("0000:03:00.0"));
-  const auto listed = json::parse(tool(root, {"grants", "-o", "json"}).out)["grants"];
+  CHECK_THAT(tool_on(root, {"grants", "-o", "wide"}).out, Contains("HARDWARE") && Contains("0000:03:00.0"));
+  const auto listed = json::parse(tool_on(root, {"grants", "-o", "json"}).out)["grants"];
   CHECK(listed[0]["hardware"].is_array());
 }
 
 TEST_CASE("two cards trade render numbers: the numbered grant is refused, before and after the specs follow") {
   FixtureRoot root;
   workstation(root, {128, 129, 130});
-  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=pci-0000-01-00.0"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "beta", "--device", "rediacc.io/amd=gpu0", "--exclusive"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "alpha", "--device", "rediacc.io/dri=pci-0000-01-00.0"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "beta", "--device", "rediacc.io/amd=gpu0", "--exclusive"}).exit_code == 0);
   CHECK(allowed(admit_create(root, "alpha", "rediacc.io/dri=renderD129")));
   workstation(root, {128, 130, 129});
   for (int regenerated = 0; regenerated < 2; ++regenerated) {
@@ -137,11 +126,11 @@ TEST_CASE("two cards trade render numbers: the numbered grant is refused, before
     // beta's own name stays on its card once the specs follow it; before, gpu0 maps renderD130,
     // the 4090 now, and is refused as well.
     CHECK(allowed(admit_create(root, "beta", "rediacc.io/amd=gpu0")) == (regenerated == 1));
-    REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+    REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
   }
   CHECK(allowed(admit_create(root, "alpha", "rediacc.io/dri=pci-0000-01-00.0")));
   // A re-grant of the numbered name accepts the move, and is then a reservation's business.
-  const auto regrant = tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"});
+  const auto regrant = tool_on(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"});
   CHECK(regrant.exit_code != 0);
   CHECK_THAT(regrant.err, Contains("reserved exclusively by repository \"beta\""));
 }
@@ -149,17 +138,18 @@ TEST_CASE("two cards trade render numbers: the numbered grant is refused, before
 TEST_CASE("a card removed: the name that now reaches a card another repository reserved is refused") {
   FixtureRoot root;
   workstation(root, {128, 129, 130});
-  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "team-b", "--device", "rediacc.io/dri=renderD128"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "team-a", "--device", "rediacc.io/dri=pci-0000-01-00.0", "--exclusive"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "team-b", "--device", "rediacc.io/dri=renderD128"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "team-a", "--device", "rediacc.io/dri=pci-0000-01-00.0", "--exclusive"}).exit_code ==
+          0);
   workstation(root, {std::nullopt, 128, 129});
-  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
   const auto b = admit_create(root, "team-b", "rediacc.io/dri=renderD128");
   CHECK(b.exit_code == 1);
   CHECK_THAT(b.out, Contains("granted on 0000:00:02.0, now " + std::string(kUuid4090)));
   CHECK(allowed(admit_create(root, "team-a", "rediacc.io/dri=pci-0000-01-00.0")));
   // Even a grant recorded on the 4090 by another name cannot reach it while team-a reserves it.
-  const auto grant = tool(root, {"grant", "team-b", "--device", "rediacc.io/dri=renderD128"});
+  const auto grant = tool_on(root, {"grant", "team-b", "--device", "rediacc.io/dri=renderD128"});
   CHECK(grant.exit_code != 0);
   CHECK_THAT(grant.err, Contains("reserved exclusively by repository \"team-a\""));
 }
@@ -167,11 +157,11 @@ TEST_CASE("a card removed: the name that now reaches a card another repository r
 TEST_CASE("a card added in front: the numbered name moves onto it and is refused, the keyed one stays") {
   FixtureRoot root;
   workstation(root, {std::nullopt, 128, 129});
-  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "team-a", "--device", "rediacc.io/dri=renderD128"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "team-a", "--device", "rediacc.io/amd=pci-0000-03-00.0"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "team-a", "--device", "rediacc.io/dri=renderD128"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "team-a", "--device", "rediacc.io/amd=pci-0000-03-00.0"}).exit_code == 0);
   workstation(root, {128, 129, 130});
-  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
   const auto moved = admit_create(root, "team-a", "rediacc.io/dri=renderD128");
   CHECK(moved.exit_code == 1);
   CHECK_THAT(moved.out, Contains("now 0000:00:02.0"));
@@ -181,14 +171,15 @@ TEST_CASE("a card added in front: the numbered name moves onto it and is refused
 TEST_CASE("a partition mode change: partitions are cut anew, every grant on them is refused until re-granted") {
   FixtureRoot root;
   amd_instinct_x8(root, true, 8);
-  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
   // renderD137 is card 0's third partition in CPX.
-  REQUIRE(tool(root, {"grant", "team-a", "--device", "rediacc.io/dri=renderD137"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "team-b", "--device", "rediacc.io/amd=pci-0000-26-00.0", "--exclusive"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "team-a", "--device", "rediacc.io/dri=renderD137"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "team-b", "--device", "rediacc.io/amd=pci-0000-26-00.0", "--exclusive"}).exit_code ==
+          0);
   CHECK(grant_of(root, "team-a", "rediacc.io/dri=renderD137")["hardware"] == json::array({"0000:05:00.0/cpx2"}));
   for (const char* dir : {"/sys", "/dev", "/proc"}) std::filesystem::remove_all(root.host(dir));
   amd_instinct_x8(root, true, 2);  // DPX: renderD137 is now card 1's second half
-  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
   const auto moved = admit_create(root, "team-a", "rediacc.io/dri=renderD137");
   CHECK(moved.exit_code == 1);
   CHECK_THAT(moved.out, Contains("granted on 0000:05:00.0/cpx2, now 0000:26:00.0/dpx1"));
@@ -197,14 +188,15 @@ TEST_CASE("a partition mode change: partitions are cut anew, every grant on them
   CHECK(whole.exit_code == 1);
   CHECK_THAT(whole.out, Contains("now 0000:26:00.0/dpx0, 0000:26:00.0/dpx1"));
   // team-a's numbered name reaches that card now: reserving it means revoking that first.
-  const auto held = tool(root, {"grant", "team-b", "--device", "rediacc.io/amd=pci-0000-26-00.0", "--exclusive"});
+  const auto held = tool_on(root, {"grant", "team-b", "--device", "rediacc.io/amd=pci-0000-26-00.0", "--exclusive"});
   CHECK(held.exit_code != 0);
   CHECK_THAT(held.err, Contains("repository \"team-a\" holds rediacc.io/dri=renderD137"));
-  REQUIRE(tool(root, {"revoke", "team-a", "--device", "rediacc.io/dri=renderD137"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "team-b", "--device", "rediacc.io/amd=pci-0000-26-00.0", "--exclusive"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"revoke", "team-a", "--device", "rediacc.io/dri=renderD137"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "team-b", "--device", "rediacc.io/amd=pci-0000-26-00.0", "--exclusive"}).exit_code ==
+          0);
   CHECK(allowed(admit_create(root, "team-b", "rediacc.io/amd=pci-0000-26-00.0")));
   // A re-grant of team-a's name now would reach team-b's reserved card.
-  const auto regrant = tool(root, {"grant", "team-a", "--device", "rediacc.io/dri=renderD137"});
+  const auto regrant = tool_on(root, {"grant", "team-a", "--device", "rediacc.io/dri=renderD137"});
   CHECK(regrant.exit_code != 0);
   CHECK_THAT(regrant.err, Contains("reserved exclusively by repository \"team-b\""));
 }
@@ -223,8 +215,8 @@ devices:
   containerEdits: {deviceNodes: [{path: /dev/nvidia1}]}
 containerEdits: {deviceNodes: [{path: /dev/nvidiactl}]}
 )");
-  REQUIRE(tool(root, {"grant", "team-a", "--device", "nvidia.com/gpu=0", "--exclusive"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "team-b", "--device", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555"})
+  REQUIRE(tool_on(root, {"grant", "team-a", "--device", "nvidia.com/gpu=0", "--exclusive"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "team-b", "--device", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555"})
               .exit_code == 0);
   // The driver hands out the minors the other way round at this boot.
   MachineBuilder m(root);
@@ -243,10 +235,10 @@ containerEdits: {deviceNodes: [{path: /dev/nvidiactl}]}
   root.write("/etc/cdi/nvidia.yaml", spec);
   // team-b's daemon reads its view, which still maps /dev/nvidia1 until the views follow.
   CHECK_FALSE(allowed(admit_create(root, "team-b", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555")));
-  REQUIRE(tool(root, {"cdi", "views"}).exit_code == 0);  // what the views' path unit runs
+  REQUIRE(tool_on(root, {"cdi", "views"}).exit_code == 0);  // what the views' path unit runs
   CHECK(allowed(admit_create(root, "team-b", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555")));
   // doctor names the index grant that moved, with both ways out, and not the UUID grant that stayed.
-  const auto doctor = tool(root, {"doctor", "-o", "json"});
+  const auto doctor = tool_on(root, {"doctor", "-o", "json"});
   std::vector<json> failed;
   const auto report = json::parse(doctor.out);
   for (const auto& c : report["checks"]) {
@@ -265,17 +257,17 @@ containerEdits: {deviceNodes: [{path: /dev/nvidiactl}]}
 TEST_CASE("grants apply: a listed name that moved is refused as a move unless --accept-moves") {
   FixtureRoot root;
   workstation(root, {128, 129, 130});
-  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
   root.write("/tmp/desired.yaml", "schema: 1\nrepositories:\n- name: alpha\n  grants: [rediacc.io/dri=renderD129]\n");
-  REQUIRE(tool(root, {"grants", "apply", root.host("/tmp/desired.yaml").string()}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grants", "apply", root.host("/tmp/desired.yaml").string()}).exit_code == 0);
   workstation(root, {128, 130, 129});
-  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
-  const auto refused = tool(root, {"grants", "apply", root.host("/tmp/desired.yaml").string()});
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
+  const auto refused = tool_on(root, {"grants", "apply", root.host("/tmp/desired.yaml").string()});
   CHECK(refused.exit_code != 0);
   CHECK_THAT(refused.out + refused.err,
              Contains("now reaches other hardware than was granted to alpha") && Contains("--accept-moves"));
   CHECK(grant_of(root, "alpha", "rediacc.io/dri=renderD129")["hardware"] == json::array({kUuid4090}));
-  const auto accepted = tool(root, {"grants", "apply", root.host("/tmp/desired.yaml").string(), "--accept-moves"});
+  const auto accepted = tool_on(root, {"grants", "apply", root.host("/tmp/desired.yaml").string(), "--accept-moves"});
   CHECK(accepted.exit_code == 0);
   CHECK_THAT(accepted.out, Contains("reaches other hardware now"));
   CHECK(grant_of(root, "alpha", "rediacc.io/dri=renderD129")["hardware"] == json::array({"0000:03:00.0"}));
@@ -286,9 +278,9 @@ TEST_CASE("setup after a swap: a warning and -o json name each moved grant, its 
   FixtureRoot root;
   workstation(root, {128, 129, 130});
   const std::vector<std::string> setup = {"setup", "--install-nvidia-toolkit", "false"};
-  REQUIRE(tool(root, setup).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=pci-0000-01-00.0"}).exit_code == 0);
+  REQUIRE(tool_on(root, setup).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "alpha", "--device", "rediacc.io/dri=pci-0000-01-00.0"}).exit_code == 0);
   const auto view = [&] {
     std::string all;
     for (const auto& e : std::filesystem::recursive_directory_iterator(root.host("/var/lib/rediacc/gpu/cdi/alpha")))
@@ -299,7 +291,7 @@ TEST_CASE("setup after a swap: a warning and -o json name each moved grant, its 
   workstation(root, {128, 130, 129});
   auto args = setup;
   args.insert(args.end(), {"-o", "json"});
-  const auto r = tool(root, args);
+  const auto r = tool_on(root, args);
   REQUIRE(r.exit_code == 0);
   const auto out = json::parse(r.out);
   REQUIRE(out["moved_grants"].size() == 1);
@@ -314,12 +306,12 @@ TEST_CASE("setup after a swap: a warning and -o json name each moved grant, its 
   const auto now = view();
   CHECK_THAT(now, Contains("pci-0000-01-00.0") && Contains("/dev/dri/renderD130"));
   CHECK_THAT(now, !Contains("renderD129"));
-  CHECK_THAT(tool(root, {"metrics"}).out, Contains("rediacc_gpu_grants_moved 1"));
-  CHECK_THAT(tool(root, {"grants"}).out, Contains("rediacc.io/dri=renderD129 (MOVED)"));
+  CHECK_THAT(tool_on(root, {"metrics"}).out, Contains("rediacc_gpu_grants_moved 1"));
+  CHECK_THAT(tool_on(root, {"grants"}).out, Contains("rediacc.io/dri=renderD129 (MOVED)"));
   // A re-grant accepts the move: the next setup is quiet about it.
-  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
-  CHECK(json::parse(tool(root, args).out)["moved_grants"].empty());
-  CHECK_THAT(tool(root, {"metrics"}).out, Contains("rediacc_gpu_grants_moved 0"));
+  REQUIRE(tool_on(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
+  CHECK(json::parse(tool_on(root, args).out)["moved_grants"].empty());
+  CHECK_THAT(tool_on(root, {"metrics"}).out, Contains("rediacc_gpu_grants_moved 0"));
 }
 
 // The plugin lives for months: what it learned is checked again at every request, so a spec
@@ -327,7 +319,7 @@ TEST_CASE("setup after a swap: a warning and -o json name each moved grant, its 
 TEST_CASE("a long-lived gate sees spec changes and renumbered cards at the next request") {
   FixtureRoot root;
   workstation(root, {128, 129, 130});
-  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
   const RootFs fs(root.path());
   admission::SpecReviews specs(fs);
   CHECK(specs.hardware("rediacc.io/dri=renderD129") == std::vector<std::string>{kUuid4090});
@@ -355,13 +347,13 @@ TEST_CASE("a long-lived gate sees spec changes and renumbered cards at the next 
 TEST_CASE("a view left stale after a swap: the nodes the daemon would map are the ones judged") {
   FixtureRoot root;
   workstation(root, {128, 129, 130});
-  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "alpha", "--device", "rediacc.io/dri=pci-0000-01-00.0"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "alpha", "--device", "rediacc.io/dri=pci-0000-01-00.0"}).exit_code == 0);
   const std::string view = "/var/lib/rediacc/gpu/cdi/alpha/rediacc.io-dri.json";
   const std::string before = root.read(view);
   REQUIRE_THAT(before, Contains("renderD129"));
   workstation(root, {128, 130, 129});
-  REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
   CHECK(allowed(admit_create(root, "alpha", "rediacc.io/dri=pci-0000-01-00.0")));
   root.write(view, before);  // the views' refresh failed or has not run yet
   const auto stale = admit_create(root, "alpha", "rediacc.io/dri=pci-0000-01-00.0");

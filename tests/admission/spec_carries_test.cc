@@ -11,6 +11,7 @@
 
 #include "cdi-gen/spec_index.h"
 #include "core/root_fs.h"
+#include "tests/support/admit_on.h"
 #include "tests/support/authz_envelope.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
@@ -56,26 +57,13 @@ devices:
       netDevices: [{hostInterfaceName: eth1, name: net0}]
 )";
 
-RunResult tool(const FixtureRoot& root, std::vector<std::string> args) {
-  args.push_back("--root");
-  args.push_back(root.str());
-  return run_tool(args);
-}
-
-// One create through admit naming `name`, as the docker CLI 28 sends it.
-RunResult admit_create(const FixtureRoot& root, const std::string& repo, const std::string& name) {
-  const std::string body =
-      R"({"Image":"img","HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":[")" + name + R"("]}]}})";
-  return run_tool({"admit", "--repo", repo, "--root", root.str()}, authz_post("/v1.53/containers/create", body));
-}
-
 }  // namespace
 
 TEST_CASE("cdi list and grants: each name shows the hooks, mounts and net devices it brings") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
   root.write("/etc/cdi/vendor.com-xpu.yaml", vendor_spec("--flag"));
-  const auto listed = tool(root, {"cdi", "list", "-o", "json"});
+  const auto listed = tool_on(root, {"cdi", "list", "-o", "json"});
   REQUIRE(listed.exit_code == 0);
   json hooked;
   const auto listed_doc = json::parse(listed.out);
@@ -89,20 +77,21 @@ TEST_CASE("cdi list and grants: each name shows the hooks, mounts and net device
   // The spec's own edits come with every one of its names.
   CHECK(hooked["mounts"] == json::parse(R"([{"host_path":"/opt/vendor/lib","container_path":"/usr/lib/vendor"}])"));
   CHECK(hooked["net_devices"].empty());
-  const auto wide = tool(root, {"cdi", "list", "-o", "wide"});
+  const auto wide = tool_on(root, {"cdi", "list", "-o", "wide"});
   CHECK_THAT(wide.out, Catch::Contains("HOOKS") && Catch::Contains("NET DEVICES") &&
                            Catch::Contains("createContainer /opt/vendor/bin/hook --flag") &&
                            Catch::Contains("/opt/vendor/lib -> /usr/lib/vendor") && Catch::Contains("eth1 as eth0"));
-  REQUIRE(tool(root, {"grant", "web", "--device", "vendor.com/xpu=hooked", "--allow-hooks"}).exit_code == 0);
-  const auto grants = json::parse(tool(root, {"grants", "-o", "json"}).out)["grants"];
+  REQUIRE(tool_on(root, {"grant", "web", "--device", "vendor.com/xpu=hooked", "--allow-hooks"}).exit_code == 0);
+  const auto grants = json::parse(tool_on(root, {"grants", "-o", "json"}).out)["grants"];
   REQUIRE(grants.size() == 1);
   CHECK(grants[0]["hooks"][0]["path"] == "/opt/vendor/bin/hook");
   CHECK(grants[0]["reviewed"] ==
         json::array({"hook createContainer /opt/vendor/bin/hook --flag (not in the allow-list)"}));
-  CHECK_THAT(tool(root, {"grants"}).out, Catch::Contains("CARRIES") && Catch::Contains("1 hook, 1 mount"));
-  CHECK_THAT(tool(root, {"grants", "-o", "wide"}).out, Catch::Contains("createContainer /opt/vendor/bin/hook --flag"));
-  REQUIRE(tool(root, {"probe"}).exit_code == 0);
-  CHECK_THAT(tool(root, {"list", "-o", "wide"}).out, Catch::Contains("CDI CARRIES"));
+  CHECK_THAT(tool_on(root, {"grants"}).out, Catch::Contains("CARRIES") && Catch::Contains("1 hook, 1 mount"));
+  CHECK_THAT(tool_on(root, {"grants", "-o", "wide"}).out,
+             Catch::Contains("createContainer /opt/vendor/bin/hook --flag"));
+  REQUIRE(tool_on(root, {"probe"}).exit_code == 0);
+  CHECK_THAT(tool_on(root, {"list", "-o", "wide"}).out, Catch::Contains("CDI CARRIES"));
 }
 
 TEST_CASE("grant: a hook outside the allow-list or a net device needs the operator's say") {
@@ -110,7 +99,7 @@ TEST_CASE("grant: a hook outside the allow-list or a net device needs the operat
   two_nvidia_datacenter(root, true);
   root.write("/etc/cdi/vendor.com-xpu.yaml", vendor_spec("--flag"));
   root.write("/etc/cdi/other.com-net.yaml", kOtherNic);
-  const auto hooked = tool(root, {"grant", "web", "--device", "vendor.com/xpu=hooked"});
+  const auto hooked = tool_on(root, {"grant", "web", "--device", "vendor.com/xpu=hooked"});
   CHECK(hooked.exit_code != 0);
   CHECK_THAT(hooked.err, Catch::Contains("vendor.com/xpu=hooked makes the runtime run hook createContainer "
                                          "/opt/vendor/bin/hook --flag (not in the allow-list) on the host, as root") &&
@@ -118,24 +107,24 @@ TEST_CASE("grant: a hook outside the allow-list or a net device needs the operat
   CHECK_FALSE(std::filesystem::exists(root.host("/etc/rediacc/gpu/grants.json")));
   // The operator's allow-list takes the program; a comment and blanks are ignored.
   root.write("/etc/rediacc/gpu/allowed-hooks", "# vendor's hook, reviewed 2026-12-01\n  /opt/vendor/bin/hook  \n");
-  CHECK(tool(root, {"grant", "web", "--device", "vendor.com/xpu=hooked"}).exit_code == 0);
+  CHECK(tool_on(root, {"grant", "web", "--device", "vendor.com/xpu=hooked"}).exit_code == 0);
   // The toolkit's own hook is allowed, unless someone other than root may change the program.
-  CHECK(tool(root, {"grant", "web", "--device", "vendor.com/xpu=toolkit"}).exit_code == 0);
+  CHECK(tool_on(root, {"grant", "web", "--device", "vendor.com/xpu=toolkit"}).exit_code == 0);
   root.write("/usr/bin/nvidia-cdi-hook", "#!/bin/sh\n");
   ::chmod(root.host("/usr/bin/nvidia-cdi-hook").c_str(), 0777);
-  const auto writable = tool(root, {"grant", "api", "--device", "vendor.com/xpu=toolkit"});
+  const auto writable = tool_on(root, {"grant", "api", "--device", "vendor.com/xpu=toolkit"});
   CHECK(writable.exit_code != 0);
   CHECK_THAT(writable.err, Catch::Contains("/usr/bin/nvidia-cdi-hook update-ldcache (writable by others than root)"));
   ::chmod(root.host("/usr/bin/nvidia-cdi-hook").c_str(), 0755);
-  const auto nic = tool(root, {"grant", "web", "--device", "vendor.com/xpu=nic"});
+  const auto nic = tool_on(root, {"grant", "web", "--device", "vendor.com/xpu=nic"});
   CHECK(nic.exit_code != 0);
   CHECK_THAT(nic.err,
              Catch::Contains("moves a host network interface into the container (net device eth1 (as eth0))") &&
                  Catch::Contains("--allow-net-devices"));
-  REQUIRE(tool(root, {"grant", "web", "--device", "vendor.com/xpu=nic", "--allow-net-devices"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "web", "--device", "vendor.com/xpu=nic", "--allow-net-devices"}).exit_code == 0);
   // Two names that move the same host interface reach the same thing.
-  REQUIRE(tool(root, {"grant", "api", "--device", "other.com/net=nic2", "--allow-net-devices"}).exit_code == 0);
-  const auto grants = json::parse(tool(root, {"grants", "api", "-o", "json"}).out)["grants"];
+  REQUIRE(tool_on(root, {"grant", "api", "--device", "other.com/net=nic2", "--allow-net-devices"}).exit_code == 0);
+  const auto grants = json::parse(tool_on(root, {"grants", "api", "-o", "json"}).out)["grants"];
   REQUIRE(grants.size() == 1);
   CHECK(grants[0]["same_gpu_also_granted_to"] == json::parse(R"([{"repo":"web","device":"vendor.com/xpu=nic"}])"));
 }
@@ -144,8 +133,8 @@ TEST_CASE("gate: a granted name whose spec now carries what its grant did not re
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
   root.write("/etc/cdi/vendor.com-xpu.yaml", vendor_spec("--flag"));
-  REQUIRE(tool(root, {"grant", "web", "--device", "vendor.com/xpu=hooked", "--allow-hooks"}).exit_code == 0);
-  REQUIRE(tool(root, {"grant", "web", "--device", "vendor.com/xpu=toolkit"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "web", "--device", "vendor.com/xpu=hooked", "--allow-hooks"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "web", "--device", "vendor.com/xpu=toolkit"}).exit_code == 0);
   CHECK(admit_create(root, "web", "vendor.com/xpu=hooked").exit_code == 0);
   CHECK(admit_create(root, "web", "vendor.com/xpu=toolkit").exit_code == 0);
   // The vendor's spec changes after the grant: other arguments, and a hook on the toolkit's name.
@@ -163,7 +152,7 @@ TEST_CASE("gate: a granted name whose spec now carries what its grant did not re
   CHECK(toolkit.exit_code == 1);
   CHECK_THAT(toolkit.out, Catch::Contains("hook createContainer /tmp/x update-ldcache (not in the allow-list)"));
   // Reviewed again, it passes.
-  REQUIRE(tool(root, {"grant", "web", "--device", "vendor.com/xpu=hooked", "--allow-hooks"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "web", "--device", "vendor.com/xpu=hooked", "--allow-hooks"}).exit_code == 0);
   CHECK(admit_create(root, "web", "vendor.com/xpu=hooked").exit_code == 0);
 }
 
@@ -172,7 +161,7 @@ TEST_CASE("cdi generate: rediacc.io's own specs carry no hook, mount or net devi
     INFO(machine.name);
     FixtureRoot root;
     machine.build(root);
-    REQUIRE(tool(root, {"cdi", "generate"}).exit_code == 0);
+    REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
     const RootFs fs(root.path());
     for (const auto& d : cdi::read_spec_index(fs).devices) {
       if (!d.qualified_name.starts_with("rediacc.io/")) continue;
