@@ -125,6 +125,10 @@ Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::Spec
   RGPU_TRY_ASSIGN(auto lock, FileLock::acquire(fs, state::kGrantsLock));
   RGPU_TRY_ASSIGN(auto set, load_grants(fs));
   const auto reach = machine_reach(fs, index);
+  const Grant* existing = set.find(repo, device);
+  // A grant held exclusively stays so when granted again plainly: it is checked as a reservation,
+  // or accepting a move would leave the card it now reaches reserved and held elsewhere.
+  if (existing && existing->exclusive) exclusive = true;
   for (const auto& g : set.grants) {
     if (g.repo == repo) continue;
     if (auto why = exclusivity_conflict(g, device, exclusive, hardware, reach); !why.empty())
@@ -132,15 +136,13 @@ Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::Spec
   }
   GrantOutcome outcome;
   const auto reached = reached_nodes(*spec_device);
-  const Grant* existing = set.find(repo, device);
   // Granting again what is held records what the name reaches now: how an operator accepts a
   // name that moved to other hardware.
-  if (existing && (existing->exclusive || !exclusive) && existing->reached == reached &&
-      existing->hardware == hardware && existing->reviewed.value_or(std::vector<std::string>{}) == reviewed) {
+  if (existing && existing->exclusive == exclusive && existing->reached == reached && existing->hardware == hardware &&
+      existing->reviewed.value_or(std::vector<std::string>{}) == reviewed) {
     outcome.change = {Change::Kind::unchanged, kGrantsPath, repo + " already holds " + device};
     return outcome;
   }
-  if (existing && existing->exclusive) exclusive = true;
   std::erase_if(set.grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
   set.grants.push_back({repo, device, exclusive, format_rfc3339_utc(now), reached, reviewed, hardware});
   sort_grants(set);

@@ -360,3 +360,19 @@ TEST_CASE("a view left stale after a swap: the nodes the daemon would map are th
   CHECK(stale.exit_code == 1);
   CHECK_THAT(stale.out, Contains("now reaches other hardware than was granted") && Contains("0000:03:00.0"));
 }
+
+TEST_CASE("a plain re-grant of an exclusive name that moved is checked as the reservation it stays") {
+  FixtureRoot root;
+  workstation(root, {128, 129, 130});
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "team-a", "--device", "rediacc.io/dri=renderD129", "--exclusive"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "team-b", "--device", "rediacc.io/amd=pci-0000-03-00.0"}).exit_code == 0);
+  workstation(root, {128, 130, 129});  // renderD129 is team-b's AMD card now
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
+  const auto accept = tool_on(root, {"grant", "team-a", "--device", "rediacc.io/dri=renderD129"});
+  CHECK(accept.exit_code != 0);
+  CHECK_THAT(accept.err, Contains("cannot reserve rediacc.io/dri=renderD129 exclusively: repository \"team-b\" holds "
+                                  "rediacc.io/amd=pci-0000-03-00.0"));
+  CHECK(grant_of(root, "team-a", "rediacc.io/dri=renderD129")["hardware"] == json::array({kUuid4090}));
+  CHECK(allowed(admit_create(root, "team-b", "rediacc.io/amd=pci-0000-03-00.0")));
+}
