@@ -4,6 +4,7 @@
 #include <array>
 
 #include "doctor/doctor.h"
+#include "doctor/lost_gpus.h"
 #include "probe/probe.h"
 #include "probe/sysfs_parsers.h"
 
@@ -30,8 +31,16 @@ std::optional<Check> wsl_nvidia_driver(const Facts& f) {
   return std::nullopt;
 }
 
+// Never "no NVIDIA GPU" while the inventory recorded one: the check cannot look, and says why.
+Check no_gpu_of(const Facts& f, probe::Vendor vendor, const char* id, const std::string& kind) {
+  if (f.recorded && has_vendor(*f.recorded, vendor))
+    return kCheck.skip(id, "the " + kind + " GPU the inventory recorded is not found now (gpu-present names it)");
+  return kCheck.skip(id, "no " + kind + " GPU");
+}
+
 Check nvidia_driver(const Facts& f) {
-  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return kCheck.skip("nvidia-driver", "no NVIDIA GPU");
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia))
+    return no_gpu_of(f, probe::Vendor::nvidia, "nvidia-driver", "NVIDIA");
   if (auto wsl = wsl_nvidia_driver(f)) return *wsl;
   const auto text = f.fs.read_optional("/proc/driver/nvidia/version");
   const auto version = text && *text ? probe::parse_nvidia_version(**text) : std::nullopt;
@@ -43,22 +52,32 @@ Check nvidia_driver(const Facts& f) {
   return kCheck.ok("nvidia-driver", "NVIDIA kernel module " + *version).because("the driver is loaded", "");
 }
 
+// The probe read NVIDIA GPUs through NVML or, when it did not load, from /proc/driver/nvidia: a
+// UUID comes from either, memory only from NVML, so memory is the evidence that NVML answered.
 Check nvml(const Facts& f) {
-  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return kCheck.skip("nvml", "no NVIDIA GPU");
-  size_t answered = 0;
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return no_gpu_of(f, probe::Vendor::nvidia, "nvml", "NVIDIA");
+  size_t native = 0, answered = 0;
   for (const auto& g : f.fresh.gpus) {
-    if (g.vendor == probe::Vendor::nvidia && g.uuid) ++answered;
+    if (g.vendor != probe::Vendor::nvidia || g.platform != probe::Platform::native) continue;
+    ++native;
+    answered += g.memory_bytes.has_value();
   }
-  if (answered == 0) {
-    return kCheck.warn("nvml", "NVML did not answer (libnvidia-ml.so.1 missing or failing)",
-                       "nvidia-ctk generates the NVIDIA CDI spec through NVML: without it the spec cannot be made",
-                       "install the driver's user-space libraries of the same version as the kernel module");
-  }
-  return kCheck.ok("nvml", "NVML answered for " + std::to_string(answered) + " GPU(s)");
+  if (native == 0) return kCheck.ok("nvml", "WSL2: NVML from /usr/lib/wsl/lib answered (it is how the GPU was found)");
+  if (answered > 0) return kCheck.ok("nvml", "NVML answered for " + std::to_string(answered) + " GPU(s)");
+  const auto failed = std::find_if(f.probe_warnings.begin(), f.probe_warnings.end(), [](const std::string& w) {
+    return w.find("Falling back to /proc/driver/nvidia") != std::string::npos;
+  });
+  const std::string why = failed == f.probe_warnings.end() ? "no libnvidia-ml.so.1 was found"
+                                                           : failed->substr(0, failed->find(" Falling back"));
+  return kCheck.warn(
+      "nvml",
+      "NVML did not answer (" + why + "); " + std::to_string(native) + " GPU(s) read from /proc/driver/nvidia instead",
+      "nvidia-ctk generates the NVIDIA CDI spec through NVML: without it the spec cannot be made",
+      "install the driver's user-space libraries of the same version as the kernel module");
 }
 
 Check nouveau(const Facts& f) {
-  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return kCheck.skip("nouveau", "no NVIDIA GPU");
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return no_gpu_of(f, probe::Vendor::nvidia, "nouveau", "NVIDIA");
   if (f.fs.kind("/sys/module/nouveau") != NodeKind::directory) {
     return kCheck.ok("nouveau", "nouveau is not loaded");
   }
@@ -72,7 +91,7 @@ Check nouveau(const Facts& f) {
 // The module directory is one sign; a card the kernel bound to amdgpu is another (a driver built
 // into the kernel, or a /sys without /sys/module): never "not loaded" while it drives a GPU.
 Check amdgpu(const Facts& f) {
-  if (!has_vendor(f.fresh, probe::Vendor::amd)) return kCheck.skip("amdgpu", "no AMD GPU");
+  if (!has_vendor(f.fresh, probe::Vendor::amd)) return no_gpu_of(f, probe::Vendor::amd, "amdgpu", "AMD");
   if (f.fs.kind("/sys/module/amdgpu") == NodeKind::directory) return kCheck.ok("amdgpu", "amdgpu is loaded");
   size_t bound = 0, amd = 0;
   for (const auto& g : f.fresh.gpus) {
@@ -164,6 +183,8 @@ std::vector<Check> probe_findings(const Facts& f) {
 
 std::vector<Check> host_driver_checks(const Facts& f) {
   std::vector<Check> out = probe_findings(f);
+  auto present = gpu_present_checks(f);
+  out.insert(out.end(), present.begin(), present.end());
   auto bound = gpu_drivers(f);
   out.insert(out.end(), bound.begin(), bound.end());
   for (auto c : {nvidia_driver(f), nvml(f), nouveau(f), amdgpu(f), wsl_gpu(f), kernel_log(f)}) out.push_back(c);

@@ -5,6 +5,7 @@
 
 #include "admission/grant_hardware.h"
 #include "core/time_text.h"
+#include "doctor/lost_gpus.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -42,6 +43,13 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
     for (const auto& g : f.fresh.gpus) n += g.vendor == v;
     out << "rediacc_gpu_gpus{vendor=\"" << probe::to_string(v) << "\"} " << n << "\n";
   }
+  // A machine that lost a GPU must not read as one that never had it.
+  const auto lost = lost_gpus(f);
+  family(out, "rediacc_gpu_gpus_missing",
+         "GPUs the recorded inventory has that are gone from the PCI bus or do not answer; 0 when none.");
+  out << "rediacc_gpu_gpus_missing " << lost.size() << "\n";
+  family(out, "rediacc_gpu_gpu_lost", "1 for each recorded GPU gone from the bus or answering all-ones.");
+  for (const auto& l : lost) out << "rediacc_gpu_gpu_lost{pci_address=\"" << *l.gpu.pci_address << "\"} 1\n";
   // The link as sysfs shows it now, so a dashboard can chart a downtrained link (width below its
   // maximum) next to the idle speed drop that is no fault.
   family(out, "rediacc_gpu_pcie_link_width", "PCIe link width of each GPU: current and maximum lanes.");

@@ -1,0 +1,93 @@
+// A GPU that falls off the bus or stops answering is named, never taken for one the machine never
+// had; the NVML check says where its answer came from.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/admit_on.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+
+using namespace rgpu::test;
+using Catch::Contains;
+using nlohmann::json;
+
+namespace {
+
+std::vector<json> checks(const FixtureRoot& root, const std::string& id) {
+  const auto r = tool_on(root, {"doctor", "-o", "json"});
+  const auto doc = json::parse(r.out);
+  std::vector<json> out;
+  for (const auto& c : doc["checks"]) {
+    if (c["id"] == id) out.push_back(c);
+  }
+  return out;
+}
+
+// What the kernel shows once the 4090 fell off the bus: no PCI device, no DRM nodes, no
+// /proc/driver/nvidia entry.
+void fall_off_the_bus(const FixtureRoot& root) {
+  for (const char* p : {"/sys/devices/pci0000:00/0000:01:00.0", "/sys/bus/pci/devices/0000:01:00.0",
+                        "/sys/class/drm/card1", "/sys/class/drm/renderD129", "/proc/driver/nvidia/gpus/0000:01:00.0"})
+    std::filesystem::remove_all(root.host(p));
+}
+
+}  // namespace
+
+TEST_CASE("doctor: a recorded GPU gone from the bus fails by name, and no check says the machine has none") {
+  FixtureRoot root;
+  workstation_numbered(root, {128, 129, 130});
+  REQUIRE(tool_on(root, {"probe"}).exit_code == 0);  // records the inventory
+  CHECK(checks(root, "gpu-present")[0]["status"] == "ok");
+  fall_off_the_bus(root);
+  const auto present = checks(root, "gpu-present");
+  REQUIRE(present.size() == 1);
+  CHECK(present[0]["status"] == "fail");
+  CHECK(present[0]["layer"] == 1);
+  CHECK(present[0]["subject"] == "0000:01:00.0");
+  CHECK_THAT(present[0]["observed"].get<std::string>(),
+             Contains("NVIDIA GeForce RTX 4090 (0000:01:00.0), recorded in the inventory of") &&
+                 Contains("is no longer on the PCI bus"));
+  CHECK_THAT(present[0]["decision"].get<std::string>(),
+             Contains("Xid 79") && Contains("nvidia-smi -r -i 0000:01:00.0") && Contains("rediacc-gpu setup"));
+  for (const char* id : {"nvidia-driver", "nvml", "nouveau"}) {
+    INFO(id);
+    const auto c = checks(root, id);
+    REQUIRE(c.size() == 1);
+    CHECK_THAT(c[0]["observed"].get<std::string>(), !Contains("no NVIDIA GPU") && Contains("not found now"));
+  }
+  const auto metrics = tool_on(root, {"metrics"}).out;
+  CHECK_THAT(metrics, Contains("rediacc_gpu_gpus_missing 1\n") &&
+                          Contains("rediacc_gpu_gpu_lost{pci_address=\"0000:01:00.0\"} 1\n"));
+  CHECK(tool_on(root, {"doctor"}).exit_code == 1);
+}
+
+TEST_CASE("doctor: a GPU whose configuration space reads all-ones fails, though sysfs still lists it") {
+  FixtureRoot root;
+  workstation_numbered(root, {128, 129, 130});
+  REQUIRE(tool_on(root, {"probe"}).exit_code == 0);
+  CHECK_THAT(tool_on(root, {"metrics"}).out, Contains("rediacc_gpu_gpus_missing 0\n"));
+  root.write("/sys/devices/pci0000:00/0000:03:00.0/config", std::string(64, '\xff'));
+  const auto present = checks(root, "gpu-present");
+  REQUIRE(present.size() == 1);
+  CHECK(present[0]["status"] == "fail");
+  CHECK_THAT(present[0]["observed"].get<std::string>(), Contains("(0000:03:00.0)") && Contains("all-ones"));
+  CHECK_THAT(present[0]["decision"].get<std::string>(), Contains("amdgpu GPU reset"));
+  CHECK_THAT(tool_on(root, {"metrics"}).out, Contains("rediacc_gpu_gpu_lost{pci_address=\"0000:03:00.0\"} 1\n"));
+}
+
+TEST_CASE("doctor: the NVML check says NVML answered only when it did, else that /proc was read") {
+  FixtureRoot with, without;
+  two_nvidia_datacenter(with, true);
+  two_nvidia_datacenter(without, false);
+  const auto nvml = checks(with, "nvml");
+  REQUIRE(nvml.size() == 1);
+  CHECK(nvml[0]["status"] == "ok");
+  CHECK(nvml[0]["observed"] == "NVML answered for 2 GPU(s)");
+  const auto proc = checks(without, "nvml");
+  REQUIRE(proc.size() == 1);
+  CHECK(proc[0]["status"] == "warn");
+  CHECK_THAT(proc[0]["observed"].get<std::string>(),
+             Contains("NVML did not answer") && Contains("2 GPU(s) read from /proc/driver/nvidia instead"));
+}
