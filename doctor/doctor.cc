@@ -19,6 +19,12 @@ bool has_vendor(const probe::Inventory& inventory, probe::Vendor vendor) {
                      [vendor](const auto& g) { return g.vendor == vendor; });
 }
 
+std::string no_gpu_observed(const Facts& f, probe::Vendor vendor, const std::string& kind) {
+  if (f.recorded && has_vendor(*f.recorded, vendor))
+    return "the " + kind + " GPU the inventory recorded is not found now (gpu-present names it)";
+  return "no " + kind + " GPU";
+}
+
 std::string gpu_subject(const probe::Gpu& gpu) { return gpu.pci_address.value_or(gpu.uuid.value_or(gpu.name)); }
 
 std::vector<Check> run_doctor(const Facts& facts) {

@@ -33,9 +33,7 @@ std::optional<Check> wsl_nvidia_driver(const Facts& f) {
 
 // Never "no NVIDIA GPU" while the inventory recorded one: the check cannot look, and says why.
 Check no_gpu_of(const Facts& f, probe::Vendor vendor, const char* id, const std::string& kind) {
-  if (f.recorded && has_vendor(*f.recorded, vendor))
-    return kCheck.skip(id, "the " + kind + " GPU the inventory recorded is not found now (gpu-present names it)");
-  return kCheck.skip(id, "no " + kind + " GPU");
+  return kCheck.skip(id, no_gpu_observed(f, vendor, kind));
 }
 
 Check nvidia_driver(const Facts& f) {

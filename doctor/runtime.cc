@@ -13,6 +13,7 @@
 #include "installers/nvidia_toolkit.h"
 #include "installers/os_release.h"
 #include "installers/package_manager.h"
+#include "probe/hardware_identity.h"
 #include "probe/sysfs_parsers.h"
 
 namespace rgpu::doctor {
@@ -48,7 +49,8 @@ std::optional<std::string> installed_toolkit(const Facts& f) {
 }
 
 Check toolkit(const Facts& f) {
-  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return kCheck.skip("toolkit", "no NVIDIA GPU");
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia))
+    return kCheck.skip("toolkit", no_gpu_observed(f, probe::Vendor::nvidia, "NVIDIA"));
   const auto version = installed_toolkit(f);
   const auto ctk = machine_program(f.fs, "nvidia-ctk");
   const std::string package = installers::kToolkitPackage;
@@ -82,8 +84,32 @@ std::set<std::string> spec_driver_versions(const std::string& spec) {
   return found;
 }
 
+// Each node nvidia.yaml maps must reach an NVIDIA GPU now: after a card change that regenerated
+// only our specs (the hot-plug rule), a stale nvidia.yaml can map another vendor's render node.
+std::optional<Check> nvidia_spec_nodes(const Facts& f) {
+  const probe::HardwareReader reader(f.fs);
+  for (const auto& d : f.specs.devices) {
+    if (d.spec_path != paths::kNvidiaSpec) continue;
+    for (const auto& node : d.device_nodes) {
+      if (!node.starts_with("/dev/dri/") && !(node.starts_with("/dev/nvidia") && !node.starts_with("/dev/nvidia-")))
+        continue;
+      if (node == "/dev/nvidiactl") continue;
+      const auto id = reader.identity(node);
+      if (id && (id->starts_with("GPU-") || id->starts_with("MIG-"))) continue;
+      return kCheck.fail(check_id::kNvidiaSpec,
+                         std::string(paths::kNvidiaSpec) + " maps " + node + " under " + d.qualified_name + ", which " +
+                             (id ? "is " + *id + " now, no NVIDIA GPU" : "reaches no GPU now"),
+                         "the spec is older than the last change of hardware: a container given that name gets "
+                         "another card's node (the gate refuses grants whose hardware moved, not this spec)",
+                         "regenerate it: systemctl start nvidia-cdi-refresh.service, or rediacc-gpu setup");
+    }
+  }
+  return std::nullopt;
+}
+
 Check nvidia_spec(const Facts& f) {
-  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return kCheck.skip(check_id::kNvidiaSpec, "no NVIDIA GPU");
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia))
+    return kCheck.skip(check_id::kNvidiaSpec, no_gpu_observed(f, probe::Vendor::nvidia, "NVIDIA"));
   const auto spec = f.fs.read_optional(paths::kNvidiaSpec);
   if (!spec || !*spec) {
     return kCheck.fail(check_id::kNvidiaSpec, std::string(paths::kNvidiaSpec) + " is missing",
@@ -101,8 +127,19 @@ Check nvidia_spec(const Facts& f) {
         "a driver/library version mismatch)",
         "run rediacc-gpu setup (it regenerates the spec for the driver now loaded)");
   }
-  return kCheck.ok(check_id::kNvidiaSpec,
-                   std::string(paths::kNvidiaSpec) + (loaded ? " matches driver " + *loaded : " is present"));
+  if (auto nodes = nvidia_spec_nodes(f)) return *nodes;
+  if (versions.empty()) {
+    return kCheck.warn(check_id::kNvidiaSpec,
+                       std::string(paths::kNvidiaSpec) +
+                           " maps NVIDIA GPUs' nodes, but names no versioned driver library (libcuda.so.N), so which "
+                           "driver it was made for cannot be told",
+                       "nvidia-ctk writes those paths: this spec was made otherwise, or by hand",
+                       "regenerate it with rediacc-gpu setup");
+  }
+  return kCheck.ok(check_id::kNvidiaSpec, std::string(paths::kNvidiaSpec) +
+                                              (loaded ? " names driver " + *loaded + "'s libraries, as loaded,"
+                                                      : " names driver " + *versions.begin() + "'s libraries,") +
+                                              " and its nodes reach NVIDIA GPUs");
 }
 
 Check shadowing_spec(const Facts& f) {

@@ -91,3 +91,39 @@ TEST_CASE("doctor: the NVML check says NVML answered only when it did, else that
   CHECK_THAT(proc[0]["observed"].get<std::string>(),
              Contains("NVML did not answer") && Contains("2 GPU(s) read from /proc/driver/nvidia instead"));
 }
+
+TEST_CASE(
+    "doctor: the NVIDIA spec's check claims only what it read: its libraries' driver, and nodes that reach "
+    "NVIDIA GPUs") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  const auto spec_check = [&] {
+    const auto c = checks(root, "nvidia-spec");
+    REQUIRE(c.size() == 1);
+    return c[0];
+  };
+  const auto good = spec_check();
+  CHECK(good["status"] == "ok");
+  CHECK_THAT(good["observed"].get<std::string>(),
+             Contains("names driver 550.54.15's libraries, as loaded") && Contains("its nodes reach NVIDIA GPUs"));
+  // A spec with no versioned library says nothing of the driver it was made for.
+  root.write("/etc/cdi/nvidia.yaml",
+             "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"0\"\n"
+             "  containerEdits:\n    deviceNodes: [{path: /dev/nvidia0}]\n");
+  const auto unversioned = spec_check();
+  CHECK(unversioned["status"] == "warn");
+  CHECK_THAT(unversioned["observed"].get<std::string>(), Contains("names no versioned driver library"));
+  // After a card change that regenerated only our specs, nvidia.yaml maps another card's node.
+  FixtureRoot ws;
+  workstation_numbered(ws, {128, 129, 130});
+  ws.write("/etc/cdi/nvidia.yaml",
+           "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"0\"\n"
+           "  containerEdits:\n    deviceNodes: [{path: /dev/nvidia0}, {path: /dev/dri/renderD129}]\n");
+  workstation_numbered(ws, {128, 130, 129});
+  const auto c = checks(ws, "nvidia-spec");
+  REQUIRE(c.size() == 1);
+  CHECK(c[0]["status"] == "fail");
+  CHECK_THAT(c[0]["observed"].get<std::string>(),
+             Contains("maps /dev/dri/renderD129 under nvidia.com/gpu=0, which is 0000:03:00.0 now, no NVIDIA GPU"));
+  CHECK_THAT(c[0]["decision"].get<std::string>(), Contains("nvidia-cdi-refresh"));
+}
