@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 
+#include "core/joined.h"
 #include "doctor/doctor.h"
+#include "doctor/kernel_log.h"
 #include "doctor/lost_gpus.h"
 #include "probe/probe.h"
 #include "probe/sysfs_parsers.h"
@@ -12,11 +15,6 @@ namespace rgpu::doctor {
 namespace {
 
 constexpr CheckMaker kCheck{Layer::host_driver};
-
-std::string line_at(const std::string& text, size_t at) {
-  const size_t start = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
-  return text.substr(start, text.find('\n', at) - start);
-}
 
 // Under WSL2 the driver is Windows': there is no NVIDIA kernel module in the distribution, and
 // NVML (from /usr/lib/wsl/lib) is what reports the driver's version.
@@ -106,23 +104,51 @@ Check amdgpu(const Facts& f) {
                      "load amdgpu (modprobe amdgpu; check that it is not blacklisted), then run rediacc-gpu setup");
 }
 
-// Driver errors the playbook looks for first in the kernel log; readable only where the log is.
-Check kernel_log(const Facts& f) {
-  const auto log = f.fs.read_optional("/var/log/kern.log");
-  if (!log || !*log) return kCheck.skip("kernel-log", "/var/log/kern.log is not readable");
-  for (const char* fatal : {"RmInitAdapter failed", "GPU has fallen off the bus", "amdgpu: probe of"}) {
-    const auto at = (*log)->rfind(fatal);
-    if (at == std::string::npos) continue;
-    return kCheck.fail(
-        "kernel-log", line_at(**log, at), "the driver failed to bring a GPU up",
-        "look at the GPU's power, seating and firmware; reload the driver or reboot, then run rediacc-gpu doctor");
+// The kernel's word since boot, from wherever this host keeps it: a failed bring-up, then per GPU
+// the Xids that want a reset (everything but an application's own fault) and amdgpu's resets and
+// uncorrectable errors, then the application faults.
+std::vector<Check> kernel_log(const Facts& f) {
+  const auto log = read_kernel_log(f);
+  if (log.source.empty())
+    return {kCheck.skip("kernel-log", "no kernel log could be read (/dev/kmsg, the journal, /var/log/kern.log)")};
+  std::vector<Check> out;
+  for (const char* fatal : {"RmInitAdapter failed", "amdgpu: probe of"}) {
+    for (auto it = log.lines.rbegin(); it != log.lines.rend(); ++it) {
+      if (it->find(fatal) == std::string::npos) continue;
+      out.push_back(kCheck.fail(
+          "kernel-log", *it + " (" + log.source + ")", "the driver failed to bring a GPU up",
+          "look at the GPU's power, seating and firmware; reload the driver or reboot, then run rediacc-gpu doctor"));
+      break;
+    }
   }
-  if ((*log)->find("NVRM: Xid") != std::string::npos) {
-    return kCheck.warn("kernel-log", "NVRM Xid errors in the kernel log",
-                       "the GPU reported errors; jobs may have failed",
-                       "read the Xid codes against NVIDIA's Xid table");
+  std::map<std::string, std::vector<std::string>> critical, faults;
+  for (const auto& [key, n] : xid_counts(log.lines)) {
+    const std::string what = "Xid " + std::to_string(key.second) + (n > 1 ? " x" + std::to_string(n) : "");
+    (xid_application_fault(key.second) ? faults : critical)[key.first].push_back(what);
   }
-  return kCheck.ok("kernel-log", "no GPU driver errors in the kernel log");
+  for (const auto& [key, n] : amdgpu_events(log.lines)) {
+    critical[key.first].push_back((key.second == "reset" ? "amdgpu GPU reset" : "amdgpu uncorrectable (RAS) error") +
+                                  std::string(n > 1 ? " x" + std::to_string(n) : ""));
+  }
+  for (const auto& [address, events] : critical) {
+    out.push_back(kCheck.fail("kernel-log", address + ": " + joined(events) + " since boot (" + log.source + ")",
+                              "the GPU reported errors after which it is not to be trusted: jobs on it failed or "
+                              "will, and it may have left the bus",
+                              "drain its containers and reset the GPU (nvidia-smi -r -i " + address +
+                                  " or a reboot); if it recurs, the card's power, cooling or seating; see NVIDIA's "
+                                  "Xid table for each code"));
+    out.back().subject = address;
+  }
+  for (const auto& [address, events] : faults) {
+    out.push_back(kCheck.warn("kernel-log", address + ": " + joined(events) + " since boot (" + log.source + ")",
+                              "an application faulted on the GPU (bad memory access, a killed context); the GPU "
+                              "itself stays usable",
+                              "look at the failing workload's logs; nothing to do on the host"));
+    out.back().subject = address;
+  }
+  if (out.empty())
+    out.push_back(kCheck.ok("kernel-log", "no Xid, amdgpu reset or failed GPU bring-up since boot in " + log.source));
+  return out;
 }
 
 // A GPU-vendor display or compute device the kernel bound no driver to is on the bus and
@@ -185,7 +211,9 @@ std::vector<Check> host_driver_checks(const Facts& f) {
   out.insert(out.end(), present.begin(), present.end());
   auto bound = gpu_drivers(f);
   out.insert(out.end(), bound.begin(), bound.end());
-  for (auto c : {nvidia_driver(f), nvml(f), nouveau(f), amdgpu(f), wsl_gpu(f), kernel_log(f)}) out.push_back(c);
+  for (auto c : {nvidia_driver(f), nvml(f), nouveau(f), amdgpu(f), wsl_gpu(f)}) out.push_back(c);
+  auto kernel = kernel_log(f);
+  out.insert(out.end(), kernel.begin(), kernel.end());
   return out;
 }
 

@@ -5,13 +5,14 @@
 
 #include "admission/grant_hardware.h"
 #include "core/time_text.h"
+#include "doctor/kernel_log.h"
 #include "doctor/lost_gpus.h"
 
 namespace rgpu::doctor {
 namespace {
 
-void family(std::ostringstream& out, const char* name, const char* help) {
-  out << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n";
+void family(std::ostringstream& out, const char* name, const char* help, const char* type = "gauge") {
+  out << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n";
 }
 
 int severity(Status s) {
@@ -50,6 +51,20 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
   out << "rediacc_gpu_gpus_missing " << lost.size() << "\n";
   family(out, "rediacc_gpu_gpu_lost", "1 for each recorded GPU gone from the bus or answering all-ones.");
   for (const auto& l : lost) out << "rediacc_gpu_gpu_lost{pci_address=\"" << *l.gpu.pci_address << "\"} 1\n";
+  // The kernel's events since boot, per GPU and code: a counter that restarts with the machine.
+  const auto log = read_kernel_log(f);
+  family(out, "rediacc_gpu_xid_errors_total", "NVIDIA Xid events in the kernel log since boot, by GPU and code.",
+         "counter");
+  for (const auto& [key, n] : xid_counts(log.lines))
+    out << "rediacc_gpu_xid_errors_total{pci_address=\"" << key.first << "\",xid=\"" << key.second << "\"} " << n
+        << "\n";
+  family(out, "rediacc_gpu_amdgpu_events_total",
+         "amdgpu GPU resets and uncorrectable (RAS) errors in the kernel log since boot, by GPU.", "counter");
+  for (const auto& [key, n] : amdgpu_events(log.lines))
+    out << "rediacc_gpu_amdgpu_events_total{pci_address=\"" << key.first << "\",event=\"" << key.second << "\"} " << n
+        << "\n";
+  family(out, "rediacc_gpu_kernel_log_readable", "1 when a kernel log (/dev/kmsg, the journal, kern.log) was read.");
+  out << "rediacc_gpu_kernel_log_readable " << (log.source.empty() ? 0 : 1) << "\n";
   // The link as sysfs shows it now, so a dashboard can chart a downtrained link (width below its
   // maximum) next to the idle speed drop that is no fault.
   family(out, "rediacc_gpu_pcie_link_width", "PCIe link width of each GPU: current and maximum lanes.");

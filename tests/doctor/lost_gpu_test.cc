@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/admit_on.h"
@@ -126,4 +127,61 @@ TEST_CASE(
   CHECK_THAT(c[0]["observed"].get<std::string>(),
              Contains("maps /dev/dri/renderD129 under nvidia.com/gpu=0, which is 0000:03:00.0 now, no NVIDIA GPU"));
   CHECK_THAT(c[0]["decision"].get<std::string>(), Contains("nvidia-cdi-refresh"));
+}
+
+namespace {
+
+constexpr const char* kXidLines[] = {
+    "NVRM: Xid (PCI:0000:01:00): 13, pid=4242, name=python3, Graphics Exception: ESR 0x405840=0x0",
+    "NVRM: Xid (PCI:0000:01:00): 13, pid=4243, name=python3, Graphics Exception",
+    "NVRM: Xid (PCI:0000:01:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+    "amdgpu 0000:03:00.0: amdgpu: GPU reset begin!",
+};
+
+}  // namespace
+
+TEST_CASE("doctor and metrics: Xids and amdgpu resets per GPU and code, from /dev/kmsg, the journal or kern.log") {
+  const auto expect_events = [](const FixtureRoot& root, const std::string& source) {
+    INFO(source);
+    const auto log = checks(root, "kernel-log");
+    std::map<std::string, json> by_status;
+    for (const auto& c : log) by_status[c["status"].get<std::string>() + " " + c["subject"].get<std::string>()] = c;
+    REQUIRE(by_status.count("fail 0000:01:00.0"));
+    CHECK_THAT(by_status["fail 0000:01:00.0"]["observed"].get<std::string>(),
+               Contains("0000:01:00.0: Xid 79 since boot (" + source + ")"));
+    REQUIRE(by_status.count("warn 0000:01:00.0"));
+    CHECK_THAT(by_status["warn 0000:01:00.0"]["observed"].get<std::string>(), Contains("Xid 13 x2"));
+    REQUIRE(by_status.count("fail 0000:03:00.0"));
+    CHECK_THAT(by_status["fail 0000:03:00.0"]["observed"].get<std::string>(), Contains("amdgpu GPU reset"));
+    const auto metrics = tool_on(root, {"metrics"}).out;
+    CHECK_THAT(metrics,
+               Contains("rediacc_gpu_xid_errors_total{pci_address=\"0000:01:00.0\",xid=\"13\"} 2\n") &&
+                   Contains("rediacc_gpu_xid_errors_total{pci_address=\"0000:01:00.0\",xid=\"79\"} 1\n") &&
+                   Contains("rediacc_gpu_amdgpu_events_total{pci_address=\"0000:03:00.0\",event=\"reset\"} 1") &&
+                   Contains("# TYPE rediacc_gpu_xid_errors_total counter"));
+  };
+  std::string kmsg, plain;
+  unsigned seq = 100;
+  for (const char* line : kXidLines) {
+    kmsg += "3," + std::to_string(seq++) + ",123456,-;" + line + "\n SUBSYSTEM=pci\n";
+    plain += std::string("Dec  2 10:00:00 ws-01 kernel: ") + line + "\n";
+  }
+  FixtureRoot from_kmsg, from_journal, from_file;
+  for (const auto* root : {&from_kmsg, &from_journal, &from_file}) workstation_numbered(*root, {128, 129, 130});
+  from_kmsg.write("/dev/kmsg", kmsg);
+  expect_events(from_kmsg, "/dev/kmsg");
+  std::string journal;
+  for (const char* line : kXidLines) journal += std::string(line) + "\n";
+  from_journal.write("/usr/bin/journalctl", "#!/bin/sh\ncat <<'EOF'\n" + journal + "EOF\n");
+  std::filesystem::permissions(from_journal.host("/usr/bin/journalctl"), std::filesystem::perms::owner_all);
+  expect_events(from_journal, "the journal");
+  from_file.write("/var/log/kern.log", plain);
+  expect_events(from_file, "/var/log/kern.log");
+  FixtureRoot quiet;
+  workstation_numbered(quiet, {128, 129, 130});
+  quiet.write("/var/log/kern.log", "Dec  2 10:00:00 ws-01 kernel: Linux version 6.1.0\n");
+  const auto ok = checks(quiet, "kernel-log");
+  REQUIRE(ok.size() == 1);
+  CHECK(ok[0]["status"] == "ok");
+  CHECK_THAT(ok[0]["observed"].get<std::string>(), Contains("in /var/log/kern.log"));
 }

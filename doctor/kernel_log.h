@@ -1,0 +1,37 @@
+#pragma once
+// The kernel's word on the GPUs since boot: NVIDIA Xid events and amdgpu resets and RAS errors,
+// per GPU and code, read from wherever this host keeps the kernel log: /dev/kmsg (the kernel's
+// own buffer), else the journal (journalctl -k -b), else /var/log/kern.log.
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "doctor/check.h"
+
+namespace rgpu::doctor {
+
+struct KernelLog {
+  std::string source;              ///< "/dev/kmsg", "the journal", "/var/log/kern.log"; empty: none readable
+  std::vector<std::string> lines;  ///< messages, oldest first, without kmsg's record prefix
+};
+
+/// The kernel log since boot from the first source that can be read.
+KernelLog read_kernel_log(const Facts& facts);
+
+/// Xid events: (PCI address, Xid code) -> count. "NVRM: Xid (PCI:0000:3b:00): 79, pid=…"; a
+/// "GPU 0000:3b:00.0 … has fallen off the bus" line without an Xid 79 for that GPU counts as one
+/// (newer drivers print it alone).
+std::map<std::pair<std::string, int>, unsigned> xid_counts(const std::vector<std::string>& lines);
+
+/// amdgpu GPU resets and RAS (uncorrectable) errors: (PCI address, "reset" or "ras") -> count.
+std::map<std::pair<std::string, std::string>, unsigned> amdgpu_events(const std::vector<std::string>& lines);
+
+/// True for the Xid codes of an application's own fault (13, 31, 43, 45, 68, 109), which leave the
+/// GPU usable: the list NVIDIA's device plugin and DRA driver ignore. Every other Xid (48 double-
+/// bit ECC, 79 fallen off the bus, 94/95 ECC, 119/120 GSP, …) marks the GPU unhealthy there, and
+/// wants a reset or a drain here.
+bool xid_application_fault(int xid);
+
+}  // namespace rgpu::doctor
