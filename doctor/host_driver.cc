@@ -8,6 +8,7 @@
 #include "doctor/doctor.h"
 #include "doctor/kernel_log.h"
 #include "doctor/lost_gpus.h"
+#include "doctor/ras_counts.h"
 #include "probe/probe.h"
 #include "probe/sysfs_parsers.h"
 
@@ -214,6 +215,8 @@ std::vector<Check> host_driver_checks(const Facts& f) {
   for (auto c : {nvidia_driver(f), nvml(f), nouveau(f), amdgpu(f), wsl_gpu(f)}) out.push_back(c);
   auto kernel = kernel_log(f);
   out.insert(out.end(), kernel.begin(), kernel.end());
+  auto ras = ras_checks(f);
+  out.insert(out.end(), ras.begin(), ras.end());
   return out;
 }
 

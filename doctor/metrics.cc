@@ -7,6 +7,7 @@
 #include "core/time_text.h"
 #include "doctor/kernel_log.h"
 #include "doctor/lost_gpus.h"
+#include "doctor/ras_counts.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -63,6 +64,12 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
   for (const auto& [key, n] : amdgpu_events(log.lines))
     out << "rediacc_gpu_amdgpu_events_total{pci_address=\"" << key.first << "\",event=\"" << key.second << "\"} " << n
         << "\n";
+  family(out, "rediacc_gpu_ras_errors", "AMD RAS error counters since the driver loaded, by GPU, block and kind.");
+  for (const auto& c : amd_ras_counts(f)) {
+    for (const auto& [kind, n] : {std::pair{"uncorrectable", c.uncorrectable}, std::pair{"correctable", c.correctable}})
+      out << "rediacc_gpu_ras_errors{pci_address=\"" << c.pci_address << "\",block=\"" << c.block << "\",kind=\""
+          << kind << "\"} " << n << "\n";
+  }
   family(out, "rediacc_gpu_kernel_log_readable", "1 when a kernel log (/dev/kmsg, the journal, kern.log) was read.");
   out << "rediacc_gpu_kernel_log_readable " << (log.source.empty() ? 0 : 1) << "\n";
   // The link as sysfs shows it now, so a dashboard can chart a downtrained link (width below its

@@ -185,3 +185,28 @@ TEST_CASE("doctor and metrics: Xids and amdgpu resets per GPU and code, from /de
   CHECK(ok[0]["status"] == "ok");
   CHECK_THAT(ok[0]["observed"].get<std::string>(), Contains("in /var/log/kern.log"));
 }
+
+TEST_CASE("doctor and metrics: AMD RAS counters, uncorrectable errors fail and correctable ones warn") {
+  FixtureRoot root;
+  workstation_numbered(root, {128, 129, 130});
+  CHECK(checks(root, "gpu-ras")[0]["status"] == "skip");
+  const std::string ras = "/sys/devices/pci0000:00/0000:03:00.0/ras/";
+  root.write(ras + "umc_err_count", "ue: 0\nce: 5\n");
+  root.write(ras + "gfx_err_count", "ue: 0\nce: 0\n");
+  root.write(ras + "features", "feature mask: 0x3fff\n");
+  auto c = checks(root, "gpu-ras");
+  REQUIRE(c.size() == 1);
+  CHECK(c[0]["status"] == "warn");
+  CHECK_THAT(c[0]["observed"].get<std::string>(),
+             Contains("0000:03:00.0: correctable RAS errors") && Contains("umc 5"));
+  root.write(ras + "umc_err_count", "ue: 2\nce: 5\n");
+  c = checks(root, "gpu-ras");
+  REQUIRE(c.size() == 1);
+  CHECK(c[0]["status"] == "fail");
+  CHECK(c[0]["subject"] == "0000:03:00.0");
+  CHECK_THAT(c[0]["observed"].get<std::string>(), Contains("uncorrectable RAS errors since the driver loaded: umc 2"));
+  CHECK_THAT(
+      tool_on(root, {"metrics"}).out,
+      Contains("rediacc_gpu_ras_errors{pci_address=\"0000:03:00.0\",block=\"umc\",kind=\"uncorrectable\"} 2\n") &&
+          Contains("rediacc_gpu_ras_errors{pci_address=\"0000:03:00.0\",block=\"gfx\",kind=\"correctable\"} 0\n"));
+}
