@@ -6,8 +6,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "admission/grant_store.h"
 #include "cli/command.h"
+#include "cli/gather_facts.h"
 #include "cli/repo_arg.h"
 #include "core/atomic_file.h"
 #include "core/command_runner.h"
@@ -15,8 +15,6 @@
 #include "doctor/docker_api.h"
 #include "doctor/doctor.h"
 #include "doctor/metrics.h"
-#include "probe/inventory_file.h"
-#include "setup/machine_probe.h"
 
 namespace rgpu::cli {
 namespace {
@@ -113,30 +111,10 @@ struct MetricsFlags {
 template <typename Use>
 int with_checks(const GlobalOptions& global, const std::string& docker_host, Use use) {
   RootFs fs(global.root);
-  auto report = setup::probe_machine(fs);
-  if (!report) return report_failure(report.error());
-  auto recorded = probe::read_inventory(fs);
-  std::optional<probe::Inventory> inventory;
-  std::optional<std::string> inventory_error;
-  if (recorded && *recorded) inventory = (*recorded)->inventory;
-  if (!recorded) inventory_error = recorded.error().message;
   ProcessRunner runner;
-  doctor::Facts facts{fs,
-                      report->inventory,
-                      inventory,
-                      inventory_error,
-                      cdi::read_spec_index(fs),
-                      admission::load_grants(fs),
-                      doctor::running_docker_daemons(fs),
-                      report->warnings,
-                      &runner};
-  // The daemon named with --docker-host is asked too: layer 3 can then tell a Docker without CDI.
-  std::vector<std::pair<std::string, std::string>> also;
-  if (!docker_host.empty()) {
-    if (auto socket = doctor::docker_socket(docker_host)) also.emplace_back("the daemon at " + docker_host, *socket);
-  }
-  facts.answers = doctor::ask_daemons(fs, facts.daemons, also);
-  return use(facts, doctor::run_doctor(facts));
+  auto facts = gather_facts(fs, runner, docker_host);
+  if (!facts) return report_failure(facts.error());
+  return use(*facts, doctor::run_doctor(*facts));
 }
 
 int run_doctor(const GlobalOptions& global, DoctorFlags f) {

@@ -48,6 +48,9 @@ constexpr Command kCommands[] = {
      attach_check_image,
      "rediacc-gpu check-image nvidia/cuda:12.4.1-base-ubuntu22.04\n"
      "rediacc-gpu check-image vllm/vllm-openai:v0.23.0 --docker-host unix:///run/team-a/docker.sock"},
+    {"usage", "Show which processes, containers and repositories use each GPU now, and how much.", attach_usage,
+     "rediacc-gpu usage\n"
+     "rediacc-gpu usage -o json | jq '.gpus[] | {pci_address, processes: [.processes[].repository]}'"},
     {"metrics", "Write the doctor's findings and GPU counts for node_exporter's textfile collector.", attach_metrics,
      "rediacc-gpu metrics --textfile /var/lib/prometheus/node-exporter/rediacc-gpu.prom"},
     {"authz-plugin", "Serve a repository's dockerd as its authorization plugin (--authorization-plugin).",

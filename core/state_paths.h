@@ -25,6 +25,9 @@ inline constexpr const char* kGrantsLock = "/var/lib/rediacc/gpu/grants.lock";
 inline constexpr const char* kNvidiaSpecOwned = "/var/lib/rediacc/gpu/nvidia-spec.owned";
 /// nvidia-ctk's output before setup installs it into /etc/cdi; removed once installed.
 inline constexpr const char* kGeneratedNvidiaSpec = "/var/lib/rediacc/gpu/nvidia.yaml.generated";
+/// When each grant was last seen in use (usage, metrics and doctor keep it): what doctor's
+/// granted-but-idle note reads. Rebuilt when removed.
+inline constexpr const char* kGrantUseRecord = "/var/lib/rediacc/gpu/grant-use.json";
 /// NVIDIA's armoured repository key as downloaded; removed once dearmored into the keyring.
 inline constexpr const char* kDownloadedKey = "/var/lib/rediacc/gpu/nvidia-container-toolkit.gpgkey";
 

@@ -4,6 +4,7 @@
 // broken link: 1 host driver, 2 device nodes, 3 runtime integration, 4 CDI specs and inventory,
 // 5 grants and policy.
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -16,6 +17,8 @@
 #include "core/root_fs.h"
 #include "doctor/daemons.h"
 #include "doctor/file_reads.h"
+#include "doctor/gpu_usage.h"
+#include "doctor/grant_use.h"
 #include "probe/inventory.h"
 
 namespace rgpu::doctor {
@@ -94,7 +97,21 @@ struct Facts {
   std::vector<DaemonAnswer> answers = {};
   /// daemon.json, dpkg's status and os-release as read once for this run.
   FileReads files{fs};
+  /// NVML's answer asked once for this run (its GPUs lost, its processes); absent when no
+  /// libnvidia-ml.so.1 answered or it was not asked (gather_usage asks).
+  std::optional<probe::NvmlReport> nvml = std::nullopt;
+  /// Who uses each GPU now; absent when gather_usage was not called.
+  std::optional<UsageReport> usage = std::nullopt;
+  /// Which grants are in use now, and strays; absent when not gathered or grants do not parse.
+  std::optional<UseJudgement> use = std::nullopt;
+  /// The record of grant use after this run's look; absent when not gathered.
+  std::optional<Result<LastUse>> last_use = std::nullopt;
 };
+
+/// Fills facts.nvml, facts.usage, facts.use and facts.last_use: asks NVML, finds who uses each GPU (each
+/// repository daemon asked for its containers within `options.daemon_timeout`), and records in
+/// grant-use.json which grants are in use at `now`.
+void gather_usage(Facts& facts, std::chrono::system_clock::time_point now, const UsageOptions& options = {});
 
 /// Asks each daemon of `daemons`, each repository daemon the plugins' environment files name,
 /// and each of `also` (label, socket path: the --docker-host doctor was given) for GET /info and

@@ -24,6 +24,10 @@ Check user_namespaces(const Facts& facts);
 /// Each repository daemon reads only its own CDI view; no container holds a revoked name.
 std::vector<Check> repo_daemon_checks(const Facts& facts);
 
+/// Processes of a repository on hardware it holds no grant for, containers no repository owns,
+/// grants no process used for a day (facts.usage; skipped without it).
+std::vector<Check> usage_checks(const Facts& facts);
+
 /// What each reachable daemon reports it reads (GET /info CDISpecDirs, DiscoveredDevices), layer 3.
 Check daemon_spec_dirs(const Facts& facts);
 /// Whether each reachable daemon attaches CDI devices (its version, CDISpecDirs in /info), layer 3.

@@ -16,6 +16,12 @@ bool answers_all_ones(const RootFs& fs, const std::string& address) {
                      [](char c) { return static_cast<unsigned char>(c) == 0xff; });
 }
 
+bool nvml_lost(const Facts& f, const std::string& address) {
+  if (!f.nvml) return false;
+  return std::any_of(f.nvml->gpus.begin(), f.nvml->gpus.end(),
+                     [&](const probe::NvmlGpu& n) { return n.lost && n.pci_address == address; });
+}
+
 std::string what_to_do(const probe::Gpu& g) {
   const std::string log = g.vendor == probe::Vendor::nvidia ? "Xid 79 (fallen off the bus) or another Xid"
                           : g.vendor == probe::Vendor::amd  ? "an amdgpu GPU reset or RAS error"
@@ -30,8 +36,7 @@ std::string what_to_do(const probe::Gpu& g) {
 
 std::vector<LostGpu> lost_gpus(const Facts& f) {
   std::vector<LostGpu> out;
-  if (!f.recorded) return out;
-  for (const auto& g : f.recorded->gpus) {
+  for (const auto& g : f.recorded ? f.recorded->gpus : std::vector<probe::Gpu>{}) {
     if (!g.pci_address || g.platform != probe::Platform::native) continue;
     const bool on_bus = std::any_of(f.fresh.gpus.begin(), f.fresh.gpus.end(),
                                     [&](const probe::Gpu& now) { return now.pci_address == g.pci_address; });
@@ -39,31 +44,40 @@ std::vector<LostGpu> lost_gpus(const Facts& f) {
       out.push_back({g, "is no longer on the PCI bus"});
     } else if (answers_all_ones(f.fs, *g.pci_address)) {
       out.push_back({g, "reads all-ones from its configuration space (the device does not answer)"});
+    } else if (nvml_lost(f, *g.pci_address)) {
+      out.push_back({g, "is reported lost by NVML (GPU_IS_LOST: it stopped answering the driver)"});
     }
+  }
+  // A GPU lost since setup ran with no inventory recorded still fails, from NVML's word alone.
+  for (const auto& g : f.fresh.gpus) {
+    if (!g.pci_address ||
+        (f.recorded && std::any_of(f.recorded->gpus.begin(), f.recorded->gpus.end(),
+                                   [&](const probe::Gpu& r) { return r.pci_address == g.pci_address; })))
+      continue;
+    if (nvml_lost(f, *g.pci_address))
+      out.push_back({g, "is reported lost by NVML (GPU_IS_LOST: it stopped answering the driver)"});
   }
   return out;
 }
 
 std::vector<Check> gpu_present_checks(const Facts& f) {
-  if (!f.recorded) return {kCheck.skip("gpu-present", "no recorded inventory to compare the bus with")};
   std::vector<Check> out;
   for (const auto& lost : lost_gpus(f)) {
     const auto& g = lost.gpu;
-    out.push_back(kCheck.fail("gpu-present",
-                              g.name + " (" + *g.pci_address + "), recorded in the inventory of " +
-                                  f.recorded->generated_at + ", " + lost.why,
+    const std::string recorded = f.recorded ? ", recorded in the inventory of " + f.recorded->generated_at : "";
+    out.push_back(kCheck.fail("gpu-present", g.name + " (" + *g.pci_address + ")" + recorded + ", " + lost.why,
                               "its containers have lost it, and the names that reached it reach nothing now",
                               what_to_do(g)));
     out.back().subject = *g.pci_address;
   }
-  if (out.empty()) {
-    size_t n = 0;
-    for (const auto& g : f.recorded->gpus) n += g.pci_address && g.platform == probe::Platform::native;
-    out.push_back(kCheck.ok("gpu-present", std::to_string(n) +
-                                               " recorded GPU(s) on the PCI bus, each answering from its "
-                                               "configuration space"));
-  }
-  return out;
+  if (!out.empty()) return out;
+  if (!f.recorded) return {kCheck.skip("gpu-present", "no recorded inventory to compare the bus with")};
+  size_t n = 0;
+  for (const auto& g : f.recorded->gpus) n += g.pci_address && g.platform == probe::Platform::native;
+  const std::string nvml = f.nvml ? ", and none NVML reports lost" : "";
+  return {kCheck.ok(
+      "gpu-present",
+      std::to_string(n) + " recorded GPU(s) on the PCI bus, each answering from its configuration space" + nvml)};
 }
 
 }  // namespace rgpu::doctor

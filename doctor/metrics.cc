@@ -35,6 +35,57 @@ void link_series(std::ostringstream& out, const char* name, const probe::Gpu& g,
   }
 }
 
+// A label value as the exposition format wants it: backslash, quote and newline escaped.
+std::string label(std::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (c == '\\' || c == '"') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// Who uses each GPU, per repository ("host": the machine's own processes; "unknown": a container
+// no repository daemon lists), and which grants are in use: "granted but idle" as a series.
+void usage_series(std::ostringstream& out, const Facts& f) {
+  if (!f.usage) return;
+  std::map<std::pair<std::string, std::string>, std::pair<size_t, std::optional<std::uint64_t>>> per;
+  for (const auto& use : f.usage->gpus) {
+    for (const auto& p : use.processes) {
+      auto& [n, bytes] = per[{owner_label(p), gpu_subject(use.gpu)}];
+      ++n;
+      if (p.memory_bytes) bytes = bytes.value_or(0) + *p.memory_bytes;
+    }
+  }
+  family(out, "rediacc_gpu_processes", "Processes holding a GPU's device nodes open, by repository and GPU.");
+  for (const auto& [key, v] : per)
+    out << "rediacc_gpu_processes{repository=\"" << label(key.first) << "\",pci_address=\"" << key.second << "\"} "
+        << v.first << "\n";
+  family(out, "rediacc_gpu_memory_used_bytes",
+         "GPU memory those processes hold where the driver says (NVML, DRM fdinfo), by repository and GPU.");
+  for (const auto& [key, v] : per) {
+    if (v.second)
+      out << "rediacc_gpu_memory_used_bytes{repository=\"" << label(key.first) << "\",pci_address=\"" << key.second
+          << "\"} " << *v.second << "\n";
+  }
+  if (!f.use) return;
+  family(out, "rediacc_gpu_grant_in_use", "1 when a process of the repository uses what the grant covers now.");
+  for (const auto& [key, used] : f.use->in_use)
+    out << "rediacc_gpu_grant_in_use{repository=\"" << label(key.first) << "\",device=\"" << label(key.second) << "\"} "
+        << (used ? 1 : 0) << "\n";
+  if (!f.last_use || !*f.last_use) return;
+  family(out, "rediacc_gpu_grant_last_used_timestamp_seconds",
+         "When a process of the repository was last seen using the grant (Unix time); absent when never seen.");
+  for (const auto& [key, t] : (*f.last_use)->seen)
+    out << "rediacc_gpu_grant_last_used_timestamp_seconds{repository=\"" << label(key.first) << "\",device=\""
+        << label(key.second) << "\"} " << std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count()
+        << "\n";
+}
+
 }  // namespace
 
 std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::chrono::system_clock::time_point now) {
@@ -131,6 +182,7 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
   family(out, "rediacc_gpu_grants_moved",
          "Grants whose name now reaches other hardware than was granted (the gate refuses them); 0 when none moved.");
   out << "rediacc_gpu_grants_moved " << moved << "\n";
+  usage_series(out, f);
   return out.str();
 }
 

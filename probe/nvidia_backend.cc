@@ -102,7 +102,8 @@ Result<void> NvidiaBackend::enrich(const RootFs& fs, Inventory& inv, Warnings& w
   if (nvml) inv.cuda_driver_version = nvml->cuda_version;
   for (Gpu* gpu : gpus) {
     const NvmlGpu* n = nvml ? match(*nvml, *gpu->pci_address) : nullptr;
-    if (n) {
+    // A GPU NVML calls lost answers nothing live: what /proc still says of it is all there is.
+    if (n && !n->lost) {
       apply_nvml(fs, *gpu, *n, nvml->driver_version ? nvml->driver_version : proc_version, warnings);
     } else {
       apply_procfs(fs, *gpu, proc_version, warnings);

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "probe/sysfs_parsers.h"
@@ -26,7 +27,15 @@ struct NvmlAttributes {  // nvmlDeviceAttributes_t (nvmlDeviceGetAttributes_v2),
   unsigned int gpu_instance_slices, compute_instance_slices;
   unsigned long long memory_size_mb;
 };
+struct NvmlProcessInfo {  // nvmlProcessInfo_v2_t, as the _v3 process lists fill it
+  unsigned int pid;
+  unsigned long long used_gpu_memory;
+  unsigned int gpu_instance_id, compute_instance_id;
+};
+constexpr unsigned long long kValueNotAvailable = ~0ULL;
 constexpr NvmlReturn kSuccess = 0;
+constexpr NvmlReturn kInsufficientSize = 7;
+constexpr NvmlReturn kGpuIsLost = 15;
 constexpr NvmlReturn kInvalidArgument = 2;
 constexpr NvmlReturn kNotFound = 6;
 constexpr unsigned kMigEnable = 1;
@@ -53,6 +62,9 @@ struct NvmlApi {
   // The CUDA version: _v2 asks libcuda itself; the first form may answer "a known supported
   // version" when libcuda is missing. Either may be absent.
   NvmlReturn (*cuda_version)(int*);
+  // Process lists (R470 and later); either may be absent.
+  NvmlReturn (*compute_processes)(NvmlDevice, unsigned*, NvmlProcessInfo*);
+  NvmlReturn (*graphics_processes)(NvmlDevice, unsigned*, NvmlProcessInfo*);
 };
 
 struct DlClose {
@@ -83,6 +95,8 @@ Result<NvmlApi> bind_api(void* lib, const std::string& where) {
   if (!mig) api.mig_mode = nullptr;
   if (!bind(lib, "nvmlSystemGetCudaDriverVersion_v2", api.cuda_version))
     bind(lib, "nvmlSystemGetCudaDriverVersion", api.cuda_version);
+  bind(lib, "nvmlDeviceGetComputeRunningProcesses_v3", api.compute_processes);
+  bind(lib, "nvmlDeviceGetGraphicsRunningProcesses_v3", api.graphics_processes);
   return api;
 }
 
@@ -127,13 +141,50 @@ void read_migs(const NvmlApi& api, NvmlDevice dev, NvmlGpu& gpu) {
   }
 }
 
+// One list (compute or graphics), grown once when NVML says the first buffer was too small.
+std::optional<std::vector<NvmlProcess>> process_list(NvmlReturn (*fn)(NvmlDevice, unsigned*, NvmlProcessInfo*),
+                                                     NvmlDevice dev) {
+  if (!fn) return std::nullopt;
+  std::vector<NvmlProcessInfo> infos(64);
+  unsigned count = static_cast<unsigned>(infos.size());
+  NvmlReturn rc = fn(dev, &count, infos.data());
+  if (rc == kInsufficientSize && count > infos.size()) {
+    infos.resize(count + 16);
+    count = static_cast<unsigned>(infos.size());
+    rc = fn(dev, &count, infos.data());
+  }
+  if (rc != kSuccess) return std::nullopt;
+  std::vector<NvmlProcess> out;
+  for (unsigned i = 0; i < count && i < infos.size(); ++i) {
+    NvmlProcess p{infos[i].pid, std::nullopt};
+    if (infos[i].used_gpu_memory != kValueNotAvailable) p.used_bytes = infos[i].used_gpu_memory;
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::optional<std::vector<NvmlProcess>> processes_of(const NvmlApi& api, NvmlDevice dev) {
+  auto compute = process_list(api.compute_processes, dev);
+  auto graphics = process_list(api.graphics_processes, dev);
+  if (!compute) return graphics;
+  for (const auto& p : graphics ? *graphics : std::vector<NvmlProcess>{}) {
+    if (std::none_of(compute->begin(), compute->end(), [&](const NvmlProcess& c) { return c.pid == p.pid; }))
+      compute->push_back(p);
+  }
+  return compute;
+}
+
 NvmlGpu read_device(const NvmlApi& api, NvmlDevice dev) {
   NvmlGpu gpu;
   char text[kNameLength] = {};
-  if (api.name(dev, text, sizeof text) == kSuccess) gpu.name = text;
+  const NvmlReturn named = api.name(dev, text, sizeof text);
+  if (named == kSuccess) gpu.name = text;
   if (api.uuid(dev, text, sizeof text) == kSuccess) gpu.uuid = std::string(text);
   NvmlMemory mem{};
-  if (api.memory(dev, &mem) == kSuccess) gpu.memory_bytes = mem.total;
+  const NvmlReturn measured = api.memory(dev, &mem);
+  if (measured == kSuccess) gpu.memory_bytes = mem.total;
+  // After Xid 79 the driver still knows the GPU's bus address, but every live query answers so.
+  gpu.lost = named == kGpuIsLost || measured == kGpuIsLost;
   NvmlPciInfo pci{};
   if (api.pci(dev, &pci) == kSuccess) {
     gpu.pci_address = canonical_pci_address(pci.bus_id);
@@ -142,7 +193,9 @@ NvmlGpu read_device(const NvmlApi& api, NvmlDevice dev) {
   }
   unsigned minor = 0;
   if (api.minor(dev, &minor) == kSuccess) gpu.minor = minor;
+  if (gpu.lost) return gpu;
   read_migs(api, dev, gpu);
+  gpu.processes = processes_of(api, dev);
   return gpu;
 }
 
@@ -158,7 +211,13 @@ NvmlReport read_report(const NvmlApi& api) {
   if (api.count(&count) != kSuccess) return report;
   for (unsigned i = 0; i < count; ++i) {
     NvmlDevice dev = nullptr;
-    if (api.handle(i, &dev) == kSuccess) report.gpus.push_back(read_device(api, dev));
+    const NvmlReturn rc = api.handle(i, &dev);
+    if (rc == kSuccess) report.gpus.push_back(read_device(api, dev));
+    if (rc == kGpuIsLost) {
+      NvmlGpu lost;
+      lost.lost = true;
+      report.gpus.push_back(std::move(lost));
+    }
   }
   return report;
 }

@@ -22,6 +22,14 @@ struct NvmlMig {
   std::optional<std::string> profile;  ///< "1g.10gb", computed as the toolkit names profiles
 };
 
+/// A process NVML says uses a GPU (compute or graphics): its pid as the host sees it (NVML knows
+/// no PID namespaces) and the GPU memory it holds.
+struct NvmlProcess {
+  unsigned pid = 0;
+  std::optional<std::uint64_t> used_bytes;  ///< absent when NVML cannot say (no accounting, WDDM)
+  bool operator==(const NvmlProcess&) const = default;
+};
+
 struct NvmlGpu {
   std::optional<std::string> pci_address;  ///< canonical; absent when NVML gave none
   std::uint16_t vendor_id = 0x10de;
@@ -35,6 +43,10 @@ struct NvmlGpu {
   /// has no MIG functions.
   std::optional<bool> mig_capable;
   std::vector<NvmlMig> migs;  ///< by MIG index; empty unless mig_enabled
+  /// NVML answered GPU_IS_LOST for it: it fell off the bus or stopped answering (Xid 79).
+  bool lost = false;
+  /// The processes using it, compute and graphics; absent when this NVML cannot list them.
+  std::optional<std::vector<NvmlProcess>> processes;
 };
 
 /// The toolkit's MIG profile name: "<G>g.<GB>gb", or "<C>c.<G>g.<GB>gb" when the compute instance

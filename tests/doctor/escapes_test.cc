@@ -2,89 +2,27 @@
 // a stand-in daemon answering GET /info and /version on a fixture machine's socket, and a
 // recorded fake of `runc --version`, with and without the distribution's changelog.
 
-#include <unistd.h>
-
-#include <utility>
-
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "doctor/known_escapes.h"
 #include "tests/support/fake_tools.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
+#include "tests/support/stand_in_daemon.h"
 
 using namespace rgpu;
 using namespace rgpu::doctor;
 using namespace rgpu::test;
 using nlohmann::json;
-namespace asio = boost::asio;
-namespace http = boost::beast::http;
-using Local = asio::local::stream_protocol;
 
 namespace {
 
-// A dockerd stand-in: pid `pid` in the fixture's /proc, listening on /run/d.sock of its root.
-class StandInDaemon {
- public:
-  /// `in_proc` false: a daemon doctor finds only through --docker-host (another machine's, or a
-  /// namespace's), at socket().
-  StandInDaemon(const FixtureRoot& root, const std::string& pid, json info, json version, unsigned uid = 0,
-                bool in_proc = true)
-      : info_(std::move(info)), version_(std::move(version)) {
-    const std::string id = std::to_string(uid);
-    if (in_proc) {
-      root.write("/proc/" + pid + "/cmdline", std::string("dockerd\0--host=unix:///run/d.sock\0", 34));
-      root.write("/proc/" + pid + "/status", "Name:\tdockerd\nUid:\t" + id + "\t" + id + "\t" + id + "\t" + id + "\n");
-    }
-    const auto dir = root.host("/proc/" + pid + "/root/run");
-    std::filesystem::create_directories(dir);
-    socket_ = (dir / "d.sock").string();
-    acceptor_.emplace(io_, Local::endpoint(socket_));
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~StandInDaemon() {
-    io_.stop();
-    ::shutdown(acceptor_->native_handle(), SHUT_RDWR);
-    acceptor_->close();
-    thread_.join();
-  }
-  const std::string& socket() const { return socket_; }
-
- private:
-  void serve() {
-    for (;;) {
-      Local::socket socket(io_);
-      boost::system::error_code ec;
-      acceptor_->accept(socket, ec);
-      if (ec) return;
-      boost::beast::flat_buffer buffer;
-      http::request<http::string_body> req;
-      http::read(socket, buffer, req, ec);
-      if (ec) continue;
-      http::response<http::string_body> res{http::status::ok, req.version()};
-      const std::string target(req.target());
-      res.body() = (target == "/info" ? info_ : target == "/version" ? version_ : json::object()).dump();
-      if (target != "/info" && target != "/version") res.result(http::status::not_found);
-      res.set(http::field::content_type, "application/json");
-      res.keep_alive(false);
-      res.prepare_payload();
-      http::write(socket, res, ec);
-    }
-  }
-  json info_, version_;
-  std::string socket_;
-  asio::io_context io_;
-  std::optional<Local::acceptor> acceptor_;
-  std::thread thread_;
-};
+// What a stand-in daemon answers: GET /info and GET /version.
+std::map<std::string, json> answers(json info, json version) { return {{"/info", info}, {"/version", version}}; }
 
 json info_of(const json& dirs) {
   return {{"DefaultRuntime", "runc"}, {"Runtimes", {{"runc", {{"path", "runc"}}}}}, {"CDISpecDirs", dirs}};
@@ -140,7 +78,7 @@ TEST_CASE("doctor: the daemons' runc and Docker are judged against the known esc
   two_nvidia_datacenter(root, true);
   FakeTools fakes;
   SECTION("Debian 12's runc: its changelog patches CVE-2024-21626, not the November 2025 escapes") {
-    StandInDaemon daemon(root, "4242", info_of({"/etc/cdi"}), {{"Version", "20.10.24+dfsg1"}});
+    StandInDaemon daemon(root, "4242", answers(info_of({"/etc/cdi"}), {{"Version", "20.10.24+dfsg1"}}));
     fake_runc(root, "1.1.5+ds1", "1.1.5+ds1-1+deb12u1");
     changelog(root, "runc", "runc (1.1.5+ds1-1+deb12u1) bookworm-security\n  * CVE-2024-21626: leaked fds\n");
     changelog(root, "docker.io", "docker.io (20.10.24+dfsg1-1+deb12u1)\n  * Fix CVE-2024-41110: Authz zero length\n");
@@ -162,20 +100,20 @@ TEST_CASE("doctor: the daemons' runc and Docker are judged against the known esc
                    !Catch::Contains("CVE-2024-41110"));
   }
   SECTION("a fixed runc and Docker pass") {
-    StandInDaemon daemon(root, "4242", info_of({"/etc/cdi"}), {{"Version", "29.3.1"}});
+    StandInDaemon daemon(root, "4242", answers(info_of({"/etc/cdi"}), {{"Version", "29.3.1"}}));
     fake_runc(root, "1.3.3", "v1.3.3-0-gd842d771");
     CHECK(check(root, fakes, "runc-escapes")["status"] == "ok");
     CHECK(check(root, fakes, "docker-escapes")["status"] == "ok");
   }
   SECTION("a distribution build with no changelog to read cannot be told") {
-    StandInDaemon daemon(root, "4242", info_of({"/etc/cdi"}), {{"Version", "26.1.4+dfsg1"}});
+    StandInDaemon daemon(root, "4242", answers(info_of({"/etc/cdi"}), {{"Version", "26.1.4+dfsg1"}}));
     fake_runc(root, "1.1.5+ds1", "1.1.5+ds1-1+deb12u1");
     const auto runc = check(root, fakes, "runc-escapes");
     CHECK(runc["status"] == "warn");
     CHECK_THAT(runc["observed"].get<std::string>(), Catch::Contains("cannot tell whether the distribution patched"));
   }
   SECTION("upstream builds are judged on their number") {
-    StandInDaemon daemon(root, "4242", info_of({"/etc/cdi"}), {{"Version", "26.1.4"}});
+    StandInDaemon daemon(root, "4242", answers(info_of({"/etc/cdi"}), {{"Version", "26.1.4"}}));
     fake_runc(root, "1.1.11", "v1.1.11-0-g4bccb38c");
     const auto runc = check(root, fakes, "runc-escapes");
     CHECK(runc["status"] == "fail");
@@ -192,7 +130,7 @@ TEST_CASE("doctor: each daemon is asked which spec directories it reads, and roo
   FakeTools fakes;
   fake_runc(root, "1.3.3", "v1.3.3");
   SECTION("a directory beside /etc/cdi fails") {
-    StandInDaemon daemon(root, "4242", info_of({"/etc/cdi", "/var/run/cdi"}), {{"Version", "27.5.1"}});
+    StandInDaemon daemon(root, "4242", answers(info_of({"/etc/cdi", "/var/run/cdi"}), {{"Version", "27.5.1"}}));
     const auto dirs = check(root, fakes, "daemon-cdi-dirs");
     CHECK(dirs["status"] == "fail");
     CHECK(dirs["layer"] == 3);
@@ -202,14 +140,14 @@ TEST_CASE("doctor: each daemon is asked which spec directories it reads, and roo
     json info = info_of({"/etc/cdi"});
     info["DiscoveredDevices"] =
         json::parse(R"([{"Source":"cdi","ID":"nvidia.com/gpu=0"},{"Source":"cdi","ID":"nvidia.com/gpu=1"}])");
-    StandInDaemon daemon(root, "4242", info, {{"Version", "28.3.0"}});
+    StandInDaemon daemon(root, "4242", answers(info, {{"Version", "28.3.0"}}));
     const auto dirs = check(root, fakes, "daemon-cdi-dirs");
     CHECK(dirs["status"] == "ok");
     CHECK_THAT(dirs["observed"].get<std::string>(),
                Catch::Contains("dockerd 4242 reads /etc/cdi, its CDI driver sees 2 devices"));
   }
   SECTION("rootless 28.2 and later also reads its user's XDG directories") {
-    StandInDaemon daemon(root, "4444", info_of({"/etc/cdi"}), {{"Version", "28.2.1"}}, 1000);
+    StandInDaemon daemon(root, "4444", answers(info_of({"/etc/cdi"}), {{"Version", "28.2.1"}}), 1000);
     const auto dirs = check(root, fakes, "daemon-cdi-dirs");
     CHECK(dirs["status"] == "warn");
     CHECK_THAT(
@@ -227,7 +165,7 @@ TEST_CASE("doctor: a daemon without CDI fails at layer 3 from its own answer, al
   fake_runc(root, "1.3.3", "v1.3.3");
   SECTION("Debian 12's dockerd predates CDI") {
     json info = {{"DefaultRuntime", "runc"}};
-    StandInDaemon daemon(root, "4242", info, {{"Version", "20.10.24+dfsg1"}});
+    StandInDaemon daemon(root, "4242", answers(info, {{"Version", "20.10.24+dfsg1"}}));
     const auto c = check(root, fakes, "daemon-cdi");
     CHECK(c["status"] == "fail");
     CHECK(c["layer"] == 3);
@@ -235,17 +173,18 @@ TEST_CASE("doctor: a daemon without CDI fails at layer 3 from its own answer, al
   }
   SECTION("Docker 26 with the feature off") {
     json info = {{"DefaultRuntime", "runc"}, {"CDISpecDirs", nullptr}};
-    StandInDaemon daemon(root, "4242", info, {{"Version", "26.1.5+dfsg1"}});
+    StandInDaemon daemon(root, "4242", answers(info, {{"Version", "26.1.5+dfsg1"}}));
     const auto c = check(root, fakes, "daemon-cdi");
     CHECK(c["status"] == "fail");
     CHECK_THAT(c["decision"].get<std::string>(), Catch::Contains("\"features\": {\"cdi\": true}"));
   }
   SECTION("Docker 28.3 with its spec directories passes") {
-    StandInDaemon daemon(root, "4242", info_of({"/etc/cdi"}), {{"Version", "28.3.0"}});
+    StandInDaemon daemon(root, "4242", answers(info_of({"/etc/cdi"}), {{"Version", "28.3.0"}}));
     CHECK(check(root, fakes, "daemon-cdi")["status"] == "ok");
   }
   SECTION("a daemon only --docker-host names") {
-    StandInDaemon daemon(root, "4343", {{"DefaultRuntime", "runc"}}, {{"Version", "20.10.24+dfsg1"}}, 0, false);
+    StandInDaemon daemon(root, "4343", answers({{"DefaultRuntime", "runc"}}, {{"Version", "20.10.24+dfsg1"}}), 0,
+                         false);
     CHECK(check(root, fakes, "daemon-cdi")["status"] == "skip");
     const auto c = check(root, fakes, "daemon-cdi", {"--docker-host", "unix://" + daemon.socket()});
     INFO(c.dump());

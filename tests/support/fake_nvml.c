@@ -7,6 +7,8 @@
  *   gpu <bus id>|<name>|<uuid>|<memory bytes>|<minor>|<pci device id, 0xDDDDVVVV>
  *   mig_mode <gpu index> <current> <max MIG device count>
  *   mig <gpu index>|<MIG index>|<GI id>|<CI id>|<GI slices>|<CI slices>|<memory MiB>|<uuid>
+ *   lost <gpu index>               (its queries answer GPU_IS_LOST, as after Xid 79; PCI info still answers)
+ *   process <gpu index> <pid> <used bytes>   (a compute process; used bytes "-" for not available)
  * A MIG handle answers nvmlDeviceGetUUID and nvmlDeviceGetMemoryInfo as NVML does for MIG devices.
  */
 #define _GNU_SOURCE
@@ -54,6 +56,16 @@ static unsigned mig_current[16], mig_max[16];
 static FakeMig migs[64];
 static unsigned mig_count;
 
+typedef struct { /* nvmlProcessInfo_v2_t */
+  unsigned pid;
+  unsigned long long used;
+  unsigned gi, ci;
+} ProcessInfo;
+
+static unsigned lost[16];
+static ProcessInfo processes[16][64];
+static unsigned process_count[16];
+
 static char driver[64];
 static int init_error;
 static int cuda_version;
@@ -96,8 +108,20 @@ static void parse_mig_mode(const char* rest) {
   }
 }
 
+static void parse_process(const char* rest) {
+  unsigned gpu = 0, pid = 0;
+  char used[32] = "";
+  if (sscanf(rest, "%u %u %31s", &gpu, &pid, used) != 3 || gpu >= 16 || process_count[gpu] >= 64) return;
+  ProcessInfo* p = &processes[gpu][process_count[gpu]++];
+  memset(p, 0, sizeof *p);
+  p->pid = pid;
+  p->used = strcmp(used, "-") == 0 ? ~0ULL : strtoull(used, NULL, 10);
+}
+
 static void load_config(void) {
   Dl_info info;
+  memset(lost, 0, sizeof lost);
+  memset(process_count, 0, sizeof process_count);
   gpu_count = 0;
   mig_count = 0;
   memset(mig_current, 0, sizeof mig_current);
@@ -121,6 +145,8 @@ static void load_config(void) {
     if (strncmp(line, "gpu ", 4) == 0) parse_gpu(line + 4);
     if (strncmp(line, "mig ", 4) == 0) parse_mig(line + 4);
     if (strncmp(line, "mig_mode ", 9) == 0) parse_mig_mode(line + 9);
+    if (strncmp(line, "lost ", 5) == 0 && (unsigned)atoi(line + 5) < 16) lost[atoi(line + 5)] = 1;
+    if (strncmp(line, "process ", 8) == 0) parse_process(line + 8);
   }
   fclose(f);
 }
@@ -148,20 +174,25 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned i, void** handle) {
   *handle = &gpus[i];
   return 0;
 }
-int nvmlDeviceGetName(void* h, char* out, unsigned len) {
-  copy_field(out, len, ((FakeGpu*)h)->name);
-  return 0;
-}
 static FakeMig* as_mig(void* h) {
   FakeMig* m = (FakeMig*)h;
   return (m >= migs && m < migs + 64) ? m : NULL;
 }
 static unsigned gpu_index(void* h) { return (unsigned)((FakeGpu*)h - gpus); }
+#define GPU_IS_LOST 15
+static int is_lost(void* h) { return !as_mig(h) && lost[gpu_index(h)]; }
+int nvmlDeviceGetName(void* h, char* out, unsigned len) {
+  if (is_lost(h)) return GPU_IS_LOST;
+  copy_field(out, len, ((FakeGpu*)h)->name);
+  return 0;
+}
 int nvmlDeviceGetUUID(void* h, char* out, unsigned len) {
+  if (is_lost(h)) return GPU_IS_LOST;
   copy_field(out, len, as_mig(h) ? as_mig(h)->uuid : ((FakeGpu*)h)->uuid);
   return 0;
 }
 int nvmlDeviceGetMemoryInfo(void* h, Memory* m) {
+  if (is_lost(h)) return GPU_IS_LOST;
   if (as_mig(h)) {
     m->total = as_mig(h)->memory_mib * 1024ULL * 1024ULL;
     m->free = m->total;
@@ -226,5 +257,27 @@ int nvmlDeviceGetAttributes_v2(void* h, Attributes* a) {
   a->gpu_instance_slices = as_mig(h)->gi_slices;
   a->compute_instance_slices = as_mig(h)->ci_slices;
   a->memory_size_mb = as_mig(h)->memory_mib;
+  return 0;
+}
+
+/* Compute processes as configured; graphics ones are none. NVML's two-call protocol: a count too
+ * small answers INSUFFICIENT_SIZE with the count needed. */
+int nvmlDeviceGetComputeRunningProcesses_v3(void* h, unsigned* count, ProcessInfo* infos) {
+  if (as_mig(h)) return 3;
+  if (is_lost(h)) return GPU_IS_LOST;
+  unsigned i = gpu_index(h), n = process_count[i];
+  if (*count < n) {
+    *count = n;
+    return 7; /* INSUFFICIENT_SIZE */
+  }
+  memcpy(infos, processes[i], n * sizeof *infos);
+  *count = n;
+  return 0;
+}
+int nvmlDeviceGetGraphicsRunningProcesses_v3(void* h, unsigned* count, ProcessInfo* infos) {
+  (void)infos;
+  if (as_mig(h)) return 3;
+  if (is_lost(h)) return GPU_IS_LOST;
+  *count = 0;
   return 0;
 }

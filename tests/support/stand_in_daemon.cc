@@ -1,0 +1,57 @@
+#include "tests/support/stand_in_daemon.h"
+
+#include <sys/socket.h>
+
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <filesystem>
+
+namespace rgpu::test {
+
+namespace http = boost::beast::http;
+using Local = boost::asio::local::stream_protocol;
+
+StandInDaemon::StandInDaemon(const FixtureRoot& root, const std::string& pid,
+                             std::map<std::string, nlohmann::json> routes, unsigned uid, bool in_proc)
+    : routes_(std::move(routes)) {
+  const std::string id = std::to_string(uid);
+  if (in_proc) {
+    root.write("/proc/" + pid + "/cmdline", std::string("dockerd\0--host=unix:///run/d.sock\0", 34));
+    root.write("/proc/" + pid + "/status", "Name:\tdockerd\nUid:\t" + id + "\t" + id + "\t" + id + "\t" + id + "\n");
+  }
+  const auto dir = root.host("/proc/" + pid + "/root/run");
+  std::filesystem::create_directories(dir);
+  socket_ = (dir / "d.sock").string();
+  acceptor_.emplace(io_, Local::endpoint(socket_));
+  thread_ = std::thread([this] { serve(); });
+}
+
+StandInDaemon::~StandInDaemon() {
+  io_.stop();
+  ::shutdown(acceptor_->native_handle(), SHUT_RDWR);
+  acceptor_->close();
+  thread_.join();
+}
+
+void StandInDaemon::serve() {
+  for (;;) {
+    Local::socket socket(io_);
+    boost::system::error_code ec;
+    acceptor_->accept(socket, ec);
+    if (ec) return;
+    boost::beast::flat_buffer buffer;
+    http::request<http::string_body> req;
+    http::read(socket, buffer, req, ec);
+    if (ec) continue;
+    http::response<http::string_body> res{http::status::ok, req.version()};
+    const auto route = routes_.find(std::string(req.target()));
+    res.body() = (route == routes_.end() ? nlohmann::json::object() : route->second).dump();
+    if (route == routes_.end()) res.result(http::status::not_found);
+    res.set(http::field::content_type, "application/json");
+    res.keep_alive(false);
+    res.prepare_payload();
+    http::write(socket, res, ec);
+  }
+}
+
+}  // namespace rgpu::test
