@@ -57,6 +57,7 @@ Runner attach_doctor(CLI::App& sub, GlobalOptions& global);
 Runner attach_check_image(CLI::App& sub, GlobalOptions& global);
 Runner attach_metrics(CLI::App& sub, GlobalOptions& global);
 Runner attach_usage(CLI::App& sub, GlobalOptions& global);
+Runner attach_canary(CLI::App& sub, GlobalOptions& global);
 Runner attach_authz_plugin(CLI::App& sub, GlobalOptions& global);
 Runner attach_completion(CLI::App& sub, GlobalOptions& global);
 

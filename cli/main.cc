@@ -51,6 +51,13 @@ constexpr Command kCommands[] = {
     {"usage", "Show which processes, containers and repositories use each GPU now, and how much.", attach_usage,
      "rediacc-gpu usage\n"
      "rediacc-gpu usage -o json | jq '.gpus[] | {pci_address, processes: [.processes[].repository]}'"},
+    {"canary",
+     "Run one short container per granted name through a repository's own daemon; exit 1 when one lacks "
+     "its device.",
+     attach_canary,
+     "rediacc-gpu canary --repo team-a\n"
+     "rediacc-gpu canary --repo team-a --device nvidia.com/gpu=0 --image nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+     "systemctl enable --now rediacc-gpu-canary@team-a.timer"},
     {"metrics", "Write the doctor's findings and GPU counts for node_exporter's textfile collector.", attach_metrics,
      "rediacc-gpu metrics --textfile /var/lib/prometheus/node-exporter/rediacc-gpu.prom"},
     {"authz-plugin", "Serve a repository's dockerd as its authorization plugin (--authorization-plugin).",

@@ -30,7 +30,7 @@ std::string gpu_subject(const probe::Gpu& gpu) { return gpu.pci_address.value_or
 std::vector<Check> run_doctor(const Facts& facts) {
   std::vector<Check> all;
   for (auto layer : {host_driver_checks, placement_checks, device_node_checks, runtime_checks, spec_checks,
-                     policy_checks, repo_daemon_checks, usage_checks, escape_checks}) {
+                     policy_checks, repo_daemon_checks, usage_checks, escape_checks, canary_checks}) {
     auto checks = layer(facts);
     all.insert(all.end(), checks.begin(), checks.end());
   }

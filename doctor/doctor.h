@@ -28,6 +28,9 @@ std::vector<Check> repo_daemon_checks(const Facts& facts);
 /// grants no process used for a day (facts.usage; skipped without it).
 std::vector<Check> usage_checks(const Facts& facts);
 
+/// The last canary result of each repository's names, from their records (layer 6).
+std::vector<Check> canary_checks(const Facts& facts);
+
 /// What each reachable daemon reports it reads (GET /info CDISpecDirs, DiscoveredDevices), layer 3.
 Check daemon_spec_dirs(const Facts& facts);
 /// Whether each reachable daemon attaches CDI devices (its version, CDISpecDirs in /info), layer 3.

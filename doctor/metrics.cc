@@ -5,6 +5,7 @@
 
 #include "admission/grant_hardware.h"
 #include "core/time_text.h"
+#include "doctor/canary.h"
 #include "doctor/kernel_log.h"
 #include "doctor/lost_gpus.h"
 #include "doctor/ras_counts.h"
@@ -84,6 +85,40 @@ void usage_series(std::ostringstream& out, const Facts& f) {
     out << "rediacc_gpu_grant_last_used_timestamp_seconds{repository=\"" << label(key.first) << "\",device=\""
         << label(key.second) << "\"} " << std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count()
         << "\n";
+}
+
+std::int64_t unix_seconds(const std::string& rfc3339) {
+  const auto t = parse_rfc3339_utc(rfc3339);
+  return t ? std::chrono::duration_cast<std::chrono::seconds>(t->time_since_epoch()).count() : 0;
+}
+
+// The last canary of each repository's names, as its record keeps it.
+void canary_series(std::ostringstream& out, const Facts& f) {
+  std::vector<CanaryResult> all;
+  for (const auto& repo : canary_repos(f.fs)) {
+    if (auto results = read_canary_results(f.fs, repo)) all.insert(all.end(), results->begin(), results->end());
+  }
+  if (all.empty()) return;
+  const auto series = [&](const char* name, const CanaryResult& c) {
+    out << name << "{repository=\"" << label(c.repo) << "\",device=\"" << label(c.device) << "\"} ";
+  };
+  family(out, "rediacc_gpu_canary_ok", "1 when the last canary through the repository's own daemon saw the device.");
+  for (const auto& c : all) {
+    series("rediacc_gpu_canary_ok", c);
+    out << (c.ok ? 1 : 0) << "\n";
+  }
+  family(out, "rediacc_gpu_canary_last_run_timestamp_seconds", "When the last canary ran (Unix time).");
+  for (const auto& c : all) {
+    series("rediacc_gpu_canary_last_run_timestamp_seconds", c);
+    out << unix_seconds(c.at) << "\n";
+  }
+  family(out, "rediacc_gpu_canary_last_success_timestamp_seconds",
+         "When a canary last succeeded (Unix time); absent when none has.");
+  for (const auto& c : all) {
+    if (!c.last_success) continue;
+    series("rediacc_gpu_canary_last_success_timestamp_seconds", c);
+    out << unix_seconds(*c.last_success) << "\n";
+  }
 }
 
 }  // namespace
@@ -183,6 +218,7 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
          "Grants whose name now reaches other hardware than was granted (the gate refuses them); 0 when none moved.");
   out << "rediacc_gpu_grants_moved " << moved << "\n";
   usage_series(out, f);
+  canary_series(out, f);
   return out.str();
 }
 

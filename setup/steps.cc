@@ -234,6 +234,7 @@ Result<std::string> step_units(SetupContext& ctx) {
   as_packaged.packaged = true;
   RGPU_TRY(write_unless_packaged(ctx, units::hotplug_units(options), units::hotplug_units(as_packaged)));
   RGPU_TRY(write_unless_packaged(ctx, units::plugin_units(options), units::plugin_units(as_packaged)));
+  RGPU_TRY(write_unless_packaged(ctx, units::canary_units(options), units::canary_units(as_packaged)));
   RGPU_TRY(write_plugin_environments(ctx));
   auto views = units::view_units(options);
   RGPU_TRY(write_all(ctx, {views.front()}));

@@ -121,6 +121,23 @@ std::vector<UnitFile> hotplug_units(const UnitOptions& o) {
           {"/etc/udev/rules.d/90-rediacc-gpu.rules", rule}};
 }
 
+std::vector<UnitFile> canary_units(const UnitOptions& o) {
+  // Not sandboxed like the plugin: it writes its record and talks to the repository's daemon.
+  const std::string service = header(o) +
+                              "[Unit]\nDescription=rediacc-gpu canary of repository %i's GPUs through its own "
+                              "daemon\nAfter=rediacc-gpu-authz@%i.socket\n\n[Service]\nType=oneshot\n"
+                              "# REDIACC_GPU_CANARY_IMAGE: an image the repository's daemon has (default busybox).\n"
+                              "EnvironmentFile=-" +
+                              std::string(state::kConfigDir) + "/canary/%i.env\nExecStart=" + o.tool_path +
+                              " canary --repo %i\nTimeoutStartSec=15min\n";
+  const std::string timer = header(o) +
+                            "[Unit]\nDescription=Hourly rediacc-gpu canary of repository %i\n\n[Timer]\n"
+                            "OnCalendar=hourly\nRandomizedDelaySec=5min\nPersistent=true\n\n[Install]\n"
+                            "WantedBy=timers.target\n";
+  return {{"/etc/systemd/system/" + std::string(kCanaryServiceUnit), service},
+          {"/etc/systemd/system/" + std::string(kCanaryTimerUnit), timer}};
+}
+
 std::string vendor_path(const std::string& etc_path) {
   for (const auto& [etc, vendor] : {std::pair{"/etc/systemd/system/", "/lib/systemd/system/"},
                                     std::pair{"/etc/udev/rules.d/", "/lib/udev/rules.d/"}}) {
@@ -142,7 +159,9 @@ std::vector<UnitFile> packaged_units(const std::string& tool_path) {
   auto plugin = plugin_units(o);
   files.insert(files.end(), plugin.begin(), plugin.end());
   auto views = view_units(o);
-  files.insert(files.end(), views.begin() + 1, views.end());  // the drop-in names the machine's daemon unit
+  files.insert(files.end(), views.begin() + 1, views.end());
+  auto canary = canary_units(o);
+  files.insert(files.end(), canary.begin(), canary.end());  // the drop-in names the machine's daemon unit
   for (auto& f : files) f.path = vendor_path(f.path);
   return files;
 }

@@ -41,6 +41,8 @@ inline constexpr const char* kPluginSocketUnit = "rediacc-gpu-authz@.socket";
 inline constexpr const char* kPluginServiceUnit = "rediacc-gpu-authz@.service";
 inline constexpr const char* kViewsPathUnit = "rediacc-gpu-views.path";
 inline constexpr const char* kViewsServiceUnit = "rediacc-gpu-views.service";
+inline constexpr const char* kCanaryServiceUnit = "rediacc-gpu-canary@.service";
+inline constexpr const char* kCanaryTimerUnit = "rediacc-gpu-canary@.timer";
 
 /// nvidia-cdi-refresh pointed at /etc/cdi/nvidia.yaml (and WSL mode under WSL): our environment
 /// file, and a drop-in that reads it after the package's own, so ours wins and survives the
@@ -74,6 +76,12 @@ std::vector<UnitFile> view_units(const UnitOptions& options);
 /// Our specs and the inventory regenerated when a render node appears or disappears: a oneshot
 /// service and the udev rule that starts it.
 std::vector<UnitFile> hotplug_units(const UnitOptions& options);
+
+/// The hourly canary of a repository's names through its own daemon: a template service running
+/// `rediacc-gpu canary --repo REPO` and its timer. Enabled per repository by the operator
+/// (systemctl enable --now rediacc-gpu-canary@REPO.timer); the image comes from
+/// REDIACC_GPU_CANARY_IMAGE in /etc/rediacc/gpu/canary/REPO.env, else busybox.
+std::vector<UnitFile> canary_units(const UnitOptions& options);
 
 /// Where a package would ship the unit or rule setup writes at `etc_path`:
 /// /etc/systemd/system/X -> /lib/systemd/system/X, /etc/udev/rules.d/X -> /lib/udev/rules.d/X.
