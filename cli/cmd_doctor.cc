@@ -105,14 +105,15 @@ void print_json(const std::vector<doctor::Check>& checks) {
 
 struct MetricsFlags {
   std::string textfile;
+  bool usage = true;
 };
 
 // Runs the checks on facts gathered now, then hands both to `use`.
 template <typename Use>
-int with_checks(const GlobalOptions& global, const std::string& docker_host, Use use) {
+int with_checks(const GlobalOptions& global, const std::string& docker_host, Use use, bool usage = true) {
   RootFs fs(global.root);
   ProcessRunner runner;
-  auto facts = gather_facts(fs, runner, docker_host);
+  auto facts = gather_facts(fs, runner, docker_host, usage ? std::optional(doctor::UsageOptions{}) : std::nullopt);
   if (!facts) return report_failure(facts.error());
   return use(*facts, doctor::run_doctor(*facts));
 }
@@ -146,15 +147,18 @@ int run_doctor(const GlobalOptions& global, DoctorFlags f) {
 }
 
 int run_metrics(const GlobalOptions& global, const MetricsFlags& f) {
-  return with_checks(global, "", [&f](const doctor::Facts& facts, const std::vector<doctor::Check>& checks) {
-    const auto text = doctor::metrics_text(facts, checks, std::chrono::system_clock::now());
-    if (f.textfile.empty()) {
-      std::cout << text;
-      return kExitOk;
-    }
-    auto written = write_file_atomic(facts.fs, f.textfile, text);
-    return written ? kExitOk : report_failure(written.error());
-  });
+  return with_checks(
+      global, "",
+      [&f](const doctor::Facts& facts, const std::vector<doctor::Check>& checks) {
+        const auto text = doctor::metrics_text(facts, checks, std::chrono::system_clock::now());
+        if (f.textfile.empty()) {
+          std::cout << text;
+          return kExitOk;
+        }
+        auto written = write_file_atomic(facts.fs, f.textfile, text);
+        return written ? kExitOk : report_failure(written.error());
+      },
+      f.usage);
 }
 
 }  // namespace
@@ -175,6 +179,9 @@ Runner attach_metrics(CLI::App& sub, GlobalOptions& global) {
   auto f = std::make_shared<MetricsFlags>();
   sub.add_option("--textfile", f->textfile,
                  "Write to this file atomically (node_exporter's textfile collector directory), not stdout");
+  sub.add_flag("--usage,!--no-usage", f->usage,
+               "Find who uses the GPUs (processes, containers, repositories, grants in use); --no-usage leaves "
+               "it out of the scrape");
   return [&global, f] { return run_metrics(global, *f); };
 }
 

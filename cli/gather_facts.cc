@@ -8,7 +8,7 @@
 namespace rgpu::cli {
 
 Result<doctor::Facts> gather_facts(const RootFs& fs, CommandRunner& runner, const std::string& docker_host,
-                                   const doctor::UsageOptions& usage) {
+                                   const std::optional<doctor::UsageOptions>& usage) {
   RGPU_TRY_ASSIGN(auto report, setup::probe_machine(fs));
   auto recorded = probe::read_inventory(fs);
   std::optional<probe::Inventory> inventory;
@@ -30,7 +30,7 @@ Result<doctor::Facts> gather_facts(const RootFs& fs, CommandRunner& runner, cons
     if (auto socket = doctor::docker_socket(docker_host)) also.emplace_back("the daemon at " + docker_host, *socket);
   }
   facts.answers = doctor::ask_daemons(fs, facts.daemons, also);
-  doctor::gather_usage(facts, std::chrono::system_clock::now(), usage);
+  if (usage) doctor::gather_usage(facts, std::chrono::system_clock::now(), *usage);
   return facts;
 }
 

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <memory>
+#include <thread>
 
 namespace rgpu::doctor {
 namespace {
@@ -96,11 +98,25 @@ std::vector<NodeHolder> processes_holding(const RootFs& fs, const std::set<dev_t
     ::close(proc);
     return out;
   }
+  std::vector<int> all;
   while (const dirent* e = ::readdir(pids.get())) {
-    const auto pid = number(e->d_name);
-    if (!pid) continue;
-    if (auto h = holder(fs, ::dirfd(pids.get()), *pid, devices)) out.push_back(std::move(*h));
+    if (const auto pid = number(e->d_name)) all.push_back(*pid);
   }
+  // A stat per fd of every process is most of a scrape's cost on a busy machine: the processes are
+  // shared among a few threads, each walking its own slice.
+  const std::size_t threads =
+      std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, std::max<std::size_t>(1, all.size() / 256));
+  std::vector<std::vector<NodeHolder>> found(std::min<std::size_t>(threads, 4));
+  const auto walk = [&](std::size_t slice) {
+    for (std::size_t i = slice; i < all.size(); i += found.size()) {
+      if (auto h = holder(fs, ::dirfd(pids.get()), all[i], devices)) found[slice].push_back(std::move(*h));
+    }
+  };
+  std::vector<std::thread> running;
+  for (std::size_t t = 1; t < found.size(); ++t) running.emplace_back(walk, t);
+  walk(0);
+  for (auto& t : running) t.join();
+  for (auto& slice : found) std::move(slice.begin(), slice.end(), std::back_inserter(out));
   std::sort(out.begin(), out.end(), [](const NodeHolder& a, const NodeHolder& b) { return a.pid < b.pid; });
   return out;
 }

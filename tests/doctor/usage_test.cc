@@ -229,6 +229,10 @@ TEST_CASE(
                           Contains("rediacc_gpu_grant_in_use{repository=\"web\",device=\"rediacc.io/dri=renderD130\"} "
                                    "1\n") &&
                           Contains("rediacc_gpu_grant_last_used_timestamp_seconds{repository=\"web\""));
+  // A scrape that must stay cheapest leaves it out, and says nothing of it.
+  CHECK_THAT(tool_on(root, {"metrics", "--no-usage"}).out, !Contains("rediacc_gpu_processes") &&
+                                                               !Contains("rediacc_gpu_grant_in_use") &&
+                                                               Contains("rediacc_gpu_doctor_failed_checks"));
   const auto record = json::parse(root.read("/var/lib/rediacc/gpu/grant-use.json"));
   CHECK(record["grants"][0]["repo"] == "web");
   CHECK(record["grants"][0]["device"] == "rediacc.io/dri=renderD130");
