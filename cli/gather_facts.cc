@@ -30,6 +30,7 @@ Result<doctor::Facts> gather_facts(const RootFs& fs, CommandRunner& runner, cons
     if (auto socket = doctor::docker_socket(docker_host)) also.emplace_back("the daemon at " + docker_host, *socket);
   }
   facts.answers = doctor::ask_daemons(fs, facts.daemons, also);
+  doctor::gather_nvml(facts);
   if (usage) doctor::gather_usage(facts, std::chrono::system_clock::now(), *usage);
   return facts;
 }

@@ -97,8 +97,8 @@ struct Facts {
   std::vector<DaemonAnswer> answers = {};
   /// daemon.json, dpkg's status and os-release as read once for this run.
   FileReads files{fs};
-  /// NVML's answer asked once for this run (its GPUs lost, its processes); absent when no
-  /// libnvidia-ml.so.1 answered or it was not asked (gather_usage asks).
+  /// NVML's answer asked once for this run (its GPUs lost, their memory health, their processes);
+  /// absent when no libnvidia-ml.so.1 answered or it was not asked (gather_nvml asks).
   std::optional<probe::NvmlReport> nvml = std::nullopt;
   /// Who uses each GPU now; absent when gather_usage was not called.
   std::optional<UsageReport> usage = std::nullopt;
@@ -108,7 +108,10 @@ struct Facts {
   std::optional<Result<LastUse>> last_use = std::nullopt;
 };
 
-/// Fills facts.nvml, facts.usage, facts.use and facts.last_use: asks NVML, finds who uses each GPU (each
+/// Fills facts.nvml when the probe found an NVIDIA GPU and NVML answers.
+void gather_nvml(Facts& facts);
+
+/// Fills facts.usage, facts.use and facts.last_use (from facts.nvml when gathered): finds who uses each GPU (each
 /// repository daemon asked for its containers within `options.daemon_timeout`), and records in
 /// grant-use.json which grants are in use at `now`.
 void gather_usage(Facts& facts, std::chrono::system_clock::time_point now, const UsageOptions& options = {});

@@ -8,6 +8,7 @@
 #include "doctor/doctor.h"
 #include "doctor/kernel_log.h"
 #include "doctor/lost_gpus.h"
+#include "doctor/nvidia_ecc.h"
 #include "doctor/ras_counts.h"
 #include "probe/probe.h"
 #include "probe/sysfs_parsers.h"
@@ -217,6 +218,8 @@ std::vector<Check> host_driver_checks(const Facts& f) {
   out.insert(out.end(), kernel.begin(), kernel.end());
   auto ras = ras_checks(f);
   out.insert(out.end(), ras.begin(), ras.end());
+  auto ecc = nvidia_ecc_checks(f);
+  out.insert(out.end(), ecc.begin(), ecc.end());
   return out;
 }
 

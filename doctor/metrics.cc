@@ -36,6 +36,24 @@ void link_series(std::ostringstream& out, const char* name, const probe::Gpu& g,
   }
 }
 
+// NVIDIA's memory health per GPU, where NVML reports it.
+void nvidia_memory_series(std::ostringstream& out, const Facts& f) {
+  if (!f.nvml) return;
+  const auto each = [&](const char* name, const char* help, auto value) {
+    family(out, name, help);
+    for (const auto& g : f.nvml->gpus) {
+      if (const auto v = value(g); g.pci_address && v)
+        out << name << "{pci_address=\"" << *g.pci_address << "\"} " << *v << "\n";
+    }
+  };
+  each("rediacc_gpu_ecc_uncorrected_errors", "NVIDIA uncorrected ECC errors since the driver loaded (NVML, volatile).",
+       [](const probe::NvmlGpu& g) { return g.ecc_uncorrected; });
+  each("rediacc_gpu_row_remap_pending", "1 when a memory row remap or page retirement waits for the GPU's reset.",
+       [](const probe::NvmlGpu& g) { return g.remap_pending ? std::optional<int>(*g.remap_pending) : std::nullopt; });
+  each("rediacc_gpu_row_remap_failed", "1 when NVML reports a row remapping failure (the GPU needs replacing).",
+       [](const probe::NvmlGpu& g) { return g.remap_failed ? std::optional<int>(*g.remap_failed) : std::nullopt; });
+}
+
 // A label value as the exposition format wants it: backslash, quote and newline escaped.
 std::string label(std::string_view value) {
   std::string out;
@@ -156,6 +174,7 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
       out << "rediacc_gpu_ras_errors{pci_address=\"" << c.pci_address << "\",block=\"" << c.block << "\",kind=\""
           << kind << "\"} " << n << "\n";
   }
+  nvidia_memory_series(out, f);
   family(out, "rediacc_gpu_kernel_log_readable", "1 when a kernel log (/dev/kmsg, the journal, kern.log) was read.");
   out << "rediacc_gpu_kernel_log_readable " << (log.source.empty() ? 0 : 1) << "\n";
   // The link as sysfs shows it now, so a dashboard can chart a downtrained link (width below its

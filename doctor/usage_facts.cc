@@ -5,10 +5,12 @@
 
 namespace rgpu::doctor {
 
+void gather_nvml(Facts& f) {
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return;
+  if (auto nvml = probe::query_nvml(f.fs, probe::native_library_dirs()); nvml && *nvml) f.nvml = std::move(**nvml);
+}
+
 void gather_usage(Facts& f, std::chrono::system_clock::time_point now, const UsageOptions& options) {
-  if (has_vendor(f.fresh, probe::Vendor::nvidia)) {
-    if (auto nvml = probe::query_nvml(f.fs, probe::native_library_dirs()); nvml && *nvml) f.nvml = std::move(**nvml);
-  }
   f.usage = gpu_usage(f.fs, f.fresh, f.nvml, repo_daemon_addresses(f.fs, f.daemons), options);
   if (!f.grants) return;
   f.use = judge_use(f.fs, *f.grants, f.specs, *f.usage);

@@ -65,7 +65,13 @@ struct NvmlApi {
   // Process lists (R470 and later); either may be absent.
   NvmlReturn (*compute_processes)(NvmlDevice, unsigned*, NvmlProcessInfo*);
   NvmlReturn (*graphics_processes)(NvmlDevice, unsigned*, NvmlProcessInfo*);
+  // Memory health; each may be absent, or answer NOT_SUPPORTED on a GPU without ECC.
+  NvmlReturn (*total_ecc)(NvmlDevice, int, int, unsigned long long*);
+  NvmlReturn (*remapped_rows)(NvmlDevice, unsigned*, unsigned*, unsigned*, unsigned*);
+  NvmlReturn (*retired_pending)(NvmlDevice, int*);
 };
+constexpr int kUncorrectedErrors = 1;  // NVML_MEMORY_ERROR_TYPE_UNCORRECTED
+constexpr int kVolatileCounter = 0;    // NVML_VOLATILE_ECC: since the driver loaded
 
 struct DlClose {
   void operator()(void* h) const { ::dlclose(h); }
@@ -97,6 +103,9 @@ Result<NvmlApi> bind_api(void* lib, const std::string& where) {
     bind(lib, "nvmlSystemGetCudaDriverVersion", api.cuda_version);
   bind(lib, "nvmlDeviceGetComputeRunningProcesses_v3", api.compute_processes);
   bind(lib, "nvmlDeviceGetGraphicsRunningProcesses_v3", api.graphics_processes);
+  bind(lib, "nvmlDeviceGetTotalEccErrors", api.total_ecc);
+  bind(lib, "nvmlDeviceGetRemappedRows", api.remapped_rows);
+  bind(lib, "nvmlDeviceGetRetiredPagesPendingStatus", api.retired_pending);
   return api;
 }
 
@@ -174,6 +183,22 @@ std::optional<std::vector<NvmlProcess>> processes_of(const NvmlApi& api, NvmlDev
   return compute;
 }
 
+void read_memory_health(const NvmlApi& api, NvmlDevice dev, NvmlGpu& gpu) {
+  unsigned long long uncorrected = 0;
+  if (api.total_ecc && api.total_ecc(dev, kUncorrectedErrors, kVolatileCounter, &uncorrected) == kSuccess)
+    gpu.ecc_uncorrected = uncorrected;
+  unsigned corrected = 0, unc = 0, pending = 0, failed = 0;
+  if (api.remapped_rows && api.remapped_rows(dev, &corrected, &unc, &pending, &failed) == kSuccess) {
+    gpu.rows_remapped_uncorrectable = unc;
+    gpu.remap_pending = pending != 0;
+    gpu.remap_failed = failed != 0;
+    return;
+  }
+  // Before the row remapper (Volta, Turing): a retired page also waits for a reset.
+  int retired = 0;
+  if (api.retired_pending && api.retired_pending(dev, &retired) == kSuccess) gpu.remap_pending = retired != 0;
+}
+
 NvmlGpu read_device(const NvmlApi& api, NvmlDevice dev) {
   NvmlGpu gpu;
   char text[kNameLength] = {};
@@ -196,6 +221,7 @@ NvmlGpu read_device(const NvmlApi& api, NvmlDevice dev) {
   if (gpu.lost) return gpu;
   read_migs(api, dev, gpu);
   gpu.processes = processes_of(api, dev);
+  read_memory_health(api, dev, gpu);
   return gpu;
 }
 

@@ -47,6 +47,13 @@ struct NvmlGpu {
   bool lost = false;
   /// The processes using it, compute and graphics; absent when this NVML cannot list them.
   std::optional<std::vector<NvmlProcess>> processes;
+  /// Memory health, each absent where the GPU or driver does not report it (GeForce cards keep no
+  /// ECC counters): uncorrected ECC errors since the driver loaded (volatile), and the row
+  /// remapper's state (A100 and later) or, before it, page retirement waiting for a reset.
+  std::optional<std::uint64_t> ecc_uncorrected;
+  std::optional<unsigned> rows_remapped_uncorrectable;
+  std::optional<bool> remap_pending;  ///< a remap or page retirement waits for the GPU's reset
+  std::optional<bool> remap_failed;   ///< a row could not be remapped: the GPU needs replacing
 };
 
 /// The toolkit's MIG profile name: "<G>g.<GB>gb", or "<C>c.<G>g.<GB>gb" when the compute instance

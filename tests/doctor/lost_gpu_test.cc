@@ -8,6 +8,7 @@
 
 #include "tests/support/admit_on.h"
 #include "tests/support/fixture_root.h"
+#include "tests/support/machine_builder.h"
 #include "tests/support/machines.h"
 
 using namespace rgpu::test;
@@ -209,4 +210,37 @@ TEST_CASE("doctor and metrics: AMD RAS counters, uncorrectable errors fail and c
       tool_on(root, {"metrics"}).out,
       Contains("rediacc_gpu_ras_errors{pci_address=\"0000:03:00.0\",block=\"umc\",kind=\"uncorrectable\"} 2\n") &&
           Contains("rediacc_gpu_ras_errors{pci_address=\"0000:03:00.0\",block=\"gfx\",kind=\"correctable\"} 0\n"));
+}
+
+TEST_CASE(
+    "doctor: NVML's uncorrected ECC errors and failed row remaps fail, a pending remap warns, a card without "
+    "ECC is skipped") {
+  FixtureRoot root;
+  workstation_numbered(root, {128, 129, 130});
+  MachineBuilder m(root);
+  const std::string gpu = "driver 570.86.15\n" + nvml_gpu_line("00000000:01:00.0", "NVIDIA GeForce RTX 4090",
+                                                               kWorkstation4090Uuid, 24ULL << 30, 0, 0x2684);
+  const auto ecc_with = [&](const std::string& lines) {
+    m.fake_nvml("/usr/lib/x86_64-linux-gnu", gpu + lines);
+    const auto c = checks(root, "gpu-ecc");
+    REQUIRE(c.size() == 1);
+    return c[0];
+  };
+  CHECK(ecc_with("")["status"] == "skip");  // a GeForce card keeps no ECC counters
+  const auto clean = ecc_with("ecc 0 0\nremap 0 2 0 0 0\n");
+  CHECK(clean["status"] == "ok");
+  CHECK_THAT(clean["observed"].get<std::string>(), Contains("NVML: no uncorrected ECC error"));
+  const auto pending = ecc_with("ecc 0 0\nremap 0 2 1 1 0\n");
+  CHECK(pending["status"] == "warn");
+  CHECK_THAT(pending["decision"].get<std::string>(), Contains("reset the GPU"));
+  const auto corrupted = ecc_with("ecc 0 3\nremap 0 2 1 0 0\n");
+  CHECK(corrupted["status"] == "fail");
+  CHECK(corrupted["subject"] == "0000:01:00.0");
+  CHECK_THAT(corrupted["observed"].get<std::string>(), Contains("3 uncorrected ECC error(s) since the driver loaded"));
+  CHECK_THAT(tool_on(root, {"metrics"}).out,
+             Contains("rediacc_gpu_ecc_uncorrected_errors{pci_address=\"0000:01:00.0\"} 3\n") &&
+                 Contains("rediacc_gpu_row_remap_pending{pci_address=\"0000:01:00.0\"} 0\n"));
+  const auto failed = ecc_with("ecc 0 0\nremap 0 2 1 0 1\n");
+  CHECK(failed["status"] == "fail");
+  CHECK_THAT(failed["decision"].get<std::string>(), Contains("replaced"));
 }

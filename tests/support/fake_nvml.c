@@ -9,6 +9,8 @@
  *   mig <gpu index>|<MIG index>|<GI id>|<CI id>|<GI slices>|<CI slices>|<memory MiB>|<uuid>
  *   lost <gpu index>               (its queries answer GPU_IS_LOST, as after Xid 79; PCI info still answers)
  *   process <gpu index> <pid> <used bytes>   (a compute process; used bytes "-" for not available)
+ *   ecc <gpu index> <volatile uncorrected count>   (without it, ECC answers NOT_SUPPORTED)
+ *   remap <gpu index> <corrected> <uncorrected> <pending> <failed>   (without it, NOT_SUPPORTED)
  * A MIG handle answers nvmlDeviceGetUUID and nvmlDeviceGetMemoryInfo as NVML does for MIG devices.
  */
 #define _GNU_SOURCE
@@ -63,6 +65,9 @@ typedef struct { /* nvmlProcessInfo_v2_t */
 } ProcessInfo;
 
 static unsigned lost[16];
+static long long ecc[16];
+static int remap_set[16];
+static unsigned remap[16][4];
 static ProcessInfo processes[16][64];
 static unsigned process_count[16];
 
@@ -121,6 +126,8 @@ static void parse_process(const char* rest) {
 static void load_config(void) {
   Dl_info info;
   memset(lost, 0, sizeof lost);
+  memset(remap_set, 0, sizeof remap_set);
+  for (unsigned i = 0; i < 16; ++i) ecc[i] = -1;
   memset(process_count, 0, sizeof process_count);
   gpu_count = 0;
   mig_count = 0;
@@ -147,6 +154,18 @@ static void load_config(void) {
     if (strncmp(line, "mig_mode ", 9) == 0) parse_mig_mode(line + 9);
     if (strncmp(line, "lost ", 5) == 0 && (unsigned)atoi(line + 5) < 16) lost[atoi(line + 5)] = 1;
     if (strncmp(line, "process ", 8) == 0) parse_process(line + 8);
+    if (strncmp(line, "ecc ", 4) == 0) {
+      unsigned gpu = 0;
+      long long n = 0;
+      if (sscanf(line + 4, "%u %lld", &gpu, &n) == 2 && gpu < 16) ecc[gpu] = n;
+    }
+    if (strncmp(line, "remap ", 6) == 0) {
+      unsigned gpu = 0, v[4];
+      if (sscanf(line + 6, "%u %u %u %u %u", &gpu, &v[0], &v[1], &v[2], &v[3]) == 5 && gpu < 16) {
+        memcpy(remap[gpu], v, sizeof v);
+        remap_set[gpu] = 1;
+      }
+    }
   }
   fclose(f);
 }
@@ -279,5 +298,21 @@ int nvmlDeviceGetGraphicsRunningProcesses_v3(void* h, unsigned* count, ProcessIn
   if (as_mig(h)) return 3;
   if (is_lost(h)) return GPU_IS_LOST;
   *count = 0;
+  return 0;
+}
+
+/* Memory health: NOT_SUPPORTED (3) unless the configuration names it, as on a GeForce card. */
+int nvmlDeviceGetTotalEccErrors(void* h, int type, int counter, unsigned long long* count) {
+  if (as_mig(h) || ecc[gpu_index(h)] < 0 || type != 1 || counter != 0) return 3;
+  *count = (unsigned long long)ecc[gpu_index(h)];
+  return 0;
+}
+int nvmlDeviceGetRemappedRows(void* h, unsigned* corrected, unsigned* uncorrected, unsigned* pending,
+                              unsigned* failed) {
+  if (as_mig(h) || !remap_set[gpu_index(h)]) return 3;
+  *corrected = remap[gpu_index(h)][0];
+  *uncorrected = remap[gpu_index(h)][1];
+  *pending = remap[gpu_index(h)][2];
+  *failed = remap[gpu_index(h)][3];
   return 0;
 }
