@@ -58,6 +58,9 @@ use_test_cache() {
   mkdir -p "$cache/ccache" "$cache/go-build"
   export CCACHE_DIR=$cache/ccache CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=6G
   export CCACHE_COMPILERCHECK=content
+  # The build precompiles its heaviest headers (cmake/precompiled_headers.cmake); ccache caches
+  # such builds only when told these differences do not matter.
+  export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
   LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
             -DRGPU_GO_CACHE="$cache/go-build")
   ccache --zero-stats >/dev/null
