@@ -61,16 +61,11 @@ std::string seconds_text(double s) {
 void print(const std::vector<doctor::CanaryResult>& results, const std::string& output) {
   if (output == "json") {
     auto list = nlohmann::ordered_json::array();
-    for (const auto& r : results)
-      list.push_back({{"repository", r.repo},
-                      {"device", r.device},
-                      {"image", r.image},
-                      {"ok", r.ok},
-                      {"stage", r.stage},
-                      {"detail", r.detail},
-                      {"at", r.at},
-                      {"seconds", r.seconds},
-                      {"last_success", r.last_success ? nlohmann::ordered_json(*r.last_success) : nullptr}});
+    for (const auto& r : results) {
+      nlohmann::ordered_json one = {{"repository", r.repo}};
+      one.update(doctor::canary_json(r));
+      list.push_back(std::move(one));
+    }
     std::cout << nlohmann::ordered_json{{"schema", 1}, {"results", list}}.dump(2) << "\n";
     return;
   }

@@ -191,6 +191,13 @@ CanaryResult run_canary(const RootFs& fs, const cdi::SpecIndex& specs, const Can
   return finish();
 }
 
+nlohmann::ordered_json canary_json(const CanaryResult& c) {
+  return {{"device", c.device},   {"image", c.image},
+          {"ok", c.ok},           {"stage", c.stage},
+          {"detail", c.detail},   {"at", c.at},
+          {"seconds", c.seconds}, {"last_success", c.last_success ? nlohmann::ordered_json(*c.last_success) : nullptr}};
+}
+
 std::string canary_record_path(const std::string& repo) {
   return std::string(state::kStateDir) + "/canary/" + repo + ".json";
 }
@@ -245,16 +252,7 @@ Result<std::vector<CanaryResult>> record_canary(const RootFs& fs, const std::str
   }
   std::sort(all.begin(), all.end(), [](const CanaryResult& a, const CanaryResult& b) { return a.device < b.device; });
   nlohmann::ordered_json doc = {{"schema", 1}, {"repository", repo}, {"results", nlohmann::ordered_json::array()}};
-  for (const auto& c : all) {
-    doc["results"].push_back({{"device", c.device},
-                              {"image", c.image},
-                              {"ok", c.ok},
-                              {"stage", c.stage},
-                              {"detail", c.detail},
-                              {"at", c.at},
-                              {"seconds", c.seconds},
-                              {"last_success", c.last_success ? nlohmann::ordered_json(*c.last_success) : nullptr}});
-  }
+  for (const auto& c : all) doc["results"].push_back(canary_json(c));
   RGPU_TRY(write_file_atomic(fs, canary_record_path(repo), doc.dump(2) + "\n"));
   return all;
 }

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -45,6 +46,10 @@ std::string demultiplexed(const std::string& stream);
 /// Runs the canary for `request.device` through its daemon: the nodes `specs` says the name maps
 /// (read from `fs` for their device numbers) must be listed inside. Removes its container after.
 CanaryResult run_canary(const RootFs& fs, const cdi::SpecIndex& specs, const CanaryRequest& request);
+
+/// One result as `canary -o json` prints it and the record keeps it: device, image, ok, stage,
+/// detail, at, seconds, last_success (null when none).
+nlohmann::ordered_json canary_json(const CanaryResult& result);
 
 /// Where a repository's results are kept: /var/lib/rediacc/gpu/canary/REPO.json.
 std::string canary_record_path(const std::string& repo);
