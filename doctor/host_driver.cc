@@ -61,7 +61,11 @@ Check nvml(const Facts& f) {
     answered += g.memory_bytes.has_value();
   }
   if (native == 0) return kCheck.ok("nvml", "WSL2: NVML from /usr/lib/wsl/lib answered (it is how the GPU was found)");
-  if (answered > 0) return kCheck.ok("nvml", "NVML answered for " + std::to_string(answered) + " GPU(s)");
+  // The library that answered, when this run asked it itself (gather_nvml): the evidence, named.
+  const std::string from =
+      f.nvml ? " (" + f.nvml->library + (f.nvml->driver_version ? ", driver " + *f.nvml->driver_version : "") + ")"
+             : "";
+  if (answered > 0) return kCheck.ok("nvml", "NVML" + from + " answered for " + std::to_string(answered) + " GPU(s)");
   const auto failed = std::find_if(f.probe_warnings.begin(), f.probe_warnings.end(), [](const std::string& w) {
     return w.find("Falling back to /proc/driver/nvidia") != std::string::npos;
   });
