@@ -58,9 +58,8 @@ std::vector<GrantMove> moved_grants(const probe::HardwareReader& reader, const c
   std::vector<GrantMove> out;
   for (const auto& g : set.grants) {
     if (!g.hardware) continue;
-    const auto d = std::find_if(index.devices.begin(), index.devices.end(),
-                                [&](const cdi::IndexedDevice& x) { return x.qualified_name == g.device; });
-    if (d == index.devices.end()) continue;
+    const auto* d = cdi::find_device(index, g.device);
+    if (!d) continue;
     auto now = reader.identities(d->device_nodes);
     if (!now) {
       out.push_back({g, {}, now.error().message});

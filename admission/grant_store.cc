@@ -16,13 +16,6 @@
 namespace rgpu::admission {
 namespace {
 
-const cdi::IndexedDevice* defined(const cdi::SpecIndex& index, const std::string& device) {
-  for (const auto& d : index.devices) {
-    if (d.qualified_name == device) return &d;
-  }
-  return nullptr;
-}
-
 struct Review {
   std::vector<std::string> hooks, nets;
   std::vector<std::string> items() const {
@@ -41,7 +34,7 @@ Review review_of(const RootFs& fs, const cdi::IndexedDevice& device) {
 }  // namespace
 
 Result<const cdi::IndexedDevice*> grantable(const cdi::SpecIndex& index, const std::string& device) {
-  if (const auto* d = defined(index, device)) {
+  if (const auto* d = cdi::find_device(index, device)) {
     if (auto why = cdi::ungrantable_reason(*d); !why.empty()) return fail(why + "; nothing was granted.");
     return d;
   }

@@ -6,16 +6,6 @@
 #include "cdi-gen/inventory_names.h"
 
 namespace rgpu::cdi {
-namespace {
-
-const IndexedDevice* defined(const SpecIndex& index, const std::string& name) {
-  for (const auto& d : index.devices) {
-    if (d.qualified_name == name) return &d;
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 ReachMap::ReachMap(const SpecIndex& index, const std::optional<probe::Inventory>& inventory) : index_(index) {
   if (!inventory) return;
@@ -41,13 +31,13 @@ bool ReachMap::reach_same(const std::string& a, const std::string& b) const {
     }
   }
   // Shared nodes always mean the same hardware, and shared network interfaces are no GPU at all.
-  const auto *da = defined(index_, a), *db = defined(index_, b);
+  const auto *da = find_device(index_, a), *db = find_device(index_, b);
   return da && db && cdi::reach_same(*da, *db);
 }
 
 std::vector<std::string> ReachMap::aliases_of(const std::string& name) const {
   std::vector<std::string> out;
-  if (!defined(index_, name)) return out;
+  if (!find_device(index_, name)) return out;
   for (const auto& other : index_.devices) {
     if (other.qualified_name != name && ungrantable_reason(other).empty() && reach_same(name, other.qualified_name))
       out.push_back(other.qualified_name);

@@ -127,9 +127,8 @@ bool is_numbered(std::string_view qualified_name) {
 }
 
 std::string keyed_alias(const SpecIndex& index, std::string_view qualified_name) {
-  const auto named = std::find_if(index.devices.begin(), index.devices.end(),
-                                  [&](const IndexedDevice& d) { return d.qualified_name == qualified_name; });
-  if (named == index.devices.end() || named->device_nodes.empty()) return {};
+  const auto* named = find_device(index, qualified_name);
+  if (!named || named->device_nodes.empty()) return {};
   for (const auto& d : index.devices) {
     if (kind_of(d.qualified_name) == kind_of(qualified_name) && is_hardware_keyed(d.qualified_name) &&
         d.device_nodes == named->device_nodes)

@@ -88,4 +88,11 @@ SpecIndex read_spec_dir(const std::filesystem::path& host_dir) {
                      });
 }
 
+const IndexedDevice* find_device(const SpecIndex& index, std::string_view qualified_name) {
+  for (const auto& d : index.devices) {
+    if (d.qualified_name == qualified_name) return &d;
+  }
+  return nullptr;
+}
+
 }  // namespace rgpu::cdi

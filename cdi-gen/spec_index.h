@@ -63,6 +63,9 @@ struct SpecIndex {
   std::vector<SpecProblem> problems;
 };
 
+/// The device `index` defines as `qualified_name`, or null: the one lookup of a name among the specs.
+const IndexedDevice* find_device(const SpecIndex& index, std::string_view qualified_name);
+
 /// Devices of one spec's text (JSON or YAML, told by `spec_path`'s extension). Fails when the
 /// text does not parse or breaks the CDI naming rules.
 Result<std::vector<IndexedDevice>> parse_spec(std::string_view text, std::string_view spec_path);

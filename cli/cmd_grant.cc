@@ -27,13 +27,6 @@ struct GrantFlags {
   admission::GrantReview review;
 };
 
-const cdi::IndexedDevice* defined_in(const cdi::SpecIndex& index, const std::string& name) {
-  for (const auto& d : index.devices) {
-    if (d.qualified_name == name) return &d;
-  }
-  return nullptr;
-}
-
 // The grants file is written; the daemons' own CDI views follow it (also after an unchanged
 // grant: a view left stale by an earlier failure is mended by doing it again).
 int refreshed_views(const RootFs& fs, FileSink& sink) {
@@ -168,7 +161,7 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
                       {"exclusive", g.exclusive},
                       {"granted_at", g.granted_at},
                       {"same_gpu_also_granted_to", aliases}});
-      const auto* d = defined_in(index, g.device);
+      const auto* d = cdi::find_device(index, g.device);
       list.back().update(carried_json(d ? d->carried : cdi::Carried{}));
       list.back()["reviewed"] = g.reviewed.value_or(std::vector<std::string>{});
       list.back()["hardware"] = g.hardware ? nlohmann::ordered_json(*g.hardware) : nlohmann::ordered_json();
@@ -188,7 +181,7 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
     const auto* moved = move_of(g);
     rows.push_back({g.repo, g.device + (moved ? " (MOVED)" : ""), g.exclusive ? "yes" : "no", g.granted_at,
                     overlaps(*set, reach, g)});
-    const auto* d = defined_in(index, g.device);
+    const auto* d = cdi::find_device(index, g.device);
     if (f.output == "wide") {
       std::string hardware = g.hardware ? joined(*g.hardware) : "-";
       if (moved) hardware += moved->unreadable.empty() ? "; now " + joined(moved->now) : "; now unreadable";

@@ -60,9 +60,8 @@ std::vector<std::string> missing_nodes(const RootFs& fs, const cdi::SpecIndex& s
                                        const std::map<std::pair<unsigned, unsigned>, std::string>& inside,
                                        std::vector<std::string>& seen) {
   std::vector<std::string> missing;
-  const auto d = std::find_if(specs.devices.begin(), specs.devices.end(),
-                              [&](const auto& x) { return x.qualified_name == device; });
-  if (d == specs.devices.end()) return missing;
+  const auto* d = cdi::find_device(specs, device);
+  if (!d) return missing;
   for (const auto& node : d->device_nodes) {
     const auto n = fs.char_device(node);
     if (!n) continue;

@@ -15,9 +15,8 @@ namespace {
 std::vector<std::string> covered_by(const probe::HardwareReader& reader, const cdi::SpecIndex& specs,
                                     const admission::Grant& g) {
   if (g.hardware) return *g.hardware;
-  const auto d = std::find_if(specs.devices.begin(), specs.devices.end(),
-                              [&](const auto& x) { return x.qualified_name == g.device; });
-  if (d == specs.devices.end()) return {};
+  const auto* d = cdi::find_device(specs, g.device);
+  if (!d) return {};
   auto now = reader.identities(d->device_nodes);
   return now ? *now : std::vector<std::string>{};
 }

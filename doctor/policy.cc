@@ -38,10 +38,8 @@ std::vector<Check> grants(const Facts& f) {
   const auto live = [&](const std::string& device) -> const Result<std::vector<std::string>>& {
     auto it = read.find(device);
     if (it != read.end()) return it->second;
-    const auto d = std::find_if(f.specs.devices.begin(), f.specs.devices.end(),
-                                [&](const auto& x) { return x.qualified_name == device; });
-    auto ids = d == f.specs.devices.end() ? Result<std::vector<std::string>>(std::vector<std::string>{})
-                                          : reader.identities(d->device_nodes);
+    const auto* d = cdi::find_device(f.specs, device);
+    auto ids = d ? reader.identities(d->device_nodes) : Result<std::vector<std::string>>(std::vector<std::string>{});
     return read.emplace(device, std::move(ids)).first->second;
   };
   std::vector<std::string> unpinned;
@@ -52,9 +50,8 @@ std::vector<Check> grants(const Facts& f) {
       for (size_t i = first; i < out.size(); ++i) out[i].subject = g.repo;
     };
     if (g.exclusive) ++exclusive;
-    const auto def = std::find_if(f.specs.devices.begin(), f.specs.devices.end(),
-                                  [&g](const auto& d) { return d.qualified_name == g.device; });
-    const bool defined = def != f.specs.devices.end();
+    const auto* def = cdi::find_device(f.specs, g.device);
+    const bool defined = def != nullptr;
     const std::string revoke = "rediacc-gpu revoke " + g.repo + " --device " + g.device;
     if (defined) {
       if (auto why = cdi::ungrantable_reason(*def); !why.empty()) {
