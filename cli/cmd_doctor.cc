@@ -68,7 +68,8 @@ void print_table(const std::vector<doctor::Check>& checks) {
     status.resize(4, ' ');
     std::string id = c.id;
     id.resize(width, ' ');
-    std::cout << "[" << doctor::layer_number(c.layer) << "] " << status << "  " << id << "  " << c.observed << "\n";
+    std::cout << "[" << doctor::layer_number(c.layer) << "] " << status << "  " << id << "  " << c.observed
+              << (c.evidence.empty() ? "" : "  [from " + c.evidence + "]") << "\n";
     if (c.status == doctor::Status::ok || c.status == doctor::Status::skip) continue;
     const std::string indent(4 + 4 + 2 + width + 2, ' ');
     if (!c.meaning.empty()) std::cout << indent << "means: " << c.meaning << "\n";
@@ -83,8 +84,8 @@ void print_json(const std::vector<doctor::Check>& checks) {
   for (const auto& c : checks) {
     list.push_back({{"id", c.id}, {"layer", doctor::layer_number(c.layer)}, {"status", doctor::status_name(c.status)}});
     if (!c.subject.empty()) list.back()["subject"] = c.subject;
-    list.back().update(
-        nlohmann::ordered_json{{"observed", c.observed}, {"meaning", c.meaning}, {"decision", c.decision}});
+    list.back().update(nlohmann::ordered_json{
+        {"observed", c.observed}, {"evidence", c.evidence}, {"meaning", c.meaning}, {"decision", c.decision}});
   }
   const auto n = count(checks);
   nlohmann::ordered_json out = {
@@ -134,8 +135,7 @@ int run_doctor(const GlobalOptions& global, DoctorFlags f) {
   }
   return with_checks(global, f.container.docker_host,
                      [&f](const doctor::Facts& facts, std::vector<doctor::Check> checks) {
-                       ProcessRunner runner;
-                       const auto container = doctor::container_checks(facts, runner, f.container);
+                       const auto container = doctor::container_checks(facts, f.container);
                        checks.insert(checks.end(), container.begin(), container.end());
                        if (f.output == "json") {
                          print_json(checks);
@@ -167,10 +167,12 @@ Runner attach_doctor(CLI::App& sub, GlobalOptions& global) {
   add_root_option(sub, global);
   auto f = std::make_shared<DoctorFlags>();
   sub.add_option("-o,--output", f->output, "table or json")->check(CLI::IsMember({"table", "json"}));
-  sub.add_option("--repo", f->container.repo, "With --image: run a container with each device this repository holds");
-  sub.add_option("--image", f->container.image, "Image for the container check (it needs sh)");
+  sub.add_option("--repo", f->container.repo,
+                 "With --image: run a container through this repository's daemon with each device it holds");
+  sub.add_option("--image", f->container.image, "Image for the container check (it needs sh and ls)");
   sub.add_option("--docker-host", f->container.docker_host,
-                 "The repository daemon's address for the container check (docker -H)");
+                 "The repository daemon (unix:///path) for the container check; default: its plugin's environment "
+                 "file, or the daemon running behind its plugin");
   return [&global, f] { return run_doctor(global, *f); };
 }
 

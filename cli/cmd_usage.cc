@@ -13,7 +13,8 @@
 namespace rgpu::cli {
 namespace {
 
-/// `usage -o json`: {"schema", "gpus": [{…, "processes": [...]}], "unanswered"}.
+/// `usage -o json`: {"schema", "gpus": [{…, "processes": [...]}], "unanswered", "processes_read",
+/// "processes_unreadable"}.
 constexpr int kUsageJsonSchema = 1;
 
 struct UsageFlags {
@@ -72,7 +73,11 @@ nlohmann::ordered_json json(const doctor::UsageReport& r) {
                     {"name", use.gpu.name},
                     {"processes", processes}});
   }
-  return {{"schema", kUsageJsonSchema}, {"gpus", gpus}, {"unanswered", r.unanswered}};
+  return {{"schema", kUsageJsonSchema},
+          {"gpus", gpus},
+          {"unanswered", r.unanswered},
+          {"processes_read", r.processes_read},
+          {"processes_unreadable", r.processes_unreadable}};
 }
 
 int run_usage(const GlobalOptions& global, const UsageFlags& f) {
@@ -90,6 +95,9 @@ int run_usage(const GlobalOptions& global, const UsageFlags& f) {
   }
   for (const auto& why : report.unanswered)
     print_warning("a repository daemon did not answer, its containers read as unknown: " + why);
+  if (report.processes_unreadable > 0)
+    print_warning("the open files of " + std::to_string(report.processes_unreadable) +
+                  " processes could not be read, so a GPU they hold is not listed; run as root");
   return kExitOk;
 }
 

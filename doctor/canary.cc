@@ -55,13 +55,24 @@ std::string section(const std::string& out, const std::string& name) {
   return out.substr(from, end == std::string::npos ? std::string::npos : end + 1 - from);
 }
 
-// The name's nodes missing inside, by number: "/dev/dri/renderD128 (226:128)".
+// The name's nodes missing inside, by number: "/dev/dri/renderD128 (226:128)". A name /etc/cdi
+// does not define, or whose nodes this machine lacks, proves nothing by running: it says so.
 std::vector<std::string> missing_nodes(const RootFs& fs, const cdi::SpecIndex& specs, const std::string& device,
                                        const std::map<std::pair<unsigned, unsigned>, std::string>& inside,
-                                       std::vector<std::string>& seen) {
+                                       std::vector<std::string>& seen, std::string& unjudged) {
   std::vector<std::string> missing;
   const auto* d = cdi::find_device(specs, device);
-  if (!d) return missing;
+  if (!d) {
+    unjudged = device + " is not defined in /etc/cdi, so what it puts inside cannot be checked";
+    return missing;
+  }
+  size_t on_machine = 0;
+  for (const auto& node : d->device_nodes) on_machine += fs.char_device(node).has_value();
+  if (on_machine == 0) {
+    unjudged = "none of the name's device nodes (" + joined(d->device_nodes) +
+               ") is a character device on this machine, so none can be looked for inside";
+    return missing;
+  }
   for (const auto& node : d->device_nodes) {
     const auto n = fs.char_device(node);
     if (!n) continue;
@@ -79,7 +90,13 @@ std::vector<std::string> missing_nodes(const RootFs& fs, const cdi::SpecIndex& s
 // The proof in the container's output: the nodes by number, and nvidia-smi's GPUs when it is there.
 void judge_output(const RootFs& fs, const cdi::SpecIndex& specs, const std::string& out, CanaryResult& r) {
   std::vector<std::string> seen;
-  const auto missing = missing_nodes(fs, specs, r.device, devices_listed(section(out, "dev")), seen);
+  std::string unjudged;
+  const auto missing = missing_nodes(fs, specs, r.device, devices_listed(section(out, "dev")), seen, unjudged);
+  if (!unjudged.empty()) {
+    r.stage = "devices";
+    r.detail = "the container ran, but " + unjudged;
+    return;
+  }
   if (!missing.empty()) {
     r.stage = "devices";
     r.detail = "the container ran without " + joined(missing) + ": the name's devices were not injected";
@@ -97,8 +114,7 @@ void judge_output(const RootFs& fs, const cdi::SpecIndex& specs, const std::stri
   }
   r.ok = true;
   r.stage = "done";
-  r.detail =
-      seen.empty() ? "the container ran (the name maps no device node this machine has)" : "inside: " + joined(seen);
+  r.detail = "inside: " + joined(seen);
   if (has_smi) r.detail += "; nvidia-smi lists the GPU";
 }
 
@@ -188,6 +204,35 @@ CanaryResult run_canary(const RootFs& fs, const cdi::SpecIndex& specs, const Can
   if (!logs || logs->status != 200) return failed("logs", logs ? message_of(*logs) : logs.error().message);
   judge_output(fs, specs, demultiplexed(logs->body), r);
   return finish();
+}
+
+CanaryDiagnosis diagnose_canary(const CanaryResult& r) {
+  const std::string& said = r.detail;
+  const std::string grant = "rediacc-gpu grant " + r.repo + " --device " + r.device;
+  if (r.stage == "devices" &&
+      (said.find("cannot be checked") != std::string::npos || said.find("none can be looked for") != std::string::npos))
+    return {"nothing proves the devices reached the container: a container that runs is not a GPU that works",
+            "run rediacc-gpu setup (it writes the specs in /etc/cdi for the GPUs present), then grant a name they "
+            "define"};
+  if (r.stage == "devices" || r.stage == "nvidia-smi")
+    return {"silent CPU fallback: the container runs, without its GPU",
+            "check the name's device nodes in its spec (doctor layer 4) and that the daemon reads the repository's "
+            "view (repo-cdi-view)"};
+  if (said.find("authorization denied") != std::string::npos)
+    return {"the gate refused the request", "grant the name (" + grant + "), or read the plugin's refusal above"};
+  if (said.find("unresolvable CDI devices") != std::string::npos)
+    return {"the daemon does not know the name: its spec directories lack it",
+            "run rediacc-gpu setup (it writes the repository's view and binds it over the daemon's /etc/cdi)"};
+  if (said.find("could not select device driver \"cdi\"") != std::string::npos ||
+      said.find("CDI device injection") != std::string::npos)
+    return {"the daemon does not attach CDI devices: it predates CDI (before 25.0) or has it off",
+            "use Docker 25 or later; on 25.0 to 28.1 set \"features\": {\"cdi\": true} in its daemon.json"};
+  if (said.find("No such image") != std::string::npos)
+    return {"the daemon does not have the image", "pull or import it on the repository's daemon, or name another"};
+  if (said.find("cannot reach the Docker daemon") != std::string::npos)
+    return {"the repository's daemon did not answer", "start it, or point --docker-host at its socket"};
+  return {"the daemon could not " + std::string(r.stage == "create" ? "create" : "run") + " the container",
+          "read the daemon's error; rediacc-gpu doctor's earlier layers name the usual causes"};
 }
 
 nlohmann::ordered_json canary_json(const CanaryResult& c) {

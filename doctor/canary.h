@@ -47,6 +47,13 @@ std::string demultiplexed(const std::string& stream);
 /// (read from `fs` for their device numbers) must be listed inside. Removes its container after.
 CanaryResult run_canary(const RootFs& fs, const cdi::SpecIndex& specs, const CanaryRequest& request);
 
+/// What a failed canary means and what to do, from where it ended and what the daemon said: the
+/// gate's refusal, a daemon without CDI, a missing image, or the devices missing inside.
+struct CanaryDiagnosis {
+  std::string meaning, decision;
+};
+CanaryDiagnosis diagnose_canary(const CanaryResult& result);
+
 /// One result as `canary -o json` prints it and the record keeps it: device, image, ok, stage,
 /// detail, at, seconds, last_success (null when none).
 nlohmann::ordered_json canary_json(const CanaryResult& result);

@@ -14,17 +14,21 @@ constexpr auto kStaleAfter = std::chrono::hours(2);
 Check judged(const CanaryResult& c, std::chrono::system_clock::time_point now) {
   const std::string what = c.repo + " with " + c.device + " in " + c.image;
   const std::string again = "rediacc-gpu canary --repo " + c.repo + " --device " + c.device;
-  if (!c.ok)
+  if (!c.ok) {
+    const auto why = diagnose_canary(c);
     return kCheck.fail("canary", what + " failed at " + c.stage + " (" + c.at + "): " + c.detail,
                        "a container of " + c.repo + " cannot get this GPU through its own chain now" +
-                           (c.last_success ? " (last success " + *c.last_success + ")" : " (never succeeded)"),
-                       "run `" + again + "` to see it again; doctor's earlier layers name the usual causes");
+                           (c.last_success ? " (last success " + *c.last_success + ")" : " (never succeeded)") + ": " +
+                           why.meaning,
+                       why.decision + "; then `" + again + "`");
+  }
   const auto at = parse_rfc3339_utc(c.at);
   if (!at || now - *at > kStaleAfter)
     return kCheck.warn("canary", what + " succeeded, but last ran at " + c.at,
                        "its hourly timer has stopped: a later fault goes unseen",
                        "systemctl enable --now rediacc-gpu-canary@" + c.repo + ".timer");
-  return kCheck.ok("canary", what + ": the devices were there inside at " + c.at + " (" + c.detail + ")");
+  return kCheck.ok("canary", what + ": the devices were there inside at " + c.at + " (" + c.detail + ")",
+                   Evidence(canary_record_path(c.repo) + ", as the last canary run left it"));
 }
 
 }  // namespace

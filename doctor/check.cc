@@ -29,13 +29,18 @@ Check Check::because(std::string why, std::string what_to_do) && {
   return std::move(*this);
 }
 
+Check Check::from(std::string what) && {
+  evidence = std::move(what);
+  return std::move(*this);
+}
+
 Check CheckMaker::with(Status status, std::string id, std::string observed, std::string meaning,
                        std::string decision) const {
   return {std::move(id), layer, status, std::move(observed), std::move(meaning), std::move(decision)};
 }
 
-Check CheckMaker::ok(std::string id, std::string observed) const {
-  return with(Status::ok, std::move(id), std::move(observed), "", "");
+Check CheckMaker::ok(std::string id, std::string observed, Evidence from) const {
+  return with(Status::ok, std::move(id), std::move(observed), "", "").from(std::move(from.what));
 }
 
 Check CheckMaker::skip(std::string id, std::string observed) const {

@@ -44,18 +44,30 @@ struct Check {
   std::string decision;  ///< what to do; empty when nothing is
   /// What a check that repeats is about (a PCI address, a repository); empty for one-off checks.
   std::string subject = {};
+  /// What it read or asked to say so: "/proc/driver/nvidia/version", "NVML (libnvidia-ml.so.1)",
+  /// "GET /info of dockerd 4242". Every ok names it, so a pass never claims more than was looked at.
+  std::string evidence = {};
 
   /// The same check, about `what` (a PCI address, a repository, a container).
   Check about(std::string what) &&;
   /// The same check with what it means and what to do (a skip or an ok that still says so).
   Check because(std::string why, std::string what_to_do) &&;
+  /// The same check, naming what it read (for a warning or failure; an ok names it when made).
+  Check from(std::string what) &&;
 };
 
-/// The checks of one layer, made by what they found: `kCheck.ok("nvidia-driver", "550.54.15")`,
+/// What an ok check read or asked: explicit, so an ok cannot be written without it.
+struct Evidence {
+  explicit Evidence(std::string read) : what(std::move(read)) {}
+  std::string what;
+};
+
+/// The checks of one layer, made by what they found:
+/// `kCheck.ok("nvidia-driver", "550.54.15", Evidence("/proc/driver/nvidia/version"))`,
 /// `kCheck.fail(id, observed, meaning, decision)`.
 struct CheckMaker {
   Layer layer;
-  Check ok(std::string id, std::string observed) const;
+  Check ok(std::string id, std::string observed, Evidence from) const;
   Check skip(std::string id, std::string observed) const;
   Check warn(std::string id, std::string observed, std::string meaning, std::string decision) const;
   Check fail(std::string id, std::string observed, std::string meaning, std::string decision) const;

@@ -4,7 +4,9 @@
 
 #include "doctor/container.h"
 
+#include "doctor/canary.h"
 #include "doctor/cuda_requirement.h"
+#include "doctor/daemons.h"
 #include "doctor/docker_api.h"
 
 namespace rgpu::doctor {
@@ -12,50 +14,18 @@ namespace {
 
 constexpr CheckMaker kCheck{Layer::container};
 
-// What proves the device is inside, per kind: NVIDIA's tool for NVIDIA, the node for the others.
-std::string proof_for(const std::string& name) {
-  const auto eq = name.find('=');
-  const std::string kind = name.substr(0, eq), device = eq == std::string::npos ? "" : name.substr(eq + 1);
-  if (kind == "nvidia.com/gpu") return "nvidia-smi -L";
-  if (kind == "rediacc.io/dri") return "test -c /dev/dri/" + device;
-  if (kind == "rediacc.io/amd") return "test -c /dev/kfd";
-  return "true";
-}
-
-Check run_one(CommandRunner& runner, const ContainerRequest& req, const std::string& device) {
-  Argv argv = {"docker"};
-  if (!req.docker_host.empty()) argv.insert(argv.end(), {"-H", req.docker_host});
-  argv.insert(argv.end(), {"run", "--rm", "--device", device, req.image, "sh", "-c", proof_for(device)});
+// The canary's engine, asked through the repository's own daemon with each name: the result is
+// judged from the container's own output (the name's nodes by device number, nvidia-smi when the
+// image has it), never from the container starting. The docker CLI is not used: before 25 it
+// sends a CDI name as a device path, and it would prove an AMD name by /dev/kfd alone.
+Check run_one(const Facts& f, const ContainerRequest& req, const std::string& host, const std::string& device) {
+  const auto r = run_canary(f.fs, f.specs, {req.repo, device, req.image, host, std::chrono::seconds(120)});
   const std::string what = req.repo + " with " + device + " in " + req.image;
-  auto ran = runner.run(argv, std::chrono::seconds(120));
-  if (!ran) {
-    return kCheck.fail("container", what + ": " + ran.error().message, "the docker CLI could not be run",
-                       "install the docker CLI, or point --docker-host at the repository's daemon");
-  }
-  if (ran->exit_code == 0) return kCheck.ok("container", what + ": the device is there inside");
-  const std::string& out = ran->output;
-  if (out.find("authorization denied") != std::string::npos) {
-    return kCheck.fail("container", what + ": " + out, "the gate refused the request",
-                       "grant the name: rediacc-gpu grant " + req.repo + " --device " + device);
-  }
-  if (out.find(device + " is not an absolute path") != std::string::npos) {
-    return kCheck.fail(
-        "container", what + ": " + out,
-        "the docker CLI predates CDI (before 25.0): it sends the name as a device path and never asks the daemon",
-        "run the check with a docker CLI 25 or later on PATH (Debian 13's docker-cli, or Docker's own packages)");
-  }
-  if (out.find("could not select device driver \"cdi\"") != std::string::npos || out.find("CDI") != std::string::npos) {
-    return kCheck.fail("container", what + ": " + out,
-                       "the daemon does not attach CDI devices: it predates CDI (before 25.0) or has it off",
-                       "use Docker 25 or later; on 25.0 to 28.1 set \"features\": {\"cdi\": true} in daemon.json");
-  }
-  if (out.find("Error response from daemon") != std::string::npos || ran->exit_code == 125) {
-    return kCheck.fail("container", what + ": " + out, "the daemon could not create or start the container",
-                       "read the daemon's error; rediacc-gpu doctor's earlier layers name the usual causes");
-  }
-  return kCheck.fail("container", what + ": the container ran, but " + proof_for(device) + " failed",
-                     "silent CPU fallback: the workload runs without its GPU",
-                     "check the spec's device nodes (layer 4)");
+  if (r.ok)
+    return kCheck.ok("container", what + ": " + r.detail,
+                     Evidence("a container made through " + host + ": its own ls -lR /dev and nvidia-smi -L"));
+  const auto why = diagnose_canary(r);
+  return kCheck.fail("container", what + ": failed at " + r.stage + ": " + r.detail, why.meaning, why.decision);
 }
 
 Check image_cuda(const Facts& f, const ContainerRequest& req) {
@@ -71,7 +41,9 @@ Check image_cuda(const Facts& f, const ContainerRequest& req) {
   }
   using Kind = CudaVerdict::Kind;
   switch (verdict->kind) {
-    case Kind::ok: return kCheck.ok("image-cuda", verdict->text);
+    case Kind::ok:
+      return kCheck.ok("image-cuda", verdict->text,
+                       Evidence("the image's environment and labels (GET /images/NAME/json), the driver's CUDA"));
     case Kind::not_stated: return kCheck.skip("image-cuda", verdict->text);
     case Kind::unknown:
       return kCheck.warn("image-cuda", verdict->text,
@@ -94,9 +66,22 @@ Check image_cuda(const Facts& f, const ContainerRequest& req) {
 
 }  // namespace
 
-std::vector<Check> container_checks(const Facts& f, CommandRunner& runner, const ContainerRequest& req) {
-  if (req.repo.empty() || req.image.empty()) {
+std::vector<Check> container_checks(const Facts& f, const ContainerRequest& asked) {
+  if (asked.repo.empty() || asked.image.empty()) {
     return {kCheck.skip("container", "not asked for (--repo and --image)")};
+  }
+  ContainerRequest req = asked;
+  if (req.docker_host.empty()) {
+    const auto hosts = repo_daemon_addresses(f.fs, f.daemons);
+    const auto found = hosts.find(req.repo);
+    if (found == hosts.end()) {
+      return {kCheck.fail("container", "no daemon of repository " + req.repo + " is known",
+                          "the container check goes through the repository's own daemon, so its gate and CDI view "
+                          "are on the path",
+                          "name it with --docker-host, or write /etc/rediacc/gpu/plugins/" + req.repo +
+                              ".env with REDIACC_GPU_DOCKER_HOST=unix:///path/to/its/docker.sock")};
+    }
+    req.docker_host = found->second;
   }
   std::vector<Check> out = {image_cuda(f, req)};
   std::vector<std::string> devices;
@@ -112,7 +97,7 @@ std::vector<Check> container_checks(const Facts& f, CommandRunner& runner, const
     return out;
   }
   for (const auto& d : devices) {
-    out.push_back(run_one(runner, req, d));
+    out.push_back(run_one(f, req, req.docker_host, d));
     out.back().subject = d;
   }
   return out;

@@ -4,20 +4,21 @@
 #include <string>
 #include <vector>
 
-#include "core/command_runner.h"
 #include "doctor/check.h"
 
 namespace rgpu::doctor {
 
 struct ContainerRequest {
   std::string repo;         ///< whose grants to use
-  std::string image;        ///< an image the daemon has, with sh
-  std::string docker_host;  ///< the repository daemon's address (docker -H); empty: the CLI's default
+  std::string image;        ///< an image the daemon has, with sh and ls
+  std::string docker_host;  ///< the repository daemon (unix:///path); empty: its plugin's environment file
 };
 
-/// One check per device the repository holds: `docker run --rm --device NAME IMAGE` must see the
-/// device inside (nvidia-smi -L for NVIDIA, the node for DRI and AMD); and first, the image's CUDA
-/// requirement against the host driver, read through the Docker API. Skipped without repo and image.
-std::vector<Check> container_checks(const Facts& facts, CommandRunner& runner, const ContainerRequest& request);
+/// First, the image's CUDA requirement against the host driver, read through the Engine API; then
+/// one canary per name the repository holds, through its own daemon (so its gate, its CDI view
+/// and dockerd's injection are on the path), which passes only when the name's device nodes are
+/// inside by device number (and nvidia-smi lists the GPU when the image has it). Skipped without
+/// repo and image.
+std::vector<Check> container_checks(const Facts& facts, const ContainerRequest& request);
 
 }  // namespace rgpu::doctor

@@ -73,10 +73,12 @@ void judge(const Facts& f, Component component, const std::string& who, const st
                        (patched.empty() ? "" : " (the distribution patched " + joined(patched, ", ") + ")"));
 }
 
-Check verdict(const char* id, const Findings& found, const std::string& meaning, const std::string& decision) {
+Check verdict(const char* id, const Findings& found, const std::string& meaning, const std::string& decision,
+              const std::string& read) {
   if (!found.failing.empty()) return kPolicy.fail(id, joined(found.failing, "; "), meaning, decision);
   if (!found.warning.empty()) return kPolicy.warn(id, joined(found.warning, "; "), meaning, decision);
-  return kPolicy.ok(id, "no known escape: " + joined(found.fine, "; "));
+  return kPolicy.ok(id, "no known escape: " + joined(found.fine, "; "),
+                    Evidence(read + ", the package's changelog, against rediacc-gpu's list of known escapes"));
 }
 
 // "runc version 1.1.5+ds1\ncommit: 1.1.5+ds1-1+deb12u1\n...": the commit line carries the
@@ -133,7 +135,8 @@ Check runc_escapes(const Facts& f, const std::vector<DaemonAnswer>& asked) {
   return verdict("runc-escapes", found,
                  "these escapes happen inside runc while it starts a container; no request the gate could refuse "
                  "prevents them",
-                 "upgrade runc to the fixed version (or the distribution's patched package), then restart the daemons");
+                 "upgrade runc to the fixed version (or the distribution's patched package), then restart the daemons",
+                 "runc --version");
 }
 
 Check docker_escapes(const Facts& f, const std::vector<DaemonAnswer>& asked) {
@@ -149,7 +152,7 @@ Check docker_escapes(const Facts& f, const std::vector<DaemonAnswer>& asked) {
   }
   return verdict("docker-escapes", found,
                  "these let requests reach authorization plugins without what the gate must judge",
-                 "upgrade Docker to the fixed version (or the distribution's patched package)");
+                 "upgrade Docker to the fixed version (or the distribution's patched package)", "GET /version");
 }
 
 }  // namespace
@@ -190,7 +193,7 @@ Check daemon_spec_dirs(const Facts& f) {
         "rootless daemon), and a spec there can define a granted name anew",
         "set \"cdi-spec-dirs\": [\"/etc/cdi\"] in the daemon's daemon.json and restart it");
   }
-  return kRuntime.ok("daemon-cdi-dirs", joined(seen, "; "));
+  return kRuntime.ok("daemon-cdi-dirs", joined(seen, "; "), Evidence("GET /info of each daemon"));
 }
 
 // Whether each daemon attaches CDI devices, from what it says of itself: before 25.0 it cannot;
@@ -216,7 +219,8 @@ Check daemon_cdi(const Facts& f) {
         "the daemon cannot attach CDI devices: every container asking for a granted name fails at create",
         "use Docker 25 or later; on 25.0 to 28.1 set \"features\": {\"cdi\": true} in daemon.json and restart it");
   }
-  return kRuntime.ok("daemon-cdi", joined(with, "; ") + " attach CDI devices");
+  return kRuntime.ok("daemon-cdi", joined(with, "; ") + " attach CDI devices",
+                     Evidence("GET /version and GET /info (CDISpecDirs) of each daemon"));
 }
 
 std::vector<Check> escape_checks(const Facts& f) { return {docker_escapes(f, f.answers), runc_escapes(f, f.answers)}; }

@@ -11,6 +11,8 @@
 #include "core/state_paths.h"
 #include "core/structured_text.h"
 #include "doctor/daemons.h"
+
+#include <set>
 #include "doctor/doctor.h"
 
 namespace rgpu::doctor {
@@ -59,6 +61,12 @@ std::optional<std::string> RunningDaemon::flag(const std::string& name) const {
 }
 
 std::string RunningDaemon::config_path() const { return flag("--config-file").value_or("/etc/docker/daemon.json"); }
+
+std::vector<std::string> daemon_config_paths(const std::vector<RunningDaemon>& daemons) {
+  std::set<std::string> paths = {"/etc/docker/daemon.json"};
+  for (const auto& d : daemons) paths.insert(d.config_path());
+  return {paths.begin(), paths.end()};
+}
 
 std::optional<nlohmann::json> daemon_config(const RootFs& fs, const RunningDaemon& d) {
   const auto text = fs.read_optional(d.config_path());
@@ -171,7 +179,9 @@ Check user_namespaces(const Facts& f) {
     auto& list = how ? remapped : host_root;
     list += (list.empty() ? "" : ", ") + describe(d) + (how ? " " + *how : "");
   }
-  if (host_root.empty()) return kCheck.ok("userns", "container root is no host root: " + remapped);
+  if (host_root.empty())
+    return kCheck.ok("userns", "container root is no host root: " + remapped,
+                     Evidence("each dockerd's userns-remap (flag or daemon.json), or its user"));
   return kCheck.warn(
       "userns", "container root is host root under " + host_root,
       "the gate checks bind sources when a container is created; a tenant that swaps a checked directory for a "

@@ -23,6 +23,10 @@ struct RunningDaemon {
   std::string config_path() const;
 };
 
+/// Every daemon.json a daemon here runs with, or would: /etc/docker/daemon.json (the machine's
+/// own dockerd, running or not) and each running daemon's --config-file. Sorted.
+std::vector<std::string> daemon_config_paths(const std::vector<RunningDaemon>& daemons);
+
 /// Its daemon.json as an object; absent when there is none or it does not parse (docker-daemon
 /// reports that).
 std::optional<nlohmann::json> daemon_config(const RootFs& fs, const RunningDaemon& daemon);

@@ -24,7 +24,8 @@ std::vector<Check> per_gpu_nodes(const Facts& f) {
     }
     const bool caps_missing =
         std::any_of(missing.begin(), missing.end(), [](const std::string& n) { return cdi::is_mig_cap_node(n); });
-    Check c = kCheck.ok("device-nodes", gpu_label(g) + ": ");
+    Check c = kCheck.ok("device-nodes", gpu_label(g) + ": ",
+                        Evidence("the nodes sysfs names, each a character device in /dev"));
     c.subject = gpu_subject(g);
     if (g.device_nodes.empty()) {
       c.status = Status::fail;
@@ -49,7 +50,7 @@ std::vector<Check> per_gpu_nodes(const Facts& f) {
 Check shared_node(const Facts& f, probe::Vendor vendor, const char* id, const char* node, const char* why,
                   const char* fix) {
   if (!has_vendor(f.fresh, vendor)) return kCheck.skip(id, "no GPU that needs it");
-  if (f.fs.char_device(node)) return kCheck.ok(id, std::string(node) + " is a character device");
+  if (f.fs.char_device(node)) return kCheck.ok(id, std::string(node) + " is a character device", Evidence(node));
   return kCheck.fail(id, std::string(node) + " is missing", why, fix);
 }
 
@@ -57,7 +58,7 @@ bool wsl_kernel(const Facts& f) { return probe::wsl_kernel(f.fs); }
 
 Check dxg(const Facts& f) {
   if (!wsl_kernel(f)) return kCheck.skip("dxg", "not a WSL2 kernel");
-  if (f.fs.char_device("/dev/dxg")) return kCheck.ok("dxg", "/dev/dxg is a character device");
+  if (f.fs.char_device("/dev/dxg")) return kCheck.ok("dxg", "/dev/dxg is a character device", Evidence("/dev/dxg"));
   return kCheck.fail(
       "dxg", "a WSL2 kernel without /dev/dxg", "GPU paravirtualization is off: no GPU reaches this distribution",
       "update WSL (wsl --update) and the Windows GPU driver, check that .wslconfig does not turn the GPU off, "

@@ -140,7 +140,10 @@ UsageReport gpu_usage(const RootFs& fs, const probe::Inventory& inventory, const
   const auto nodes = node_numbers(fs, inventory);
   std::set<dev_t> wanted;
   for (const auto& [n, _] : nodes) wanted.insert(n);
-  auto holders = processes_holding(fs, wanted);
+  auto scan = processes_holding(fs, wanted);
+  report.processes_read = scan.processes;
+  report.processes_unreadable = scan.unreadable;
+  const auto& holders = scan.holders;
   if (holders.empty()) return report;
 
   const bool in_containers =

@@ -42,6 +42,8 @@ struct UsageReport {
   /// Repository daemons that did not answer (their containers' processes read as unknown):
   /// "web: cannot reach unix:///…".
   std::vector<std::string> unanswered;
+  std::size_t processes_read = 0;        ///< processes whose open files were read in /proc
+  std::size_t processes_unreadable = 0;  ///< processes whose open files could not be read
 };
 
 struct UsageOptions {

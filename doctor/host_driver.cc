@@ -25,7 +25,8 @@ std::optional<Check> wsl_nvidia_driver(const Facts& f) {
     if (g.vendor != probe::Vendor::nvidia || g.platform != probe::Platform::wsl) continue;
     return kCheck
         .ok("nvidia-driver",
-            "WSL2: the Windows NVIDIA driver " + g.driver_version.value_or("(version unknown)") + " through /dev/dxg")
+            "WSL2: the Windows NVIDIA driver " + g.driver_version.value_or("(version unknown)") + " through /dev/dxg",
+            Evidence("NVML from /usr/lib/wsl/lib, as the probe asked it"))
         .because("WSL2 has no NVIDIA kernel module: the Windows driver serves the GPU", "");
   }
   return std::nullopt;
@@ -47,7 +48,8 @@ Check nvidia_driver(const Facts& f) {
                        "the NVIDIA kernel module is not loaded: no container can reach the GPU, whatever the runtime",
                        "install or load the NVIDIA driver (modprobe nvidia), then run rediacc-gpu setup");
   }
-  return kCheck.ok("nvidia-driver", "NVIDIA kernel module " + *version).because("the driver is loaded", "");
+  return kCheck.ok("nvidia-driver", "NVIDIA kernel module " + *version + " is loaded",
+                   Evidence("/proc/driver/nvidia/version"));
 }
 
 // The probe read NVIDIA GPUs through NVML or, when it did not load, from /proc/driver/nvidia: a
@@ -60,12 +62,16 @@ Check nvml(const Facts& f) {
     ++native;
     answered += g.memory_bytes.has_value();
   }
-  if (native == 0) return kCheck.ok("nvml", "WSL2: NVML from /usr/lib/wsl/lib answered (it is how the GPU was found)");
+  if (native == 0)
+    return kCheck.ok("nvml", "WSL2: NVML from /usr/lib/wsl/lib answered (it is how the GPU was found)",
+                     Evidence("the probe's NVML query"));
   // The library that answered, when this run asked it itself (gather_nvml): the evidence, named.
   const std::string from =
       f.nvml ? " (" + f.nvml->library + (f.nvml->driver_version ? ", driver " + *f.nvml->driver_version : "") + ")"
              : "";
-  if (answered > 0) return kCheck.ok("nvml", "NVML" + from + " answered for " + std::to_string(answered) + " GPU(s)");
+  if (answered > 0)
+    return kCheck.ok("nvml", "NVML" + from + " answered for " + std::to_string(answered) + " GPU(s)",
+                     Evidence(f.nvml ? "NVML, asked by this run" : "the probe's NVML query (memory sizes read)"));
   const auto failed = std::find_if(f.probe_warnings.begin(), f.probe_warnings.end(), [](const std::string& w) {
     return w.find("Falling back to /proc/driver/nvidia") != std::string::npos;
   });
@@ -80,11 +86,19 @@ Check nvml(const Facts& f) {
 
 Check nouveau(const Facts& f) {
   if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return no_gpu_of(f, probe::Vendor::nvidia, "nouveau", "NVIDIA");
-  if (f.fs.kind("/sys/module/nouveau") != NodeKind::directory) {
-    return kCheck.ok("nouveau", "nouveau is not loaded");
+  // /sys/module/nouveau is there for the module; a nouveau built into the kernel may not show
+  // there, but a GPU bound to it does.
+  const auto held =
+      std::find_if(f.fresh.gpus.begin(), f.fresh.gpus.end(), [](const probe::Gpu& g) { return g.driver == "nouveau"; });
+  const bool loaded = f.fs.kind("/sys/module/nouveau") == NodeKind::directory;
+  if (!loaded && held == f.fresh.gpus.end()) {
+    return kCheck.ok("nouveau", "nouveau is not loaded and drives no GPU",
+                     Evidence("/sys/module/nouveau and each GPU's PCI driver link"));
   }
   return kCheck.fail(
-      "nouveau", "the nouveau module is loaded",
+      "nouveau",
+      held != f.fresh.gpus.end() ? "nouveau drives " + held->name + " (" + held->pci_address.value_or("?") + ")"
+                                 : std::string("the nouveau module is loaded"),
       "nouveau holds the GPU: the NVIDIA driver cannot bind it, and CUDA has no device",
       "blacklist nouveau (modprobe.d: blacklist nouveau, options nouveau modeset=0), rebuild the initramfs "
       "and reboot");
@@ -94,16 +108,24 @@ Check nouveau(const Facts& f) {
 // into the kernel, or a /sys without /sys/module): never "not loaded" while it drives a GPU.
 Check amdgpu(const Facts& f) {
   if (!has_vendor(f.fresh, probe::Vendor::amd)) return no_gpu_of(f, probe::Vendor::amd, "amdgpu", "AMD");
-  if (f.fs.kind("/sys/module/amdgpu") == NodeKind::directory) return kCheck.ok("amdgpu", "amdgpu is loaded");
   size_t bound = 0, amd = 0;
   for (const auto& g : f.fresh.gpus) {
     if (g.vendor != probe::Vendor::amd) continue;
     ++amd;
     if (g.driver == "amdgpu") ++bound;
   }
+  const bool module = f.fs.kind("/sys/module/amdgpu") == NodeKind::directory;
+  const std::string drives = "amdgpu drives " + std::to_string(bound) + " of " + std::to_string(amd) + " AMD GPU(s)";
   if (bound > 0) {
-    return kCheck.ok("amdgpu", "amdgpu drives " + std::to_string(bound) + " of " + std::to_string(amd) +
-                                   " AMD GPU(s) (their PCI driver link; /sys/module/amdgpu is absent: built in)");
+    // One not bound is gpu-driver's (or vfio's) to name; here, that the driver is there and works.
+    return kCheck.ok("amdgpu", drives + (module ? "" : " (built into the kernel: no /sys/module/amdgpu)"),
+                     Evidence("each GPU's PCI driver link, /sys/module/amdgpu"));
+  }
+  if (module) {
+    return kCheck.fail("amdgpu", "amdgpu is loaded but drives none of " + std::to_string(amd) + " AMD GPU(s)",
+                       "another driver (vfio-pci) holds them, or amdgpu failed to bring them up: no render node, no "
+                       "/dev/kfd",
+                       "read the kernel log for amdgpu's probe error (journalctl -k | grep amdgpu) and lspci -k");
   }
   return kCheck.fail("amdgpu", "an AMD GPU, but no GPU is bound to amdgpu and the module is not loaded",
                      "without amdgpu there are no render nodes and no /dev/kfd",
@@ -137,7 +159,8 @@ std::vector<Check> kernel_log(const Facts& f) {
                                   std::string(n > 1 ? " x" + std::to_string(n) : ""));
   }
   for (const auto& [address, events] : critical) {
-    out.push_back(kCheck.fail("kernel-log", address + ": " + joined(events) + " since boot (" + log.source + ")",
+    out.push_back(kCheck.fail("kernel-log",
+                              address + ": " + joined(events) + " " + log.coverage + " (" + log.source + ")",
                               "the GPU reported errors after which it is not to be trusted: jobs on it failed or "
                               "will, and it may have left the bus",
                               "drain its containers and reset the GPU (nvidia-smi -r -i " + address +
@@ -146,14 +169,16 @@ std::vector<Check> kernel_log(const Facts& f) {
     out.back().subject = address;
   }
   for (const auto& [address, events] : faults) {
-    out.push_back(kCheck.warn("kernel-log", address + ": " + joined(events) + " since boot (" + log.source + ")",
+    out.push_back(kCheck.warn("kernel-log",
+                              address + ": " + joined(events) + " " + log.coverage + " (" + log.source + ")",
                               "an application faulted on the GPU (bad memory access, a killed context); the GPU "
                               "itself stays usable",
                               "look at the failing workload's logs; nothing to do on the host"));
     out.back().subject = address;
   }
   if (out.empty())
-    out.push_back(kCheck.ok("kernel-log", "no Xid, amdgpu reset or failed GPU bring-up since boot in " + log.source));
+    out.push_back(kCheck.ok("kernel-log", "no Xid, amdgpu reset or failed GPU bring-up " + log.coverage,
+                            Evidence(log.source + ", " + std::to_string(log.lines.size()) + " lines")));
   return out;
 }
 
@@ -173,7 +198,9 @@ std::vector<Check> gpu_drivers(const Facts& f) {
                                   "then run rediacc-gpu setup"));
     out.back().subject = *g.pci_address;
   }
-  if (out.empty()) out.push_back(kCheck.ok("gpu-driver", "every GPU on the bus has a driver bound"));
+  if (out.empty())
+    out.push_back(
+        kCheck.ok("gpu-driver", "every GPU on the bus has a driver bound", Evidence("/sys/bus/pci/devices/*/driver")));
   return out;
 }
 
@@ -185,7 +212,8 @@ Check wsl_gpu(const Facts& f) {
   }
   if (!f.fresh.gpus.empty()) {
     return kCheck.ok("wsl-gpu",
-                     std::to_string(f.fresh.gpus.size()) + " GPU(s) through /dev/dxg and the Windows driver's NVML");
+                     std::to_string(f.fresh.gpus.size()) + " GPU(s) through /dev/dxg and the Windows driver's NVML",
+                     Evidence("the probe's NVML query through /usr/lib/wsl/lib"));
   }
   std::string why = "no GPU answered";
   for (const auto& w : f.probe_warnings) {
@@ -205,7 +233,9 @@ std::vector<Check> probe_findings(const Facts& f) {
         "probe", w, "what the probe skipped is missing from the inventory and from the names that can be granted",
         "fix what it names, then run rediacc-gpu setup"));
   }
-  if (out.empty()) out.push_back(kCheck.ok("probe", "the probe read the machine without a warning"));
+  if (out.empty())
+    out.push_back(kCheck.ok("probe", "the probe read the machine without a warning",
+                            Evidence("a probe made now: PCI in /sys, DRM nodes in /dev, NVML, KFD topology")));
   return out;
 }
 

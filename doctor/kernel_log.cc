@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <regex>
 #include <sstream>
 
@@ -21,20 +22,29 @@ std::vector<std::string> split_lines(const std::string& text) {
   return out;
 }
 
-// "6,1234,5678,-;NVRM: …" -> "NVRM: …"; continuation lines (" KEY=value") are dropped.
-std::vector<std::string> kmsg_messages(const std::vector<std::string>& records) {
-  std::vector<std::string> out;
+// "6,1234,5678,-;NVRM: …" -> "NVRM: …"; continuation lines (" KEY=value") are dropped. The first
+// record's sequence number says whether the buffer still holds the boot's first message (0).
+KernelLog kmsg_messages(const std::vector<std::string>& records) {
+  KernelLog out{"/dev/kmsg", {}};
+  bool first = true;
   for (const auto& r : records) {
     const auto semi = r.find(';');
     if (r.empty() || r[0] == ' ' || semi == std::string::npos) continue;
-    out.push_back(r.substr(semi + 1));
+    if (first) {
+      first = false;
+      unsigned long long seq = 0, usec = 0;
+      if (std::sscanf(r.c_str(), "%*u,%llu,%llu", &seq, &usec) == 2 && seq > 0)
+        out.coverage = "since " + std::to_string(usec / 1000000) + " s after boot (the kernel's buffer dropped the " +
+                       std::to_string(seq) + " messages before)";
+    }
+    out.lines.push_back(r.substr(semi + 1));
   }
   return out;
 }
 
 // /dev/kmsg hands one record per read and EAGAIN at the end when opened non-blocking; a fixture's
 // is a plain file of records.
-std::optional<std::vector<std::string>> read_kmsg(const RootFs& fs) {
+std::optional<KernelLog> read_kmsg(const RootFs& fs) {
   auto fd = fs.open_read("/dev/kmsg");
   if (!fd) return std::nullopt;
   struct stat st {};
@@ -69,6 +79,19 @@ std::optional<std::vector<std::string>> read_journal(const Facts& f) {
   return split_lines(ran->output);
 }
 
+// kern.log keeps earlier boots until it is rotated: this boot begins at its last "Linux version"
+// line, the kernel's first message. Without one, the file's start may be a rotation's cut.
+KernelLog kern_log_of_this_boot(const std::string& text) {
+  KernelLog out{"/var/log/kern.log", split_lines(text)};
+  for (auto it = out.lines.rbegin(); it != out.lines.rend(); ++it) {
+    if (it->find("kernel: Linux version ") == std::string::npos && !it->starts_with("Linux version ")) continue;
+    out.lines.erase(out.lines.begin(), std::prev(it.base()));
+    return out;
+  }
+  out.coverage = "in what the file keeps (it names no boot: earlier lines of this boot may be rotated away)";
+  return out;
+}
+
 // "0000:3b:00" (Xid lines leave out the function) -> "0000:3b:00.0".
 std::string xid_address(std::string a) {
   for (auto& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -79,10 +102,9 @@ std::string xid_address(std::string a) {
 }  // namespace
 
 KernelLog read_kernel_log(const Facts& f) {
-  if (auto kmsg = read_kmsg(f.fs)) return {"/dev/kmsg", std::move(*kmsg)};
+  if (auto kmsg = read_kmsg(f.fs)) return std::move(*kmsg);
   if (auto journal = read_journal(f)) return {"the journal", std::move(*journal)};
-  if (auto text = f.fs.read_optional("/var/log/kern.log"); text && *text)
-    return {"/var/log/kern.log", split_lines(**text)};
+  if (auto text = f.fs.read_optional("/var/log/kern.log"); text && *text) return kern_log_of_this_boot(**text);
   return {};
 }
 

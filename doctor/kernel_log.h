@@ -15,9 +15,13 @@ namespace rgpu::doctor {
 struct KernelLog {
   std::string source;              ///< "/dev/kmsg", "the journal", "/var/log/kern.log"; empty: none readable
   std::vector<std::string> lines;  ///< messages, oldest first, without kmsg's record prefix
+  /// How far back the lines reach, as a check may claim it: "since boot", or what is missing
+  /// ("since 5321 s after boot: the kernel's buffer dropped what came before").
+  std::string coverage = "since boot";
 };
 
-/// The kernel log since boot from the first source that can be read.
+/// The kernel log of this boot from the first source that can be read; kern.log's lines from its last
+/// boot ("Linux version") on.
 KernelLog read_kernel_log(const Facts& facts);
 
 /// Xid events: (PCI address, Xid code) -> count. "NVRM: Xid (PCI:0000:3b:00): 79, pid=…"; a

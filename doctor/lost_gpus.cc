@@ -8,10 +8,11 @@ namespace {
 constexpr CheckMaker kCheck{Layer::host_driver};
 
 // The first four bytes of configuration space (vendor and device id), read from the device now:
-// sysfs's `vendor` file is what the kernel saw at enumeration, `config` is read live.
-bool answers_all_ones(const RootFs& fs, const std::string& address) {
+// sysfs's `vendor` file is what the kernel saw at enumeration, `config` is read live. Absent when
+// it could not be read, so a pass says only what was read.
+std::optional<bool> answers_all_ones(const RootFs& fs, const std::string& address) {
   auto config = fs.read_file("/sys/bus/pci/devices/" + address + "/config");
-  if (!config || config->size() < 4) return false;
+  if (!config || config->size() < 4) return std::nullopt;
   return std::all_of(config->begin(), config->begin() + 4,
                      [](char c) { return static_cast<unsigned char>(c) == 0xff; });
 }
@@ -42,7 +43,7 @@ std::vector<LostGpu> lost_gpus(const Facts& f) {
                                     [&](const probe::Gpu& now) { return now.pci_address == g.pci_address; });
     if (!on_bus) {
       out.push_back({g, "is no longer on the PCI bus"});
-    } else if (answers_all_ones(f.fs, *g.pci_address)) {
+    } else if (answers_all_ones(f.fs, *g.pci_address).value_or(false)) {
       out.push_back({g, "reads all-ones from its configuration space (the device does not answer)"});
     } else if (nvml_lost(f, *g.pci_address)) {
       out.push_back({g, "is reported lost by NVML (GPU_IS_LOST: it stopped answering the driver)"});
@@ -72,12 +73,24 @@ std::vector<Check> gpu_present_checks(const Facts& f) {
   }
   if (!out.empty()) return out;
   if (!f.recorded) return {kCheck.skip("gpu-present", "no recorded inventory to compare the bus with")};
-  size_t n = 0;
-  for (const auto& g : f.recorded->gpus) n += g.pci_address && g.platform == probe::Platform::native;
-  const std::string nvml = f.nvml ? ", and none NVML reports lost" : "";
-  return {kCheck.ok(
-      "gpu-present",
-      std::to_string(n) + " recorded GPU(s) on the PCI bus, each answering from its configuration space" + nvml)};
+  size_t n = 0, answered = 0;
+  for (const auto& g : f.recorded->gpus) {
+    if (!g.pci_address || g.platform != probe::Platform::native) continue;
+    ++n;
+    answered += answers_all_ones(f.fs, *g.pci_address).has_value();
+  }
+  if (n == 0) return {kCheck.skip("gpu-present", "the inventory records no GPU on the PCI bus")};
+  std::string seen = std::to_string(n) + " recorded GPU(s) on the PCI bus";
+  if (answered == n) {
+    seen += n == 1 ? ", answering from its configuration space" : ", each answering from its configuration space";
+  } else {
+    seen += ", " + std::to_string(answered) + " answering from their configuration space (" +
+            std::to_string(n - answered) + " could not be read: run as root to read it)";
+  }
+  if (f.nvml) seen += ", and none NVML reports lost";
+  return {kCheck.ok("gpu-present", seen,
+                    Evidence("the inventory of " + f.recorded->generated_at + ", /sys/bus/pci/devices/*/config" +
+                             (f.nvml ? ", NVML" : "")))};
 }
 
 }  // namespace rgpu::doctor

@@ -75,8 +75,14 @@ Check mig_spec_check(const Facts& f) {
     return kCheck.skip("nvidia-mig-spec", "no MIG device, and no MIG name in the NVIDIA spec");
   }
   if (stale.empty() && unnamed.empty()) {
+    // Without the capability nodes (mig-minors unread), a slice's name cannot be matched to it.
     return kCheck.ok("nvidia-mig-spec",
-                     std::to_string(now.present.size()) + " MIG devices, each named in the NVIDIA spec");
+                     std::to_string(now.present.size()) +
+                         (now.caps_known ? " MIG devices, each named in the NVIDIA spec"
+                                         : " MIG devices; the spec's MIG names by UUID are among them, its index "
+                                           "names could not be matched and whether each device has a name is "
+                                           "unknown (no MIG capability nodes were read)"),
+                     Evidence("the NVIDIA spec, NVML's MIG devices, /proc/driver/nvidia-caps/mig-minors"));
   }
   std::vector<std::string> grants;
   if (f.grants) {

@@ -44,8 +44,10 @@ std::vector<Check> nvidia_ecc_checks(const Facts& f) {
   if (!out.empty()) return out;
   if (counted == 0)
     return {kCheck.skip("gpu-ecc", "NVML reports no ECC counters for any GPU (cards without ECC keep none)")};
-  return {kCheck.ok("gpu-ecc", "NVML: no uncorrected ECC error since the driver loaded and no remap pending on " +
-                                   std::to_string(counted) + " GPU(s)")};
+  return {kCheck.ok(
+      "gpu-ecc",
+      "no uncorrected ECC error since the driver loaded and no remap pending on " + std::to_string(counted) + " GPU(s)",
+      Evidence("NVML's volatile ECC counts, remapped rows and pending page retirements"))};
 }
 
 }  // namespace rgpu::doctor

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <iterator>
 #include <memory>
 #include <thread>
@@ -54,8 +55,10 @@ void add_file(std::map<int, DrmFile>& files, int fd, DrmFile file) {
   files.emplace(fd, std::move(file));
 }
 
-std::optional<NodeHolder> holder(const RootFs& fs, int proc, int pid, const std::set<dev_t>& devices) {
+// Absent when it holds none of `devices`; `denied` says whether its fds could not be read at all.
+std::optional<NodeHolder> holder(const RootFs& fs, int proc, int pid, const std::set<dev_t>& devices, bool& denied) {
   auto fds = open_under(proc, std::to_string(pid) + "/fd");
+  denied = !fds && (errno == EACCES || errno == EPERM);
   if (!fds) return std::nullopt;
   NodeHolder h;
   h.pid = pid;
@@ -88,8 +91,8 @@ std::optional<NodeHolder> holder(const RootFs& fs, int proc, int pid, const std:
 
 }  // namespace
 
-std::vector<NodeHolder> processes_holding(const RootFs& fs, const std::set<dev_t>& devices) {
-  std::vector<NodeHolder> out;
+HeldNodes processes_holding(const RootFs& fs, const std::set<dev_t>& devices) {
+  HeldNodes out;
   if (devices.empty()) return out;
   const int proc = ::open(fs.host_path("/proc").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (proc < 0) return out;
@@ -107,17 +110,23 @@ std::vector<NodeHolder> processes_holding(const RootFs& fs, const std::set<dev_t
   const std::size_t threads =
       std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, std::max<std::size_t>(1, all.size() / 256));
   std::vector<std::vector<NodeHolder>> found(std::min<std::size_t>(threads, 4));
+  std::vector<std::size_t> denied_in(found.size(), 0);
   const auto walk = [&](std::size_t slice) {
     for (std::size_t i = slice; i < all.size(); i += found.size()) {
-      if (auto h = holder(fs, ::dirfd(pids.get()), all[i], devices)) found[slice].push_back(std::move(*h));
+      bool denied = false;
+      if (auto h = holder(fs, ::dirfd(pids.get()), all[i], devices, denied)) found[slice].push_back(std::move(*h));
+      denied_in[slice] += denied;
     }
   };
   std::vector<std::thread> running;
   for (std::size_t t = 1; t < found.size(); ++t) running.emplace_back(walk, t);
   walk(0);
   for (auto& t : running) t.join();
-  for (auto& slice : found) std::move(slice.begin(), slice.end(), std::back_inserter(out));
-  std::sort(out.begin(), out.end(), [](const NodeHolder& a, const NodeHolder& b) { return a.pid < b.pid; });
+  for (auto& slice : found) std::move(slice.begin(), slice.end(), std::back_inserter(out.holders));
+  std::sort(out.holders.begin(), out.holders.end(),
+            [](const NodeHolder& a, const NodeHolder& b) { return a.pid < b.pid; });
+  for (auto n : denied_in) out.unreadable += n;
+  out.processes = all.size() - out.unreadable;
   return out;
 }
 

@@ -34,10 +34,18 @@ struct NodeHolder {
   std::map<int, DrmFile> drm_files;
 };
 
+/// What a walk of /proc found, and how much of it could be looked at.
+struct HeldNodes {
+  std::vector<NodeHolder> holders;  ///< by pid
+  std::size_t processes = 0;        ///< processes whose open files were read
+  /// Processes whose open files could not be read (another user's, when not run as root): a
+  /// GPU they hold is not seen, and no check may say "none".
+  std::size_t unreadable = 0;
+};
+
 /// Every process under the root's /proc holding a character device whose number is in
-/// `devices`, by pid. A process that ends while it is read, or whose fds cannot be read, is
-/// left out.
-std::vector<NodeHolder> processes_holding(const RootFs& fs, const std::set<dev_t>& devices);
+/// `devices`. A process that ends while it is read is left out.
+HeldNodes processes_holding(const RootFs& fs, const std::set<dev_t>& devices);
 
 /// The same DRM files read again: fd -> statistics, for utilisation over an interval.
 std::map<int, DrmFile> reread_drm_files(const RootFs& fs, const NodeHolder& holder);

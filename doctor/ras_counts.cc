@@ -64,7 +64,8 @@ std::vector<Check> ras_checks(const Facts& f) {
   }
   if (out.empty())
     out.push_back(
-        kCheck.ok("gpu-ras", std::to_string(gpus.size()) + " AMD GPU(s) count no RAS error since the driver loaded"));
+        kCheck.ok("gpu-ras", std::to_string(gpus.size()) + " AMD GPU(s) count no RAS error since the driver loaded",
+                  Evidence(std::to_string(counts.size()) + " counters in /sys/bus/pci/devices/*/ras/*_err_count")));
   return out;
 }
 

@@ -96,7 +96,8 @@ Check repo_cdi_views(const Facts& f) {
   if (problems.empty() && fine.empty())
     return kCheck.skip("repo-cdi-view", "no running dockerd calls a rediacc-gpu plugin");
   if (problems.empty())
-    return kCheck.ok("repo-cdi-view", "each repository daemon reads only its own names: " + joined(fine));
+    return kCheck.ok("repo-cdi-view", "each repository daemon reads only its own names: " + joined(fine),
+                     Evidence("each daemon's spec directories through /proc/PID/root, its daemon.json, GET /info"));
   return kCheck.fail(
       "repo-cdi-view", joined(problems, "; "),
       "dockerd resolves CDI names itself at every start and restart-policy restore: a name it can read but its "
@@ -157,7 +158,9 @@ Check stale_device_containers(const Facts& f) {
         "stale-device-containers", "could not ask " + joined(unreachable), "",
         "check that the repository daemons run and that their plugins' environment files name their sockets");
   return kCheck.ok("stale-device-containers",
-                   "every container would be allowed to start (" + std::to_string(hosts.size()) + " daemons asked)");
+                   "every container would be allowed to start (" + std::to_string(hosts.size()) + " daemons asked)",
+                   Evidence("each repository daemon's GET /containers/json?all=1 and /containers/ID/json, judged as "
+                            "the plugin judges a start"));
 }
 
 }  // namespace

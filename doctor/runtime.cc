@@ -3,8 +3,10 @@
 
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "cdi-gen/spec_index.h"
+#include "core/joined.h"
 #include "core/machine_paths.h"
 #include "core/machine_program.h"
 #include "core/structured_text.h"
@@ -61,7 +63,9 @@ Check toolkit(const Facts& f) {
                        "run rediacc-gpu setup (it installs " + std::string(installers::kDefaultToolkitVersion) + ")");
   }
   if (ctk) {
-    return kCheck.ok("toolkit", *ctk + " is installed" + (version ? " (" + *version + ")" : std::string()))
+    return kCheck
+        .ok("toolkit", *ctk + " is installed" + (version ? " (" + *version + ")" : std::string()),
+            Evidence(*ctk + (version ? ", the package database" : "")))
         .because("it generates the NVIDIA CDI spec", "");
   }
   if (version) {
@@ -136,15 +140,18 @@ Check nvidia_spec(const Facts& f) {
                        "nvidia-ctk writes those paths: this spec was made otherwise, or by hand",
                        "regenerate it with rediacc-gpu setup");
   }
-  return kCheck.ok(check_id::kNvidiaSpec, std::string(paths::kNvidiaSpec) +
-                                              (loaded ? " names driver " + *loaded + "'s libraries, as loaded,"
-                                                      : " names driver " + *versions.begin() + "'s libraries,") +
-                                              " and its nodes reach NVIDIA GPUs");
+  return kCheck.ok(check_id::kNvidiaSpec,
+                   std::string(paths::kNvidiaSpec) +
+                       (loaded ? " names driver " + *loaded + "'s libraries, as loaded,"
+                               : " names driver " + *versions.begin() + "'s libraries,") +
+                       " and its nodes reach NVIDIA GPUs",
+                   Evidence(std::string(paths::kNvidiaSpec) + (loaded ? ", /proc/driver/nvidia/version" : "") +
+                            ", each node's device in /sys"));
 }
 
 Check shadowing_spec(const Facts& f) {
   if (f.fs.kind("/var/run/cdi/nvidia.yaml") != NodeKind::file) {
-    return kCheck.ok("var-run-cdi", "no /var/run/cdi/nvidia.yaml");
+    return kCheck.ok("var-run-cdi", "no /var/run/cdi/nvidia.yaml", Evidence("/var/run/cdi"));
   }
   return kCheck.warn(
       "var-run-cdi", "/var/run/cdi/nvidia.yaml exists",
@@ -156,38 +163,90 @@ Check refresh_wired(const Facts& f) {
   if (!machine_program(f.fs, "nvidia-ctk")) {
     return kCheck.skip("refresh-wired", "the toolkit is not installed");
   }
-  if (f.fs.kind("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf") == NodeKind::file) {
-    return kCheck.ok("refresh-wired", "nvidia-cdi-refresh writes /etc/cdi/nvidia.yaml");
+  // The drop-in names an environment file; that file is what says where the refresh writes.
+  const std::string dropin = "/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf";
+  const auto unit = f.fs.read_optional(dropin);
+  std::string env_file;
+  if (unit && *unit) {
+    std::istringstream lines(**unit);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with("EnvironmentFile=")) env_file = line.substr(16);
+    }
+    if (!env_file.empty() && env_file.front() == '-') env_file.erase(0, 1);
   }
-  return kCheck.warn("refresh-wired", "nvidia-cdi-refresh is not redirected to /etc/cdi",
+  // The file's last assignment is the one systemd keeps.
+  const std::string variable = "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=";
+  const std::string wanted = variable + paths::kNvidiaSpec;
+  const auto env = env_file.empty() ? std::nullopt : f.fs.read_optional(env_file).value_or(std::nullopt);
+  std::string set;
+  std::istringstream env_lines(env.value_or(""));
+  for (std::string line; std::getline(env_lines, line);) {
+    if (line.starts_with(variable)) set = line;
+  }
+  if (set == wanted) {
+    return kCheck.ok("refresh-wired", std::string("nvidia-cdi-refresh writes ") + paths::kNvidiaSpec,
+                     Evidence(dropin + " and the " + env_file + " it names"));
+  }
+  return kCheck.warn("refresh-wired",
+                     !unit || !*unit    ? "nvidia-cdi-refresh is not redirected to /etc/cdi (no " + dropin + ")"
+                     : env_file.empty() ? dropin + " names no EnvironmentFile"
+                                        : env_file + " does not set " + wanted,
                      "the package's refresh writes /var/run/cdi/nvidia.yaml, which shadows ours",
                      "run rediacc-gpu setup");
 }
 
+// One daemon configuration's word on runtimes: the nvidia runtime injects GPUs from environment
+// variables (an image's own ENV included), which no request shows the gate.
+std::optional<std::string> runtime_problem(const nlohmann::json& c, const std::string& path) {
+  const bool nvidia = c.contains("runtimes") && c["runtimes"].is_object() && c["runtimes"].contains("nvidia");
+  const std::string fallback = c.value("default-runtime", std::string());
+  if (!fallback.empty() && fallback != "runc") return path + " makes \"" + fallback + "\" the default runtime";
+  if (nvidia) return path + " configures an nvidia runtime";
+  return std::nullopt;
+}
+
+// Every configuration a daemon here runs with (/etc/docker/daemon.json and each repository
+// daemon's --config-file), and what each daemon that answered says its default runtime is.
 Check docker_daemon(const Facts& f) {
-  const auto& text = f.files.read("/etc/docker/daemon.json");
-  if (!text || !*text) return kCheck.ok("docker-daemon", "no /etc/docker/daemon.json");
-  auto config = parse_json(**text, "/etc/docker/daemon.json");
-  if (!config || !config->is_object()) {
-    return kCheck.fail("docker-daemon", "/etc/docker/daemon.json does not parse", "dockerd refuses to start with it",
-                       "fix the file's JSON");
+  const auto configs = daemon_config_paths(f.daemons);
+  std::vector<std::string> problems, read;
+  for (const auto& path : configs) {
+    const auto& text = f.files.read(path);
+    if (!text || !*text) continue;
+    auto config = parse_json(**text, path);
+    if (!config || !config->is_object()) {
+      return kCheck.fail("docker-daemon", path + " does not parse", "dockerd refuses to start with it",
+                         "fix the file's JSON");
+    }
+    read.push_back(path);
+    if (auto p = runtime_problem(*config, path)) problems.push_back(*p);
+    const auto& c = *config;
+    if (c.contains("features") && c["features"].is_object() && c["features"].value("cdi", true) == false) {
+      return kCheck.fail("docker-daemon", path + " turns CDI off (features.cdi: false)",
+                         "dockerd cannot attach CDI devices: every granted request fails",
+                         "set \"features\": {\"cdi\": true} (Docker 25.0 to 28.1 need it; 28.2 and later have it on)");
+    }
   }
-  const auto& c = *config;
-  const bool nvidia_runtime =
-      (c.contains("runtimes") && c["runtimes"].is_object() && c["runtimes"].contains("nvidia")) ||
-      c.value("default-runtime", std::string()) == "nvidia";
-  if (nvidia_runtime) {
+  for (const auto& a : f.answers) {
+    if (!a.info.is_object() || !a.info.contains("DefaultRuntime") || !a.info["DefaultRuntime"].is_string()) continue;
+    const auto runtime = a.info["DefaultRuntime"].get<std::string>();
+    read.push_back("GET /info of " + a.label);
+    if (runtime != "runc") problems.push_back(a.label + " runs \"" + runtime + "\" by default (GET /info)");
+  }
+  if (!problems.empty()) {
     return kCheck.fail(
-        "docker-daemon", "/etc/docker/daemon.json configures an nvidia runtime",
-        "the nvidia runtime injects GPUs from image environment variables and annotations the gate never sees",
-        "remove the nvidia runtime (and default-runtime) from daemon.json; CDI names are the way to GPUs here");
+        "docker-daemon", joined(problems, "; "),
+        "the nvidia runtime injects GPUs from environment variables and annotations (an image's own ENV "
+        "NVIDIA_VISIBLE_DEVICES=all included) that the gate never sees",
+        "remove the nvidia runtime and default-runtime from the daemon's configuration and restart it; CDI names are "
+        "the way to GPUs here");
   }
-  if (c.contains("features") && c["features"].is_object() && c["features"].value("cdi", true) == false) {
-    return kCheck.fail("docker-daemon", "/etc/docker/daemon.json turns CDI off (features.cdi: false)",
-                       "dockerd cannot attach CDI devices: every granted request fails",
-                       "set \"features\": {\"cdi\": true} (Docker 25.0 to 28.1 need it; 28.2 and later have it on)");
+  if (read.empty()) {
+    return kCheck.ok("docker-daemon", "no daemon configuration, so no nvidia runtime and runc by default",
+                     Evidence("looked for " + joined(configs)));
   }
-  return kCheck.ok("docker-daemon", "/etc/docker/daemon.json configures no other runtime");
+  return kCheck.ok("docker-daemon", "no configuration adds the nvidia runtime, and runc is the default runtime",
+                   Evidence(joined(read)));
 }
 
 // Names that a spec in a directory Docker also reads (and prefers) defines a second time.
@@ -255,7 +314,11 @@ Check spec_dirs(const Facts& f, const std::optional<std::pair<int, int>>& releas
   }
   const auto shadows = shadowing_specs(f);
   for (const auto& s : shadows) problems.push_back(s + " defines names /etc/cdi or a grant uses");
-  if (problems.empty()) return kCheck.ok("cdi-spec-dirs", "dockerd reads CDI specs from /etc/cdi alone");
+  if (problems.empty()) {
+    return kCheck.ok("cdi-spec-dirs", "each daemon's configuration names /etc/cdi alone in cdi-spec-dirs",
+                     Evidence(joined(std::vector<std::string>(configs.begin(), configs.end())) + ", " +
+                              paths::kDockerRunCdiDir + ", " + paths::kPodmanRunCdiDir));
+  }
   std::string seen;
   for (const auto& p : problems) seen += (seen.empty() ? "" : "; ") + p;
   return kCheck.fail(
@@ -312,7 +375,9 @@ Check docker_cdi(const Facts& f) {
                          "add \"features\": {\"cdi\": true} to /etc/docker/daemon.json and restart dockerd");
     }
   }
-  return kCheck.ok("docker-cdi", seen + " attaches CDI devices");
+  // The package's version and daemon.json say it can; daemon-cdi asks the running daemons.
+  return kCheck.ok("docker-cdi", seen + " attaches CDI devices, by its version and /etc/docker/daemon.json",
+                   Evidence("dpkg's status, /etc/docker/daemon.json"));
 }
 
 }  // namespace

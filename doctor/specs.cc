@@ -17,8 +17,11 @@ std::vector<Check> specs_parse(const Facts& f) {
                               "CDI consumers skip this file: its names cannot be granted or requested",
                               ours ? "run rediacc-gpu cdi generate" : "fix or remove the file"));
   }
+  if (out.empty() && f.specs.devices.empty())
+    return {kCheck.skip("specs-parse", "no CDI spec in /etc/cdi or /var/run/cdi")};
   if (out.empty()) {
-    out.push_back(kCheck.ok("specs-parse", std::to_string(f.specs.devices.size()) + " CDI names, every spec parses"));
+    out.push_back(kCheck.ok("specs-parse", std::to_string(f.specs.devices.size()) + " CDI names, every spec parses",
+                            Evidence("the specs in /etc/cdi and /var/run/cdi, read as CDI consumers read them")));
   }
   return out;
 }
@@ -33,7 +36,9 @@ Check our_specs(const Facts& f) {
     if (wanted != bool(on_disk) || (wanted && *on_disk != cdi::spec_text(*spec)))
       stale += (stale.empty() ? "" : ", ") + path;
   }
-  if (stale.empty()) return kCheck.ok(check_id::kRediaccSpecs, "rediacc.io specs match the GPUs present");
+  if (stale.empty())
+    return kCheck.ok(check_id::kRediaccSpecs, "rediacc.io specs match the GPUs present",
+                     Evidence("the specs on disk against those generated now from a probe of the machine"));
   return kCheck.fail(check_id::kRediaccSpecs, stale + " out of date with the GPUs present",
                      "a granted name may point at a node that is gone, or a present GPU has no name",
                      "run rediacc-gpu cdi generate (setup does it, and the udev rule on hot-plug)");
@@ -53,7 +58,8 @@ Check inventory(const Facts& f) {
                        "a driver or hardware change came after it: what operators and schedulers read is out of date",
                        "run rediacc-gpu setup");
   }
-  return kCheck.ok("inventory", "the inventory of " + f.recorded->generated_at + " matches the machine");
+  return kCheck.ok("inventory", "the inventory of " + f.recorded->generated_at + " matches the machine",
+                   Evidence("/etc/rediacc/gpu/inventory.json against a probe made now"));
 }
 
 }  // namespace

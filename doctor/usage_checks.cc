@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/joined.h"
+#include "core/state_paths.h"
 #include "core/time_text.h"
 #include "doctor/doctor.h"
 
@@ -38,6 +39,7 @@ Check stray(const StrayUse& s) {
 
 std::vector<Check> use_checks(const Facts& f) {
   if (!f.usage) return {kCheck.skip("gpu-use", "who uses the GPUs was not looked at")};
+  if (f.usage->gpus.empty()) return {kCheck.skip("gpu-use", "no GPU whose users to look for")};
   std::vector<Check> out;
   if (f.use) {
     for (const auto& s : f.use->strays) out.push_back(stray(s));
@@ -61,11 +63,20 @@ std::vector<Check> use_checks(const Facts& f) {
         "did not answer" +
             (f.usage->unanswered.empty() ? std::string() : ": " + joined(f.usage->unanswered, "; ")) + ")",
         "find its daemon from the container id (its cgroup); give GPUs to containers only through repositories"));
+  if (f.usage->processes_unreadable > 0)
+    out.push_back(kCheck.warn(
+        "gpu-use",
+        "the open files of " + std::to_string(f.usage->processes_unreadable) + " process(es) could not be read",
+        "a GPU those processes hold is not seen: who uses the GPUs is known only in part",
+        "run rediacc-gpu doctor (or usage, metrics) as root"));
   if (out.empty())
-    out.push_back(kCheck.ok("gpu-use", processes == 0 ? "no process holds a GPU's device nodes open (read from /proc)"
-                                                      : std::to_string(processes) +
-                                                            " process(es) hold GPUs, each within its repository's "
-                                                            "grants or the machine's own (read from /proc)"));
+    out.push_back(kCheck.ok("gpu-use",
+                            processes == 0 ? "no process holds a GPU's device nodes open"
+                                           : std::to_string(processes) +
+                                                 " process(es) hold GPUs, each within its repository's grants or the "
+                                                 "machine's own",
+                            Evidence("the open files of " + std::to_string(f.usage->processes_read) +
+                                     " processes in /proc, by device number")));
   return out;
 }
 
@@ -79,6 +90,7 @@ std::vector<Check> idle_checks(const Facts& f, std::chrono::system_clock::time_p
   if (!*f.last_use)
     return {kCheck.warn("grant-idle", f.last_use->error().message, "idle grants cannot be told",
                         "move the file aside; the next doctor, usage or metrics run starts it anew")};
+  if (f.grants->grants.empty()) return {kCheck.skip("grant-idle", "no repository holds a grant")};
   const auto& record = **f.last_use;
   std::vector<Check> out;
   for (const auto& g : f.grants->grants) {
@@ -100,7 +112,8 @@ std::vector<Check> idle_checks(const Facts& f, std::chrono::system_clock::time_p
     out.push_back(std::move(c));
   }
   if (out.empty())
-    out.push_back(kCheck.ok("grant-idle", "every grant was used within the last day, or is younger than a day"));
+    out.push_back(kCheck.ok("grant-idle", "every grant was used within the last day, or is younger than a day",
+                            Evidence(std::string(state::kGrantUseRecord) + ", grants.json, the processes in /proc")));
   return out;
 }
 

@@ -3,7 +3,11 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <thread>
 
 #include "probe/sysfs_parsers.h"
 
@@ -275,23 +279,68 @@ const std::vector<std::string>& native_library_dirs() {
   return dirs;
 }
 
+namespace {
+
+// What the thread that talks to NVML hands back; shared, so a thread left behind in a hung call
+// writes into memory that outlives the caller's wait.
+struct NvmlCall {
+  std::mutex mutex;
+  std::condition_variable done;
+  std::optional<Result<NvmlReport>> answer;
+};
+
+// Everything that calls into the library: dlopen runs its constructors, and nvmlInit and the
+// queries enter the driver, where a GPU that stopped answering can block them.
+Result<NvmlReport> ask_library(const std::string& host) {
+  Library lib(::dlopen(host.c_str(), RTLD_NOW | RTLD_LOCAL));
+  if (!lib)
+    return fail("cannot load " + host + " (" + ::dlerror() + "); reinstall the NVIDIA driver's user-space libraries.");
+  RGPU_TRY_ASSIGN(auto api, bind_api(lib.get(), host));
+  if (NvmlReturn rc = api.init(); rc != kSuccess) {
+    return fail(host + " did not initialise (NVML error " + std::to_string(rc) +
+                "); check that the NVIDIA kernel module is loaded and matches the library.");
+  }
+  NvmlReport report = read_report(api);
+  api.shutdown();
+  return report;
+}
+
+}  // namespace
+
+std::chrono::seconds nvml_time_bound() {
+  const char* text = std::getenv(kNvmlTimeoutVariable);
+  if (text && *text) {
+    char* end = nullptr;
+    const long n = std::strtol(text, &end, 10);
+    if (end && *end == '\0' && n > 0 && n <= 3600) return std::chrono::seconds(n);
+  }
+  return std::chrono::seconds(10);
+}
+
 Result<std::optional<NvmlReport>> query_nvml(const RootFs& fs, const std::vector<std::string>& dirs) {
   for (const auto& dir : dirs) {
     const std::string machine = dir + "/libnvidia-ml.so.1";
     if (fs.kind(machine) != NodeKind::file) continue;
     RGPU_TRY_ASSIGN(auto resolved, fs.resolve(machine));
     const std::string host = fs.host_path(resolved).string();
-    Library lib(::dlopen(host.c_str(), RTLD_NOW | RTLD_LOCAL));
-    if (!lib)
-      return fail("cannot load " + host + " (" + ::dlerror() +
-                  "); reinstall the NVIDIA driver's user-space libraries.");
-    RGPU_TRY_ASSIGN(auto api, bind_api(lib.get(), host));
-    if (NvmlReturn rc = api.init(); rc != kSuccess) {
-      return fail(host + " did not initialise (NVML error " + std::to_string(rc) +
-                  "); check that the NVIDIA kernel module is loaded and matches the library.");
+    // A hung driver blocks NVML in the kernel, where no signal reaches it: the call runs on a
+    // thread of its own, and past the bound it is left behind (the process's exit ends it).
+    auto call = std::make_shared<NvmlCall>();
+    std::thread([call, host] {
+      auto answer = ask_library(host);
+      const std::lock_guard lock(call->mutex);
+      call->answer = std::move(answer);
+      call->done.notify_all();
+    }).detach();
+    const auto bound = nvml_time_bound();
+    std::unique_lock lock(call->mutex);
+    if (!call->done.wait_for(lock, bound, [&] { return call->answer.has_value(); })) {
+      return fail(host + " did not answer within " + std::to_string(bound.count()) +
+                  " s: the driver is likely hung on a GPU (read the kernel log for an Xid; nvidia-smi hangs too); "
+                  "reset the GPU or reboot (" +
+                  kNvmlTimeoutVariable + " sets the bound in seconds)");
     }
-    NvmlReport report = read_report(api);
-    api.shutdown();
+    RGPU_TRY_ASSIGN(auto report, std::move(*call->answer));
     report.library = machine;
     return std::optional<NvmlReport>(std::move(report));
   }

@@ -2,6 +2,7 @@
 // NVML loaded at run time with dlopen from the root's library directories. The proprietary
 // driver exposes no VRAM size in sysfs, so NVML is the source for name, memory and UUID.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -72,8 +73,15 @@ struct NvmlReport {
 /// Machine directories where a native machine keeps libnvidia-ml.so.1, searched in order.
 const std::vector<std::string>& native_library_dirs();
 
+/// The variable that bounds how long NVML may take to answer, in seconds (default 10).
+inline constexpr const char* kNvmlTimeoutVariable = "REDIACC_GPU_NVML_TIMEOUT";
+
+/// How long query_nvml waits for the library: $REDIACC_GPU_NVML_TIMEOUT seconds (1 to 3600), else 10.
+std::chrono::seconds nvml_time_bound();
+
 /// Loads libnvidia-ml.so.1 from the first of `dirs` (machine paths under the root) that holds it.
-/// Absent when none does; an error when it is there but does not load or initialise.
+/// Absent when none does; an error when it is there but does not load or initialise, or does not
+/// answer within nvml_time_bound() (a hung driver).
 Result<std::optional<NvmlReport>> query_nvml(const RootFs& fs, const std::vector<std::string>& dirs);
 
 }  // namespace rgpu::probe

@@ -1,6 +1,7 @@
 // doctor on fixture machines: a healthy one gives no failure, and each broken link of the chain
 // fails or warns at its layer with the decision that fixes it.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
@@ -9,10 +10,12 @@
 #include <set>
 #include <tuple>
 
+#include "cdi-gen/spec_index.h"
 #include "doctor/container.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
+#include "tests/support/stand_in_daemon.h"
 
 using namespace rgpu::test;
 namespace fs = std::filesystem;
@@ -23,7 +26,9 @@ namespace {
 void healthy_nvidia(const FixtureRoot& root) {
   two_nvidia_datacenter(root, true);
   root.write("/usr/bin/nvidia-ctk", "#!/bin/sh\n");
-  root.write("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf", "[Service]\n");
+  root.write("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf",
+             "[Service]\nEnvironmentFile=/etc/rediacc/gpu/nvidia-cdi-refresh.env\n");
+  root.write("/etc/rediacc/gpu/nvidia-cdi-refresh.env", "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=/etc/cdi/nvidia.yaml\n");
   root.write("/run/nvidia-persistenced/socket", "");
   root.write("/sys/fs/cgroup/cgroup.controllers", "cpu io memory pids\n");
   REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
@@ -141,7 +146,8 @@ TEST_CASE("doctor: a healthy NVIDIA machine passes every check, each with what i
     INFO(c.dump());
     CHECK((c["status"] == "ok" || c["status"] == "skip"));
     CHECK_FALSE(c["observed"].get<std::string>().empty());
-    for (const char* key : {"id", "layer", "status", "observed", "meaning", "decision"}) CHECK(c.contains(key));
+    for (const char* key : {"id", "layer", "status", "observed", "evidence", "meaning", "decision"})
+      CHECK(c.contains(key));
   }
   auto table = run_tool({"doctor", "--root", root.str()});
   CHECK(table.exit_code == 0);
@@ -150,7 +156,8 @@ TEST_CASE("doctor: a healthy NVIDIA machine passes every check, each with what i
   for (size_t at = 0, nl; (nl = table.out.find('\n', at)) != std::string::npos; at = nl + 1)
     lines.push_back(table.out.substr(at, nl - at));
   CHECK(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
-    return std::regex_match(l, std::regex("\\[1\\] ok    nvidia-driver +NVIDIA kernel module 550.54.15"));
+    return std::regex_match(l, std::regex("\\[1\\] ok    nvidia-driver +NVIDIA kernel module 550.54.15 is loaded  "
+                                          "\\[from /proc/driver/nvidia/version\\]"));
   }));
   REQUIRE_FALSE(lines.empty());
   // Skipped checks are said apart: they passed nothing.
@@ -158,6 +165,34 @@ TEST_CASE("doctor: a healthy NVIDIA machine passes every check, each with what i
   size_t ok = 0, skipped = 0;
   for (const auto& c : d.checks) (c["status"] == "ok" ? ok : skipped) += 1;
   CHECK(lines.back() == std::to_string(ok) + " passed, " + std::to_string(skipped) + " skipped");
+}
+
+TEST_CASE("doctor: on every fixture machine, each ok names what it read to say so") {
+  using Builder = void (*)(const FixtureRoot&);
+  const std::vector<std::pair<const char*, Builder>> machines = {
+      {"nvidia", [](const FixtureRoot& r) { healthy_nvidia(r); }},
+      {"amd", two_amd_instinct},
+      {"mi300x", amd_mi300x_partitioned},
+      {"intel", intel_discrete},
+      {"mixed", mixed_workstation},
+      {"wsl2", wsl2_nvidia},
+      {"none", no_gpu}};
+  for (const auto& [name, build] : machines) {
+    FixtureRoot root;
+    build(root);
+    run_tool({"cdi", "generate", "--root", root.str()});
+    run_tool({"probe", "--root", root.str()});
+    const auto d = doctor(root);
+    size_t passed = 0;
+    for (const auto& c : d.checks) {
+      INFO(name << ": " << c.dump());
+      if (c["status"] != "ok") continue;
+      ++passed;
+      CHECK(c["evidence"].get<std::string>().size() > 3);
+    }
+    INFO(name);
+    CHECK(passed > 5);
+  }
 }
 
 TEST_CASE("doctor: each broken link fails or warns at its layer, with the decision that fixes it") {
@@ -172,6 +207,37 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     healthy_nvidia(root);
     root.mkdir("/sys/module/nouveau");
     expect(doctor(root), "nouveau", 1, "fail", "blacklist nouveau");
+  }
+  SECTION("layer 1: a GPU bound to a nouveau built into the kernel (no /sys/module/nouveau)") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    fs::remove(root.host("/sys/bus/pci/devices/0001:c1:00.0/driver"));
+    root.link("/sys/bus/pci/devices/0001:c1:00.0/driver", "../../../bus/pci/drivers/nouveau");
+    const auto d = doctor(root);
+    expect(d, "nouveau", 1, "fail", "blacklist nouveau");
+    CHECK_THAT(d.check("nouveau")["observed"].get<std::string>(),
+               Catch::Contains("nouveau drives") && Catch::Contains("0001:c1:00.0"));
+  }
+  SECTION("layer 1: amdgpu loaded but driving none of the AMD GPUs") {
+    FixtureRoot root;
+    two_amd_instinct(root);
+    for (const std::string gpu : {"0000:43:00.0", "0000:c3:00.0"}) {
+      REQUIRE(fs::remove(root.host("/sys/bus/pci/devices/" + gpu + "/driver")));
+      root.link("/sys/bus/pci/devices/" + gpu + "/driver", "../../../bus/pci/drivers/vfio-pci");
+    }
+    const auto d = doctor(root);
+    INFO(d.text);
+    expect(d, "amdgpu", 1, "fail", "amdgpu's probe error");
+  }
+  SECTION("layer 1: a configuration space that cannot be read is not claimed to answer") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    fs::remove(root.host("/sys/bus/pci/devices/0001:c1:00.0/config"));
+    const auto d = doctor(root);
+    CHECK(d.check("gpu-present")["status"] == "ok");
+    CHECK_THAT(d.check("gpu-present")["observed"].get<std::string>(),
+               Catch::Contains("2 recorded GPU(s) on the PCI bus, 1 answering from their configuration space (1 could "
+                               "not be read"));
   }
   SECTION("layer 1: the driver failed in the kernel log") {
     FixtureRoot root;
@@ -248,6 +314,42 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     healthy_nvidia(root);
     root.write("/etc/docker/daemon.json", R"({"runtimes":{"nvidia":{"path":"nvidia-container-runtime"}}})");
     expect(doctor(root), "docker-daemon", 3, "fail", "remove the nvidia runtime");
+  }
+  SECTION("layer 3: a repository daemon's own configuration, or its answer, runs nvidia by default") {
+    using namespace std::string_literals;
+    FixtureRoot root;
+    healthy_nvidia(root);
+    CHECK(doctor(root).check("docker-daemon")["status"] == "ok");
+    // Not /etc/docker/daemon.json: the --config-file the repository daemon was started with.
+    root.write(
+        "/proc/4242/cmdline",
+        "/usr/sbin/dockerd\0--authorization-plugin=rediacc-gpu-web\0--config-file\0/etc/rediacc-docker/web.json\0"s);
+    root.write("/proc/4242/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
+    root.write("/etc/rediacc-docker/web.json", R"({"default-runtime":"nvidia","cdi-spec-dirs":["/etc/cdi"]})");
+    auto d = doctor(root);
+    expect(d, "docker-daemon", 3, "fail", "remove the nvidia runtime");
+    CHECK_THAT(d.check("docker-daemon")["observed"].get<std::string>(),
+               Catch::Contains("/etc/rediacc-docker/web.json makes \"nvidia\" the default runtime"));
+    CHECK_THAT(d.check("docker-daemon")["meaning"].get<std::string>(), Catch::Contains("NVIDIA_VISIBLE_DEVICES"));
+    // The daemon's own word, when its configuration came from elsewhere (flags, a file not found).
+    root.write("/etc/rediacc-docker/web.json", R"({"cdi-spec-dirs":["/etc/cdi"]})");
+    StandInDaemon answering(root, "4343",
+                            {{"/info", {{"DefaultRuntime", "nvidia"}}}, {"/version", {{"Version", "28.5.1"}}}});
+    d = doctor(root);
+    expect(d, "docker-daemon", 3, "fail", "remove the nvidia runtime");
+    CHECK_THAT(d.check("docker-daemon")["observed"].get<std::string>(),
+               Catch::Contains("dockerd 4343") && Catch::Contains("runs \"nvidia\" by default (GET /info)"));
+  }
+  SECTION("layer 3: nvidia-cdi-refresh's drop-in is there, but its file does not send the spec to /etc/cdi") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    CHECK(doctor(root).check("refresh-wired")["status"] == "ok");
+    root.write("/etc/rediacc/gpu/nvidia-cdi-refresh.env",
+               "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=/etc/cdi/nvidia.yaml\nNVIDIA_CTK_CDI_OUTPUT_FILE_PATH=/var/run/cdi/"
+               "nvidia.yaml\n");
+    const auto d = doctor(root);
+    expect(d, "refresh-wired", 3, "warn", "rediacc-gpu setup");
+    CHECK_THAT(d.check("refresh-wired")["observed"].get<std::string>(), Catch::Contains("does not set"));
   }
   SECTION("layer 3: a toolkit below the minimum") {
     FixtureRoot root;
@@ -328,6 +430,16 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     healthy_nvidia(root);
     root.write("/run/user/1000/docker.sock", "");
     expect(doctor(root), "rootless", 5, "warn", "--authorization-plugin");
+  }
+  SECTION("layer 5: a dockerd run by a user, its socket elsewhere than /run/user") {
+    using namespace std::string_literals;
+    FixtureRoot root;
+    healthy_nvidia(root);
+    root.write("/proc/4545/cmdline", "/usr/bin/dockerd\0--host=unix:///home/ci/docker.sock\0"s);
+    root.write("/proc/4545/status", "Name:\tdockerd\nUid:\t1000\t1000\t1000\t1000\n");
+    const auto d = doctor(root);
+    expect(d, "rootless", 5, "warn", "--authorization-plugin");
+    CHECK_THAT(d.check("rootless")["observed"].get<std::string>(), Catch::Contains("dockerd 4545 (not run by root)"));
   }
   SECTION("layer 5: a repository daemon whose container root is host root") {
     FixtureRoot root;
@@ -545,64 +657,92 @@ TEST_CASE("metrics: the textfile collector's format, written atomically, passes 
 
 namespace {
 
-// Answers every command with one exit code and output, recording the commands.
-struct ScriptedRunner : rgpu::CommandRunner {
-  int code = 0;
-  std::string output;
-  std::vector<rgpu::Argv> calls;
-  rgpu::Result<rgpu::CommandResult> do_run(const rgpu::Argv& argv, std::chrono::seconds,
-                                           const std::map<std::string, std::string>&) override {
-    calls.push_back(argv);
-    return rgpu::CommandResult{code, output};
-  }
-};
+// The Engine API's log stream without a TTY: one stdout frame.
+std::string framed(const std::string& text) {
+  std::string out = {'\1', '\0', '\0', '\0'};
+  for (int shift : {24, 16, 8, 0}) out += static_cast<char>((text.size() >> shift) & 0xff);
+  return out + text;
+}
+
+// A repository daemon that makes, starts and removes one container whose output is `logs`, or
+// refuses its creation with `refusal`.
+std::vector<StandInAnswer> one_container(const std::string& logs, const std::string& refusal = "") {
+  if (!refusal.empty()) return {{"POST", "/containers/create", 403, nlohmann::json{{"message", refusal}}.dump()}};
+  return {{"POST", "/containers/create", 201, R"({"Id":"c0ffee"})"},
+          {"POST", "/containers/c0ffee/start", 204, ""},
+          {"POST", "/containers/c0ffee/wait", 200, R"({"StatusCode":0})"},
+          {"GET", "/containers/c0ffee/logs", 200, framed(logs)},
+          {"DELETE", "/containers/c0ffee", 204, ""}};
+}
 
 }  // namespace
 
-TEST_CASE("doctor: the container check tells a device seen inside from a silent CPU fallback") {
+TEST_CASE("doctor: the container check runs a canary through the repository's daemon and looks inside by number") {
   FixtureRoot root;
+  root.char_node("/dev/dri/renderD128", 226, 128);
+  root.write("/etc/cdi/rediacc.io-dri.yaml",
+             R"({"cdiVersion":"0.6.0","kind":"rediacc.io/dri","devices":[{"name":"renderD128",)"
+             R"("containerEdits":{"deviceNodes":[{"path":"/dev/dri/renderD128"}]}}]})");
   const rgpu::RootFs fs(root.path());
   rgpu::admission::GrantSet grants;
-  grants.grants = {{"web", "nvidia.com/gpu=all", false, ""}, {"web", "rediacc.io/dri=renderD128", false, ""}};
-  const rgpu::doctor::Facts facts{fs, {}, std::nullopt, std::nullopt, {}, grants, {}};
-  const rgpu::doctor::ContainerRequest req{"web", "cuda:12", "unix:///run/web/docker.sock"};
-
-  // The image's CUDA check comes first; no daemon answers at that socket, which it says.
-  ScriptedRunner none;
-  auto all = rgpu::doctor::container_checks(facts, none, req);
-  REQUIRE(all.size() == 3);
-  CHECK(all[0].id == "image-cuda");
-  CHECK(all[0].status == rgpu::doctor::Status::warn);
-  CHECK_THAT(all[0].observed, Catch::Contains("cannot reach the Docker daemon at /run/web/docker.sock"));
-  const auto containers = [](const auto& f, auto& runner, const auto& request) {
-    auto checks = rgpu::doctor::container_checks(f, runner, request);
-    std::erase_if(checks, [](const auto& c) { return c.id != "container"; });
-    return checks;
+  grants.grants = {{"web", "rediacc.io/dri=renderD128", false, ""}};
+  const rgpu::doctor::Facts facts{fs, {}, std::nullopt, std::nullopt, rgpu::cdi::read_spec_index(fs), grants, {}};
+  const auto containers = [&](const StandInDaemon& daemon) {
+    const rgpu::doctor::ContainerRequest req{"web", "busybox", "unix://" + daemon.socket()};
+    auto checks = rgpu::doctor::container_checks(facts, req);
+    REQUIRE(checks.size() == 2);
+    CHECK(checks[0].id == "image-cuda");  // the stand-in has no image: it says so, and goes on
+    CHECK(checks[0].status == rgpu::doctor::Status::warn);
+    return checks[1];
   };
 
-  ScriptedRunner seen;
-  auto ok = containers(facts, seen, req);
-  REQUIRE(ok.size() == 2);
-  CHECK(ok[0].status == rgpu::doctor::Status::ok);
-  CHECK(seen.calls[0] == rgpu::Argv{"docker", "-H", "unix:///run/web/docker.sock", "run", "--rm", "--device",
-                                    "nvidia.com/gpu=all", "cuda:12", "sh", "-c", "nvidia-smi -L"});
-  CHECK(seen.calls[1].back() == "test -c /dev/dri/renderD128");
+  // Inside under another name, same numbers: what counts is the device, not the path.
+  StandInDaemon seen(root, "700",
+                     one_container("--- dev\n/dev:\ntotal 0\n\n/dev/dri:\n"
+                                   "crw-rw---- 1 root 44 226, 128 Dec  2 15:00 card9\n"
+                                   "--- nvidia-smi\nabsent\n"));
+  auto ok = containers(seen);
+  CHECK(ok.status == rgpu::doctor::Status::ok);
+  CHECK_THAT(ok.observed, Catch::Contains("inside: /dev/dri/card9 (226:128)"));
+  CHECK_THAT(ok.evidence, Catch::Contains("a container made through unix://" + seen.socket()));
+  const auto asked = seen.requests();
+  const auto create = std::find_if(asked.begin(), asked.end(),
+                                   [](const std::string& r) { return r.starts_with("POST /containers/create"); });
+  REQUIRE(create != asked.end());
+  CHECK_THAT(*create,
+             Catch::Contains(R"("DeviceRequests":[{"DeviceIDs":["rediacc.io/dri=renderD128"],"Driver":"cdi"}])"));
+  CHECK(std::any_of(asked.begin(), asked.end(),
+                    [](const std::string& r) { return r.starts_with("DELETE /containers/c0ffee"); }));
 
-  ScriptedRunner fallback;
-  fallback.code = 1;
-  fallback.output = "sh: nvidia-smi: not found\n";
-  auto cpu = containers(facts, fallback, req);
-  CHECK(cpu[0].status == rgpu::doctor::Status::fail);
-  CHECK_THAT(cpu[0].meaning, Catch::Contains("silent CPU fallback"));
+  // The container ran and the node was not there: the playbook's silent CPU fallback.
+  StandInDaemon fallback(root, "701",
+                         one_container("--- dev\n/dev:\ncrw-rw-rw- 1 root 0 1, 3 Dec  2 null\n"
+                                       "--- nvidia-smi\nabsent\n"));
+  auto cpu = containers(fallback);
+  CHECK(cpu.status == rgpu::doctor::Status::fail);
+  CHECK_THAT(cpu.observed, Catch::Contains("without /dev/dri/renderD128 (226:128)"));
+  CHECK_THAT(cpu.meaning, Catch::Contains("silent CPU fallback"));
 
-  // Debian 12's docker CLI (20.10) sends the name as a device path, and says so itself.
-  ScriptedRunner old_cli;
-  old_cli.code = 125;
-  old_cli.output = "docker: nvidia.com/gpu=all is not an absolute path.\nSee 'docker run --help'.\n";
-  auto cli = containers(facts, old_cli, req);
-  CHECK(cli[0].status == rgpu::doctor::Status::fail);
-  CHECK_THAT(cli[0].meaning, Catch::Contains("the docker CLI predates CDI"));
-  CHECK_THAT(cli[0].decision, Catch::Contains("docker CLI 25 or later"));
+  // The gate's refusal comes back at create.
+  StandInDaemon refused(root, "702", one_container("", "authorization denied by plugin rediacc-gpu-web: refused"));
+  auto gate = containers(refused);
+  CHECK(gate.status == rgpu::doctor::Status::fail);
+  CHECK_THAT(gate.meaning, Catch::Contains("the gate refused"));
+
+  // A name /etc/cdi does not define proves nothing by running.
+  grants.grants = {{"web", "rediacc.io/dri=renderD129", false, ""}};
+  const rgpu::doctor::Facts unknown{fs, {}, std::nullopt, std::nullopt, rgpu::cdi::read_spec_index(fs), grants, {}};
+  StandInDaemon ran(root, "703", one_container("--- dev\n--- nvidia-smi\nabsent\n"));
+  auto nothing = rgpu::doctor::container_checks(unknown, {"web", "busybox", "unix://" + ran.socket()});
+  REQUIRE(nothing.size() == 2);
+  CHECK(nothing[1].status == rgpu::doctor::Status::fail);
+  CHECK_THAT(nothing[1].meaning, Catch::Contains("nothing proves the devices reached the container"));
+
+  // Without --docker-host, the repository's own daemon, as its plugin names it; none known fails.
+  auto nowhere = rgpu::doctor::container_checks(facts, {"web", "busybox", ""});
+  REQUIRE(nowhere.size() == 1);
+  CHECK(nowhere[0].status == rgpu::doctor::Status::fail);
+  CHECK_THAT(nowhere[0].decision, Catch::Contains("/etc/rediacc/gpu/plugins/web.env"));
 }
 
 TEST_CASE(
@@ -648,7 +788,9 @@ TEST_CASE("doctor: a healthy WSL2 NVIDIA machine passes, with the Windows driver
   FixtureRoot root;
   wsl2_nvidia(root);
   root.write("/usr/bin/nvidia-ctk", "#!/bin/sh\n");
-  root.write("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf", "[Service]\n");
+  root.write("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf",
+             "[Service]\nEnvironmentFile=/etc/rediacc/gpu/nvidia-cdi-refresh.env\n");
+  root.write("/etc/rediacc/gpu/nvidia-cdi-refresh.env", "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=/etc/cdi/nvidia.yaml\n");
   root.write("/sys/fs/cgroup/cgroup.controllers", "cpu io memory pids\n");
   REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
   REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);

@@ -2,6 +2,7 @@
 // had; the NVML check says where its answer came from.
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "tests/support/fixture_root.h"
 #include "tests/support/machine_builder.h"
 #include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
 
 using namespace rgpu::test;
 using Catch::Contains;
@@ -96,6 +98,27 @@ TEST_CASE("doctor: the NVML check says NVML answered only when it did, else that
              Contains("NVML did not answer") && Contains("2 GPU(s) read from /proc/driver/nvidia instead"));
 }
 
+TEST_CASE("doctor: an NVML that hangs is left behind at its bound, and the check says so") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  const auto conf = root.host("/usr/lib/x86_64-linux-gnu/fake-nvml.conf");
+  REQUIRE(std::filesystem::exists(conf));
+  root.write("/usr/lib/x86_64-linux-gnu/fake-nvml.conf",
+             root.read("/usr/lib/x86_64-linux-gnu/fake-nvml.conf") + "hang 120\n");  // a driver stuck with a GPU
+  const auto started = std::chrono::steady_clock::now();
+  const auto r = run_tool({"doctor", "-o", "json", "--root", root.str()}, "", {{"REDIACC_GPU_NVML_TIMEOUT", "1"}});
+  // Returned long before the library would have: the probe and doctor's own NVML look each waited 1 s.
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(90));
+  std::map<std::string, json> by_id;
+  const auto doc = json::parse(r.out);
+  for (const auto& c : doc["checks"]) by_id.emplace(c["id"].get<std::string>(), c);
+  INFO(r.out);
+  CHECK(by_id["nvml"]["status"] == "warn");
+  CHECK_THAT(by_id["nvml"]["observed"].get<std::string>(),
+             Contains("did not answer within 1 s") && Contains("2 GPU(s) read from /proc/driver/nvidia instead"));
+  CHECK_THAT(by_id["probe"]["observed"].get<std::string>(), Contains("the driver is likely hung"));
+}
+
 TEST_CASE(
     "doctor: the NVIDIA spec's check claims only what it read: its libraries' driver, and nodes that reach "
     "NVIDIA GPUs") {
@@ -164,7 +187,7 @@ TEST_CASE("doctor and metrics: Xids and amdgpu resets per GPU and code, from /de
                    Contains("# TYPE rediacc_gpu_xid_errors_total counter"));
   };
   std::string kmsg, plain;
-  unsigned seq = 100;
+  unsigned seq = 0;  // the buffer still holds the boot's first message
   for (const char* line : kXidLines) {
     kmsg += "3," + std::to_string(seq++) + ",123456,-;" + line + "\n SUBSYSTEM=pci\n";
     plain += std::string("Dec  2 10:00:00 ws-01 kernel: ") + line + "\n";
@@ -178,15 +201,36 @@ TEST_CASE("doctor and metrics: Xids and amdgpu resets per GPU and code, from /de
   from_journal.write("/usr/bin/journalctl", "#!/bin/sh\ncat <<'EOF'\n" + journal + "EOF\n");
   std::filesystem::permissions(from_journal.host("/usr/bin/journalctl"), std::filesystem::perms::owner_all);
   expect_events(from_journal, "the journal");
-  from_file.write("/var/log/kern.log", plain);
+  from_file.write("/var/log/kern.log", "Dec  2 09:00:00 ws-01 kernel: Linux version 6.1.0\n" + plain);
   expect_events(from_file, "/var/log/kern.log");
   FixtureRoot quiet;
   workstation_numbered(quiet, {128, 129, 130});
-  quiet.write("/var/log/kern.log", "Dec  2 10:00:00 ws-01 kernel: Linux version 6.1.0\n");
+  // An Xid of the boot before is not this boot's: kern.log keeps both until it is rotated.
+  quiet.write("/var/log/kern.log", plain + "Dec  2 11:00:00 ws-01 kernel: Linux version 6.1.0\n");
   const auto ok = checks(quiet, "kernel-log");
   REQUIRE(ok.size() == 1);
   CHECK(ok[0]["status"] == "ok");
-  CHECK_THAT(ok[0]["observed"].get<std::string>(), Contains("in /var/log/kern.log"));
+  CHECK_THAT(ok[0]["observed"].get<std::string>(), Contains("since boot"));
+  CHECK_THAT(ok[0]["evidence"].get<std::string>(), Contains("/var/log/kern.log, 1 lines"));
+  CHECK_THAT(tool_on(quiet, {"metrics"}).out, !Contains("rediacc_gpu_xid_errors_total{"));
+}
+
+TEST_CASE("doctor: a kernel log that does not reach back to boot says so, never \"since boot\"") {
+  FixtureRoot wrapped, rotated;
+  for (const auto* root : {&wrapped, &rotated}) workstation_numbered(*root, {128, 129, 130});
+  // The kernel's ring buffer overwrote its first 5000 messages: what it holds starts later.
+  wrapped.write("/dev/kmsg", "6,5000,7200000000,-;usb 1-1: new device\n");
+  const auto kmsg = checks(wrapped, "kernel-log");
+  REQUIRE(kmsg.size() == 1);
+  CHECK(kmsg[0]["status"] == "ok");
+  CHECK_THAT(kmsg[0]["observed"].get<std::string>(),
+             Contains("since 7200 s after boot (the kernel's buffer dropped the 5000 messages before)") &&
+                 !Contains("since boot"));
+  // A kern.log that names no boot may have lost this boot's start to rotation.
+  rotated.write("/var/log/kern.log", "Dec  2 10:00:00 ws-01 kernel: usb 1-1: new device\n");
+  const auto file = checks(rotated, "kernel-log");
+  REQUIRE(file.size() == 1);
+  CHECK_THAT(file[0]["observed"].get<std::string>(), Contains("in what the file keeps") && !Contains("since boot"));
 }
 
 TEST_CASE("doctor and metrics: AMD RAS counters, uncorrectable errors fail and correctable ones warn") {
@@ -231,7 +275,8 @@ TEST_CASE(
   CHECK(ecc_with("")["status"] == "skip");  // a GeForce card keeps no ECC counters
   const auto clean = ecc_with("ecc 0 0\nremap 0 2 0 0 0\n");
   CHECK(clean["status"] == "ok");
-  CHECK_THAT(clean["observed"].get<std::string>(), Contains("NVML: no uncorrected ECC error"));
+  CHECK_THAT(clean["observed"].get<std::string>(), Contains("no uncorrected ECC error"));
+  CHECK_THAT(clean["evidence"].get<std::string>(), Contains("NVML's volatile ECC counts"));
   const auto pending = ecc_with("ecc 0 0\nremap 0 2 1 1 0\n");
   CHECK(pending["status"] == "warn");
   CHECK_THAT(pending["decision"].get<std::string>(), Contains("reset the GPU"));

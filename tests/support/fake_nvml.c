@@ -11,6 +11,7 @@
  *   process <gpu index> <pid> <used bytes>   (a compute process; used bytes "-" for not available)
  *   ecc <gpu index> <volatile uncorrected count>   (without it, ECC answers NOT_SUPPORTED)
  *   remap <gpu index> <corrected> <uncorrected> <pending> <failed>   (without it, NOT_SUPPORTED)
+ *   hang <seconds>                 (nvmlInit blocks that long, as on a driver stuck with a GPU)
  * A MIG handle answers nvmlDeviceGetUUID and nvmlDeviceGetMemoryInfo as NVML does for MIG devices.
  */
 #define _GNU_SOURCE
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
   char bus_id[32];
@@ -123,8 +125,11 @@ static void parse_process(const char* rest) {
   p->used = strcmp(used, "-") == 0 ? ~0ULL : strtoull(used, NULL, 10);
 }
 
+static unsigned hang_seconds;
+
 static void load_config(void) {
   Dl_info info;
+  hang_seconds = 0;
   memset(lost, 0, sizeof lost);
   memset(remap_set, 0, sizeof remap_set);
   for (unsigned i = 0; i < 16; ++i) ecc[i] = -1;
@@ -153,6 +158,7 @@ static void load_config(void) {
     if (strncmp(line, "mig ", 4) == 0) parse_mig(line + 4);
     if (strncmp(line, "mig_mode ", 9) == 0) parse_mig_mode(line + 9);
     if (strncmp(line, "lost ", 5) == 0 && (unsigned)atoi(line + 5) < 16) lost[atoi(line + 5)] = 1;
+    if (strncmp(line, "hang ", 5) == 0) hang_seconds = (unsigned)atoi(line + 5);
     if (strncmp(line, "process ", 8) == 0) parse_process(line + 8);
     if (strncmp(line, "ecc ", 4) == 0) {
       unsigned gpu = 0;
@@ -172,6 +178,7 @@ static void load_config(void) {
 
 int nvmlInit_v2(void) {
   load_config();
+  if (hang_seconds) sleep(hang_seconds);
   return init_error;
 }
 int nvmlShutdown(void) { return 0; }

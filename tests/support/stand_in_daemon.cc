@@ -26,6 +26,18 @@ StandInDaemon::StandInDaemon(const FixtureRoot& root, const std::string& pid,
   thread_ = std::thread([this] { serve(); });
 }
 
+StandInDaemon::StandInDaemon(const FixtureRoot& root, const std::string& pid, std::vector<StandInAnswer> answers,
+                             bool in_proc)
+    : StandInDaemon(root, pid, std::map<std::string, nlohmann::json>{}, 0, in_proc) {
+  const std::lock_guard lock(mutex_);
+  answers_ = std::move(answers);
+}
+
+std::vector<std::string> StandInDaemon::requests() const {
+  const std::lock_guard lock(mutex_);
+  return requests_;
+}
+
 StandInDaemon::~StandInDaemon() {
   io_.stop();
   ::shutdown(acceptor_->native_handle(), SHUT_RDWR);
@@ -44,9 +56,26 @@ void StandInDaemon::serve() {
     http::read(socket, buffer, req, ec);
     if (ec) continue;
     http::response<http::string_body> res{http::status::ok, req.version()};
-    const auto route = routes_.find(std::string(req.target()));
-    res.body() = (route == routes_.end() ? nlohmann::json::object() : route->second).dump();
-    if (route == routes_.end()) res.result(http::status::not_found);
+    const std::string method(req.method_string()), target(req.target());
+    std::optional<StandInAnswer> answer;
+    {
+      const std::lock_guard lock(mutex_);
+      requests_.push_back(method + " " + target + "\n" + req.body());
+      for (const auto& a : answers_) {
+        if (a.method == method && target.starts_with(a.target)) {
+          answer = a;
+          break;
+        }
+      }
+    }
+    if (answer) {
+      res.result(static_cast<http::status>(answer->status));
+      res.body() = answer->body;
+    } else {
+      const auto route = routes_.find(target);
+      res.body() = (route == routes_.end() ? nlohmann::json::object() : route->second).dump();
+      if (route == routes_.end()) res.result(http::status::not_found);
+    }
     res.set(http::field::content_type, "application/json");
     res.keep_alive(false);
     res.prepare_payload();

@@ -8,14 +8,24 @@
 
 #include <boost/asio.hpp>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/support/fixture_root.h"
 
 namespace rgpu::test {
+
+/// A fixed reply to every request of `method` whose target starts with `target` (a canary's
+/// POST /containers/create?name=…, its logs' raw frames).
+struct StandInAnswer {
+  std::string method, target;
+  unsigned status = 200;
+  std::string body;
+};
 
 class StandInDaemon {
  public:
@@ -24,15 +34,23 @@ class StandInDaemon {
   /// file, at socket(). `uid`: the user it runs as (not 0: rootless).
   StandInDaemon(const FixtureRoot& root, const std::string& pid, std::map<std::string, nlohmann::json> routes,
                 unsigned uid = 0, bool in_proc = true);
+  /// Also answers `answers`, the first that matches, before the GET routes.
+  StandInDaemon(const FixtureRoot& root, const std::string& pid, std::vector<StandInAnswer> answers,
+                bool in_proc = false);
   ~StandInDaemon();
   StandInDaemon(const StandInDaemon&) = delete;
   StandInDaemon& operator=(const StandInDaemon&) = delete;
   /// The socket's host path.
   const std::string& socket() const { return socket_; }
+  /// Every request so far: "METHOD TARGET" and its body after a newline.
+  std::vector<std::string> requests() const;
 
  private:
   void serve();
   std::map<std::string, nlohmann::json> routes_;
+  std::vector<StandInAnswer> answers_;
+  mutable std::mutex mutex_;
+  std::vector<std::string> requests_;
   std::string socket_;
   boost::asio::io_context io_;
   std::optional<boost::asio::local::stream_protocol::acceptor> acceptor_;
