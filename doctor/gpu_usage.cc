@@ -73,14 +73,21 @@ std::map<std::string, Container> repository_containers(const std::map<std::strin
   return out;
 }
 
-// NVML's memory per (PCI address, host pid).
-std::map<std::pair<std::string, int>, std::uint64_t> nvml_memory(const std::optional<probe::NvmlReport>& nvml) {
-  std::map<std::pair<std::string, int>, std::uint64_t> out;
+struct NvmlFigures {
+  std::optional<std::uint64_t> memory;
+  std::optional<unsigned> sm_percent;
+};
+
+// NVML's memory and SM utilisation per (PCI address, host pid).
+std::map<std::pair<std::string, int>, NvmlFigures> nvml_figures(const std::optional<probe::NvmlReport>& nvml) {
+  std::map<std::pair<std::string, int>, NvmlFigures> out;
   if (!nvml) return out;
   for (const auto& g : nvml->gpus) {
     if (!g.pci_address || !g.processes) continue;
     for (const auto& p : *g.processes) {
-      if (p.used_bytes) out[{*g.pci_address, static_cast<int>(p.pid)}] += *p.used_bytes;
+      auto& f = out[{*g.pci_address, static_cast<int>(p.pid)}];
+      if (p.used_bytes) f.memory = f.memory.value_or(0) + *p.used_bytes;
+      if (p.sm_percent) f.sm_percent = std::max(f.sm_percent.value_or(0), *p.sm_percent);
     }
   }
   return out;
@@ -150,7 +157,7 @@ UsageReport gpu_usage(const RootFs& fs, const probe::Inventory& inventory, const
       std::any_of(holders.begin(), holders.end(), [](const NodeHolder& h) { return h.container.has_value(); });
   const auto containers = in_containers ? repository_containers(repo_hosts, options.daemon_timeout, report.unanswered)
                                         : std::map<std::string, Container>{};
-  const auto nvidia = nvml_memory(nvml);
+  const auto nvidia = nvml_figures(nvml);
 
   std::vector<std::map<int, DrmFile>> later;
   const bool sample =
@@ -178,7 +185,10 @@ UsageReport gpu_usage(const RootFs& fs, const probe::Inventory& inventory, const
       attribute(p, h.container, containers);
       const auto& address = inventory.gpus[gpu].pci_address;
       if (address) {
-        if (const auto m = nvidia.find({*address, h.pid}); m != nvidia.end()) p.memory_bytes = m->second;
+        if (const auto n = nvidia.find({*address, h.pid}); n != nvidia.end()) {
+          p.memory_bytes = n->second.memory;
+          if (n->second.sm_percent) p.utilisation_percent = static_cast<double>(*n->second.sm_percent);
+        }
       }
       drm_figures(p, h, sample ? &later[i] : nullptr, interval_ns, nodes, gpu);
       report.gpus[gpu].processes.push_back(std::move(p));

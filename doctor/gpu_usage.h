@@ -29,7 +29,9 @@ struct GpuProcess {
   std::optional<std::string> container_name;  ///< as its daemon names it, without the '/'
   std::optional<std::string> repository;      ///< set when owner is repository
   std::optional<std::uint64_t> memory_bytes;  ///< NVML's per process, or its DRM clients' own
-  std::optional<double> utilisation_percent;  ///< busiest engine over the sample; absent: unknown
+  /// The busiest DRM engine over the sample, or NVML's SM utilisation (its latest sample of the
+  /// last five seconds); absent: unknown.
+  std::optional<double> utilisation_percent;
 };
 
 struct GpuUse {

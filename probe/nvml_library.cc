@@ -3,8 +3,10 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -30,6 +32,11 @@ struct NvmlAttributes {  // nvmlDeviceAttributes_t (nvmlDeviceGetAttributes_v2),
   unsigned int multiprocessor_count, shared_copy_engines, shared_decoders, shared_encoders, shared_jpeg, shared_ofa;
   unsigned int gpu_instance_slices, compute_instance_slices;
   unsigned long long memory_size_mb;
+};
+struct NvmlProcessSample {  // nvmlProcessUtilizationSample_t
+  unsigned int pid;
+  unsigned long long timestamp;  // CPU time in microseconds since the epoch
+  unsigned int sm, memory, encoder, decoder;
 };
 struct NvmlProcessInfo {  // nvmlProcessInfo_v2_t, as the _v3 process lists fill it
   unsigned int pid;
@@ -69,6 +76,8 @@ struct NvmlApi {
   // Process lists (R470 and later); either may be absent.
   NvmlReturn (*compute_processes)(NvmlDevice, unsigned*, NvmlProcessInfo*);
   NvmlReturn (*graphics_processes)(NvmlDevice, unsigned*, NvmlProcessInfo*);
+  // Per-process utilisation samples the driver keeps (R450 and later); may be absent.
+  NvmlReturn (*process_utilization)(NvmlDevice, NvmlProcessSample*, unsigned*, unsigned long long);
   // Memory health; each may be absent, or answer NOT_SUPPORTED on a GPU without ECC.
   NvmlReturn (*total_ecc)(NvmlDevice, int, int, unsigned long long*);
   NvmlReturn (*remapped_rows)(NvmlDevice, unsigned*, unsigned*, unsigned*, unsigned*);
@@ -107,6 +116,7 @@ Result<NvmlApi> bind_api(void* lib, const std::string& where) {
     bind(lib, "nvmlSystemGetCudaDriverVersion", api.cuda_version);
   bind(lib, "nvmlDeviceGetComputeRunningProcesses_v3", api.compute_processes);
   bind(lib, "nvmlDeviceGetGraphicsRunningProcesses_v3", api.graphics_processes);
+  bind(lib, "nvmlDeviceGetProcessUtilization", api.process_utilization);
   bind(lib, "nvmlDeviceGetTotalEccErrors", api.total_ecc);
   bind(lib, "nvmlDeviceGetRemappedRows", api.remapped_rows);
   bind(lib, "nvmlDeviceGetRetiredPagesPendingStatus", api.retired_pending);
@@ -187,6 +197,30 @@ std::optional<std::vector<NvmlProcess>> processes_of(const NvmlApi& api, NvmlDev
   return compute;
 }
 
+// The driver samples each process's SM use about every sixth of a second and keeps a short
+// history: the newest sample of the last five seconds per process, so a process that stopped
+// computing a minute ago reads as absent, not as its old figure.
+void read_process_utilisation(const NvmlApi& api, NvmlDevice dev, std::vector<NvmlProcess>& processes) {
+  if (!api.process_utilization || processes.empty()) return;
+  using namespace std::chrono;
+  const auto since = static_cast<unsigned long long>(
+      duration_cast<microseconds>((system_clock::now() - seconds(5)).time_since_epoch()).count());
+  unsigned count = 0;
+  NvmlReturn rc = api.process_utilization(dev, nullptr, &count, since);
+  if (rc != kInsufficientSize || count == 0) return;  // NOT_FOUND: no sample in that time
+  std::vector<NvmlProcessSample> samples(count + 8);
+  count = static_cast<unsigned>(samples.size());
+  if (api.process_utilization(dev, samples.data(), &count, since) != kSuccess) return;
+  std::map<unsigned, const NvmlProcessSample*> newest;
+  for (unsigned i = 0; i < count && i < samples.size(); ++i) {
+    auto& at = newest[samples[i].pid];
+    if (!at || samples[i].timestamp > at->timestamp) at = &samples[i];
+  }
+  for (auto& p : processes) {
+    if (const auto s = newest.find(p.pid); s != newest.end()) p.sm_percent = std::min(s->second->sm, 100u);
+  }
+}
+
 void read_memory_health(const NvmlApi& api, NvmlDevice dev, NvmlGpu& gpu) {
   unsigned long long uncorrected = 0;
   if (api.total_ecc && api.total_ecc(dev, kUncorrectedErrors, kVolatileCounter, &uncorrected) == kSuccess)
@@ -225,6 +259,7 @@ NvmlGpu read_device(const NvmlApi& api, NvmlDevice dev) {
   if (gpu.lost) return gpu;
   read_migs(api, dev, gpu);
   gpu.processes = processes_of(api, dev);
+  if (gpu.processes) read_process_utilisation(api, dev, *gpu.processes);
   read_memory_health(api, dev, gpu);
   return gpu;
 }

@@ -28,6 +28,8 @@ struct NvmlMig {
 struct NvmlProcess {
   unsigned pid = 0;
   std::optional<std::uint64_t> used_bytes;  ///< absent when NVML cannot say (no accounting, WDDM)
+  /// Its SM utilisation in NVML's latest sample of the last few seconds; absent without one.
+  std::optional<unsigned> sm_percent = std::nullopt;
   bool operator==(const NvmlProcess&) const = default;
 };
 

@@ -59,7 +59,8 @@ void busy_workstation(const FixtureRoot& root) {
   m.fake_nvml("/usr/lib/x86_64-linux-gnu", "driver 570.86.15\n" +
                                                nvml_gpu_line("00000000:01:00.0", "NVIDIA GeForce RTX 4090",
                                                              kWorkstation4090Uuid, 24ULL << 30, 0, 0x2684) +
-                                               "process 0 300 2147483648\n");
+                                               "process 0 300 2147483648\nutil 0 300 87 3\nutil 0 300 12 1\n"
+                                               "util 0 301 99 60\n");
   root.char_node("/ctr/dev/nvidia3", 195, 0);  // what the CUDA job's container calls /dev/nvidia0
   root.char_node("/dev/null", 1, 3);
   add(root, {"100",
@@ -175,6 +176,7 @@ TEST_CASE("usage: each GPU's processes by device number, the machine's own and u
   CHECK(by_pid.at("300")["gpu"] == "0000:01:00.0");
   CHECK(by_pid.at("300")["nodes"] == json::array({"/dev/nvidia0"}));
   CHECK(by_pid.at("300")["memory_bytes"] == 2147483648ULL);  // NVML's word
+  CHECK(by_pid.at("300")["utilisation_percent"] == 12.0);    // its newest sample, not its busiest
   CHECK(by_pid.at("300")["repository"] == "unknown");        // no repository daemon answers yet
   CHECK(by_pid.at("300")["container"] == kCuda);
   // One DRM client through two fds counts once; its VRAM, not its GTT.

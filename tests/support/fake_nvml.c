@@ -11,6 +11,7 @@
  *   process <gpu index> <pid> <used bytes>   (a compute process; used bytes "-" for not available)
  *   ecc <gpu index> <volatile uncorrected count>   (without it, ECC answers NOT_SUPPORTED)
  *   remap <gpu index> <corrected> <uncorrected> <pending> <failed>   (without it, NOT_SUPPORTED)
+ *   util <gpu index> <pid> <sm percent> [<age in seconds>]   (a process utilisation sample)
  *   hang <seconds>                 (nvmlInit blocks that long, as on a driver stuck with a GPU)
  * A MIG handle answers nvmlDeviceGetUUID and nvmlDeviceGetMemoryInfo as NVML does for MIG devices.
  */
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 typedef struct {
@@ -126,10 +128,18 @@ static void parse_process(const char* rest) {
 }
 
 static unsigned hang_seconds;
+typedef struct {
+  unsigned pid;
+  unsigned long long timestamp;
+  unsigned sm, memory, encoder, decoder;
+} UtilSample;
+static UtilSample util[16][64];
+static unsigned util_count[16];
 
 static void load_config(void) {
   Dl_info info;
   hang_seconds = 0;
+  memset(util_count, 0, sizeof util_count);
   memset(lost, 0, sizeof lost);
   memset(remap_set, 0, sizeof remap_set);
   for (unsigned i = 0; i < 16; ++i) ecc[i] = -1;
@@ -159,6 +169,19 @@ static void load_config(void) {
     if (strncmp(line, "mig_mode ", 9) == 0) parse_mig_mode(line + 9);
     if (strncmp(line, "lost ", 5) == 0 && (unsigned)atoi(line + 5) < 16) lost[atoi(line + 5)] = 1;
     if (strncmp(line, "hang ", 5) == 0) hang_seconds = (unsigned)atoi(line + 5);
+    if (strncmp(line, "util ", 5) == 0) {
+      unsigned gpu = 0, pid = 0, sm = 0, age = 0;
+      if (sscanf(line + 5, "%u %u %u %u", &gpu, &pid, &sm, &age) >= 3 && gpu < 16 && util_count[gpu] < 64) {
+        struct timeval now;
+        gettimeofday(&now, NULL);
+        UtilSample* u = &util[gpu][util_count[gpu]++];
+        memset(u, 0, sizeof *u);
+        u->pid = pid;
+        u->sm = sm;
+        u->timestamp = (unsigned long long)now.tv_sec * 1000000ULL + (unsigned long long)now.tv_usec -
+                       (unsigned long long)age * 1000000ULL;
+      }
+    }
     if (strncmp(line, "process ", 8) == 0) parse_process(line + 8);
     if (strncmp(line, "ecc ", 4) == 0) {
       unsigned gpu = 0;
@@ -297,6 +320,24 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void* h, unsigned* count, ProcessInf
     return 7; /* INSUFFICIENT_SIZE */
   }
   memcpy(infos, processes[i], n * sizeof *infos);
+  *count = n;
+  return 0;
+}
+/* Samples newer than lastSeen, NVML's two-call protocol: a null buffer asks the count. */
+int nvmlDeviceGetProcessUtilization(void* h, UtilSample* samples, unsigned* count, unsigned long long last_seen) {
+  if (as_mig(h)) return 3;
+  if (is_lost(h)) return GPU_IS_LOST;
+  unsigned i = gpu_index(h), n = 0;
+  for (unsigned k = 0; k < util_count[i]; ++k) n += util[i][k].timestamp > last_seen;
+  if (n == 0) return 6; /* NOT_FOUND */
+  if (!samples || *count < n) {
+    *count = n;
+    return 7; /* INSUFFICIENT_SIZE */
+  }
+  n = 0;
+  for (unsigned k = 0; k < util_count[i]; ++k) {
+    if (util[i][k].timestamp > last_seen) samples[n++] = util[i][k];
+  }
   *count = n;
   return 0;
 }
