@@ -33,7 +33,7 @@ constexpr std::size_t kFirstRead = 64 * 1024;
 constexpr std::size_t kWorkers = 4;
 
 struct Shared {
-  GrantsSource grants;
+  grants::GrantsSource grants;
   PluginSettings settings;
   RefusalLog log;
   asio::thread_pool* workers = nullptr;
@@ -148,7 +148,7 @@ struct AuthzServer::Impl {
   }
 };
 
-AuthzServer::AuthzServer(GrantsSource grants, PluginSettings settings, RefusalLog log)
+AuthzServer::AuthzServer(grants::GrantsSource grants, PluginSettings settings, RefusalLog log)
     : impl_(std::make_unique<Impl>()) {
   impl_->shared = Shared{std::move(grants), std::move(settings), std::move(log), &impl_->workers};
 }

@@ -15,7 +15,7 @@ namespace rgpu::admission {
 
 class AuthzServer {
  public:
-  AuthzServer(GrantsSource grants, PluginSettings settings, RefusalLog log);
+  AuthzServer(grants::GrantsSource grants, PluginSettings settings, RefusalLog log);
   ~AuthzServer();
   AuthzServer(const AuthzServer&) = delete;
   AuthzServer& operator=(const AuthzServer&) = delete;

@@ -9,12 +9,12 @@
 
 #include "admission/api_fields.h"
 #include "admission/capabilities.h"
-#include "admission/grant_hardware.h"
 #include "admission/host_paths.h"
 #include "admission/security_options.h"
 #include "cdi-gen/spec_index.h"
 #include "core/edit_distance.h"
 #include "core/joined.h"
+#include "grants/hardware.h"
 
 namespace rgpu::admission {
 namespace {
@@ -67,7 +67,7 @@ bool qualified_cdi_name(const std::string& name) {
 
 // A name whose spec now runs a hook or moves a net device its grant did not review: the spec
 // changed after the grant (or the grant predates the review).
-std::optional<std::string> check_reviewed(const Grant& grant, const CheckContext& context) {
+std::optional<std::string> check_reviewed(const grants::Grant& grant, const CheckContext& context) {
   if (!context.reviews) return std::nullopt;
   const auto now = (*context.reviews)(grant.device);
   const auto accepted = grant.reviewed.value_or(std::vector<std::string>{});
@@ -89,7 +89,8 @@ std::optional<std::string> check_reviewed(const Grant& grant, const CheckContext
 
 // A granted name must still reach the hardware its grant recorded (a renumbering moves numbered
 // names onto other cards), and nothing another repository reserved, whatever name it holds.
-std::optional<std::string> check_hardware(const Grant& grant, const GrantSet& set, CheckContext& context) {
+std::optional<std::string> check_hardware(const grants::Grant& grant, const grants::GrantSet& set,
+                                          CheckContext& context) {
   if (!context.hardware) return std::nullopt;
   const auto now = (*context.hardware)(grant.device);
   if (!now) {
@@ -97,22 +98,22 @@ std::optional<std::string> check_hardware(const Grant& grant, const GrantSet& se
     return "refused: the gate cannot tell which hardware " + grant.device +
            " reaches now, so it gives it to no container; ask an operator (rediacc-gpu doctor names what is wrong).";
   }
-  if (grant.hardware && !moved_to(*grant.hardware, *now).empty()) {
+  if (grant.hardware && !grants::moved_to(*grant.hardware, *now).empty()) {
     return "refused: " + grant.device + " now reaches other hardware than was granted to repository \"" + grant.repo +
-           "\" (" + move_clause(*grant.hardware, *now) +
+           "\" (" + grants::move_clause(*grant.hardware, *now) +
            "); an operator re-grants it to accept that (rediacc-gpu grant " + grant.repo + " --device " + grant.device +
            ") or grants the name keyed by the card (rediacc-gpu list).";
   }
-  if (const Grant* holder = reserved_by_other(set, grant.repo, *now)) {
+  if (const grants::Grant* holder = grants::reserved_by_other(set, grant.repo, *now)) {
     context.detail = "reserved by repository \"" + holder->repo + "\" through " + holder->device;
-    return "refused: " + grant.device + " now reaches " + shared_hardware(*holder->hardware, *now) +
+    return "refused: " + grant.device + " now reaches " + grants::shared_hardware(*holder->hardware, *now) +
            ", which another repository reserved; ask an operator (rediacc-gpu doctor names the grants).";
   }
   return std::nullopt;
 }
 
 // The names the repository holds that this machine still defines, sorted.
-std::vector<std::string> held_names(const GrantSet& set, const std::string& repo,
+std::vector<std::string> held_names(const grants::GrantSet& set, const std::string& repo,
                                     const std::vector<std::string>& defined) {
   std::vector<std::string> out;
   for (const auto& g : set.grants) {
@@ -125,7 +126,7 @@ std::vector<std::string> held_names(const GrantSet& set, const std::string& repo
 
 // A name the repository does not hold: suggest only names this machine defines, the
 // repository's own first; never a grant command for a name no spec defines.
-std::string no_grant(const std::string& name, const GrantSet& set, const CheckContext& context) {
+std::string no_grant(const std::string& name, const grants::GrantSet& set, const CheckContext& context) {
   const std::vector<std::string> defined = context.names ? (*context.names)() : std::vector<std::string>{};
   const auto held = held_names(set, context.repo, defined);
   const std::string repo = "repository \"" + context.repo + "\"";
@@ -174,7 +175,7 @@ std::optional<std::string> check_cdi_request(const GoValue& req, CheckContext& c
           "refused: this machine's grants cannot be read, so no CDI name can be given; ask an "
           "operator (rediacc-gpu doctor names what is wrong).");
     }
-    const Grant* grant = (*set)->find(repo, name);
+    const grants::Grant* grant = (*set)->find(repo, name);
     if (!grant) return no_grant(name, **set, context);
     if (auto bad = check_reviewed(*grant, context)) return bad;
     if (auto bad = check_hardware(*grant, **set, context)) return bad;
@@ -384,7 +385,7 @@ std::optional<std::string> check_host_config_fields(const Fields& hc, CheckConte
 
 }  // namespace
 
-const Result<std::shared_ptr<const GrantSet>>& LazyGrants::get() {
+const Result<std::shared_ptr<const grants::GrantSet>>& LazyGrants::get() {
   if (!got_) got_ = source_();
   return *got_;
 }

@@ -7,20 +7,20 @@
 #include <string>
 
 #include "admission/go_json.h"
-#include "admission/grants.h"
 #include "admission/host_paths.h"
+#include "grants/grant_set.h"
 
 namespace rgpu::admission {
 
 /// The grants for one decision: read from the source at most once, and only if asked.
 class LazyGrants {
  public:
-  explicit LazyGrants(const GrantsSource& source) : source_(source) {}
-  const Result<std::shared_ptr<const GrantSet>>& get();
+  explicit LazyGrants(const grants::GrantsSource& source) : source_(source) {}
+  const Result<std::shared_ptr<const grants::GrantSet>>& get();
 
  private:
-  const GrantsSource& source_;
-  std::optional<Result<std::shared_ptr<const GrantSet>>> got_;
+  const grants::GrantsSource& source_;
+  std::optional<Result<std::shared_ptr<const grants::GrantSet>>> got_;
 };
 
 /// A container as the repository's own daemon stores it: the text of GET /containers/{name}/json

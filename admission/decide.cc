@@ -213,7 +213,7 @@ Decision decide_in(CheckContext& context, const AuthzRequest& request, const Rou
   }
 }
 
-Decision decide_request(const GrantsSource& source, const std::string& repo, const AuthzRequest& request,
+Decision decide_request(const grants::GrantsSource& source, const std::string& repo, const AuthzRequest& request,
                         const Route& route, const DecideOptions& options) {
   LazyGrants grants(source);
   CheckContext context{grants,          repo,          options.host_paths, options.containers,
@@ -225,11 +225,11 @@ Decision decide_request(const GrantsSource& source, const std::string& repo, con
 
 }  // namespace
 
-Decision decide(const GrantSet& grants, const std::string& repo, const AuthzRequest& request,
+Decision decide(const grants::GrantSet& grants, const std::string& repo, const AuthzRequest& request,
                 const DecideOptions& options) {
   // The aliasing constructor: a shared_ptr that points at `grants` and owns nothing.
-  const GrantsSource source = [&grants]() -> Result<std::shared_ptr<const GrantSet>> {
-    return std::shared_ptr<const GrantSet>(std::shared_ptr<const GrantSet>(), &grants);
+  const grants::GrantsSource source = [&grants]() -> Result<std::shared_ptr<const grants::GrantSet>> {
+    return std::shared_ptr<const grants::GrantSet>(std::shared_ptr<const grants::GrantSet>(), &grants);
   };
   return decide(source, repo, request, options);
 }
@@ -240,7 +240,7 @@ bool judges_stored_container(const AuthzRequest& request) {
   return route && (on_stored_container(route->kind) || route->kind == RouteKind::container_create);
 }
 
-Decision decide(const GrantsSource& source, const std::string& repo, const AuthzRequest& request,
+Decision decide(const grants::GrantsSource& source, const std::string& repo, const AuthzRequest& request,
                 const DecideOptions& options) {
   auto route = route_of(request.method, request.uri);
   if (!route) return deny("refused: " + route.error().message + ".");
@@ -275,7 +275,7 @@ Decision decide(const GrantsSource& source, const std::string& repo, const Authz
 constexpr const char* kGateFailed =
     "refused: the gate failed on this request; nothing was done. Ask an operator to read the plugin's journal.";
 
-Decision decide_or_refuse(const GrantsSource& grants, const std::string& repo, const AuthzRequest& request,
+Decision decide_or_refuse(const grants::GrantsSource& grants, const std::string& repo, const AuthzRequest& request,
                           const DecideOptions& options) {
   try {
     return decide(grants, repo, request, options);

@@ -8,8 +8,8 @@
 
 #include "admission/authz_request.h"
 #include "admission/body_checks.h"
-#include "admission/grants.h"
 #include "admission/host_paths.h"
+#include "grants/grant_set.h"
 
 namespace rgpu::admission {
 
@@ -48,17 +48,17 @@ bool judges_stored_container(const AuthzRequest& request);
 
 /// The grants (read from `grants` only if the request names CDI devices) and the request in,
 /// allow or deny with a message out. A source that fails refuses only requests that need it.
-Decision decide(const GrantsSource& grants, const std::string& repo, const AuthzRequest& request,
+Decision decide(const grants::GrantsSource& grants, const std::string& repo, const AuthzRequest& request,
                 const DecideOptions& options = {});
 
 /// decide, failing closed: anything thrown on the way (a grants source, a daemon lookup, a body
 /// the gate chokes on) refuses this one request, saying so, instead of ending the process that
 /// serves every request of the repository. What every caller of the decision uses.
-Decision decide_or_refuse(const GrantsSource& grants, const std::string& repo, const AuthzRequest& request,
+Decision decide_or_refuse(const grants::GrantsSource& grants, const std::string& repo, const AuthzRequest& request,
                           const DecideOptions& options = {});
 
 /// Pure: the same with grants in hand.
-Decision decide(const GrantSet& grants, const std::string& repo, const AuthzRequest& request,
+Decision decide(const grants::GrantSet& grants, const std::string& repo, const AuthzRequest& request,
                 const DecideOptions& options = {});
 
 }  // namespace rgpu::admission

@@ -46,8 +46,8 @@ std::string refusal_line(const std::string& repo, const AuthzRequest& request, c
          "\" reason=\"" + printable(reason) + "\"";
 }
 
-PluginReply authz_reply(const Result<AuthzRequest>& request, const GrantsSource& grants, const PluginSettings& settings,
-                        const RefusalLog& log) {
+PluginReply authz_reply(const Result<AuthzRequest>& request, const grants::GrantsSource& grants,
+                        const PluginSettings& settings, const RefusalLog& log) {
   if (!request) {
     if (log) log("refused repo=" + printable(settings.repo) + " reason=\"" + printable(request.error().message) + "\"");
     return error_reply(200, request.error().message);
@@ -59,7 +59,7 @@ PluginReply authz_reply(const Result<AuthzRequest>& request, const GrantsSource&
   return {200, authz_response(decision)};
 }
 
-PluginReply plugin_reply(std::string_view path, std::string_view body, const GrantsSource& grants,
+PluginReply plugin_reply(std::string_view path, std::string_view body, const grants::GrantsSource& grants,
                          const PluginSettings& settings, const RefusalLog& log) {
   if (path == "/Plugin.Activate") return {200, R"({"Implements":["authz"]})"};
   if (path == "/AuthZPlugin.AuthZRes") return {200, R"({"Allow":true})"};

@@ -34,14 +34,14 @@ struct PluginReply {
 
 /// The answer to a plugin call at `path` with `body`. A request the plugin cannot read is
 /// refused with Err (dockerd then denies the API request); an unknown call gets 404.
-PluginReply plugin_reply(std::string_view path, std::string_view body, const GrantsSource& grants,
+PluginReply plugin_reply(std::string_view path, std::string_view body, const grants::GrantsSource& grants,
                          const PluginSettings& settings, const RefusalLog& log);
 
 /// The answer to an AuthZReq already read (plugin_reply reads it, then calls this): the server
 /// reads each call once, and answers one that asks the daemon for a stored container
 /// (judges_stored_container) off its event loop.
-PluginReply authz_reply(const Result<AuthzRequest>& request, const GrantsSource& grants, const PluginSettings& settings,
-                        const RefusalLog& log);
+PluginReply authz_reply(const Result<AuthzRequest>& request, const grants::GrantsSource& grants,
+                        const PluginSettings& settings, const RefusalLog& log);
 
 /// The one line logged for a refusal: control characters of the request are escaped.
 std::string refusal_line(const std::string& repo, const AuthzRequest& request, const std::string& reason);

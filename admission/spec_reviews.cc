@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <tuple>
 
-#include "admission/grant_store.h"
 #include "cdi-gen/hook_policy.h"
 #include "cdi-gen/repo_views.h"
 #include "cdi-gen/spec_index.h"
+#include "grants/store.h"
 
 namespace rgpu::admission {
 namespace {
@@ -100,7 +100,7 @@ void SpecReviews::refresh() {
       }
     }
     nodes_[d.qualified_name] = d.device_nodes;
-    auto items = review_items(fs_, d);
+    auto items = grants::review_items(fs_, d);
     if (!items.empty()) items_[d.qualified_name] = std::move(items);
   }
   for (auto& [node, rank] : narrowest) node_names_[node] = std::move(std::get<2>(rank));

@@ -24,7 +24,7 @@ class SpecReviews {
   /// (/var/lib/rediacc/gpu/cdi/REPO): a name's nodes are then those of /etc/cdi and of the view,
   /// so a view not yet refreshed after a change cannot hand dockerd nodes the gate did not check.
   explicit SpecReviews(const RootFs& fs, const std::string& repo = "");
-  /// admission::review_items of the name's spec as it is now; nothing for a name no spec defines
+  /// grants::review_items of the name's spec as it is now; nothing for a name no spec defines
   /// (dockerd refuses it). Safe to call from several threads.
   std::vector<std::string> of(const std::string& name);
   /// Every grantable name the specs define, sorted, for a refusal's suggestions: a hint, so the

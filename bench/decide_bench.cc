@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const size_t total = 100000;
-  rgpu::admission::GrantSet grants;
+  rgpu::grants::GrantSet grants;
   grants.grants = {{"web", "nvidia.com/gpu=all", false, ""}, {"web", "rediacc.io/dri=renderD128", false, ""}};
 
   std::vector<double> latencies;

@@ -9,13 +9,13 @@
 
 #include "admission/daemon_containers.h"
 #include "admission/decide.h"
-#include "admission/grants_cache.h"
 #include "admission/spec_reviews.h"
 #include "cli/command.h"
 #include "cli/jsonl_stream.h"
 #include "cli/repo_arg.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
+#include "grants/cache.h"
 
 namespace rgpu::cli {
 namespace {
@@ -29,7 +29,7 @@ struct AdmitFlags {
 
 // Fails closed: a request that cannot be read, or grants that cannot be read when the request
 // needs them, are refused; so is a request the gate fails on.
-admission::Decision decide_text(admission::GrantsCache& cache, const std::string& repo, std::string_view text,
+admission::Decision decide_text(grants::GrantsCache& cache, const std::string& repo, std::string_view text,
                                 const admission::DecideOptions& options) {
   auto request = admission::parse_authz_request(text);
   if (!request) return {false, "refused: " + request.error().message + "."};
@@ -45,7 +45,7 @@ int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
       "admit was run without --docker-host, so it cannot see what the container attaches; pass the "
       "repository daemon's socket");
   if (!containers) return report_usage(containers.error());
-  admission::GrantsCache cache(fs);
+  grants::GrantsCache cache(fs);
   admission::SpecReviews spec_reviews(fs, *repo);
   const admission::HostPathJudge host_paths(
       fs, std::chrono::seconds(2), [&spec_reviews](std::string_view path) { return spec_reviews.name_for_node(path); });

@@ -9,11 +9,11 @@
 
 #include "admission/authz_server.h"
 #include "admission/daemon_containers.h"
-#include "admission/grants_cache.h"
 #include "admission/spec_reviews.h"
 #include "cli/command.h"
 #include "cli/repo_arg.h"
 #include "core/state_paths.h"
+#include "grants/cache.h"
 
 namespace rgpu::cli {
 namespace {
@@ -41,7 +41,7 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
                          "=unix:///PATH/docker.sock in " + state::kPluginEnvDir + "/" + *repo +
                          ".env and restart rediacc-gpu-authz@" + *repo);
   if (!containers) return report_usage(containers.error());
-  admission::GrantsCache cache(fs);
+  grants::GrantsCache cache(fs);
   admission::SpecReviews spec_reviews(fs, *repo);
   const admission::HostPathJudge host_paths(
       fs, std::chrono::seconds(2), [&spec_reviews](std::string_view path) { return spec_reviews.name_for_node(path); });

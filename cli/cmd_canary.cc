@@ -6,12 +6,12 @@
 #include <iostream>
 #include <sstream>
 
-#include "admission/grant_store.h"
 #include "cli/command.h"
 #include "cli/render.h"
 #include "cli/repo_arg.h"
 #include "doctor/canary.h"
 #include "doctor/daemons.h"
+#include "grants/store.h"
 
 namespace rgpu::cli {
 namespace {
@@ -30,7 +30,7 @@ struct CanaryFlags {
 
 Result<std::vector<std::string>> devices_of(const RootFs& fs, const CanaryFlags& f, const std::string& repo) {
   if (!f.devices.empty()) return f.devices;
-  RGPU_TRY_ASSIGN(auto grants, admission::load_grants(fs));
+  RGPU_TRY_ASSIGN(auto grants, grants::load_grants(fs));
   std::vector<std::string> out;
   for (const auto& g : grants.grants) {
     if (g.repo == repo) out.push_back(g.device);

@@ -2,13 +2,13 @@
 
 #include <iostream>
 
-#include "admission/grant_views.h"
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_index.h"
 #include "cdi-gen/spec_writer.h"
 #include "cli/command.h"
 #include "cli/render.h"
 #include "core/file_sink.h"
+#include "grants/views.h"
 #include "probe/inventory_file.h"
 #include "setup/machine_probe.h"
 
@@ -31,7 +31,7 @@ int run_generate(const GlobalOptions& global) {
     print_warnings(report->warnings);
     return report_failure(changes.error());
   }
-  auto views = admission::refresh_views(fs, sink);
+  auto views = grants::refresh_views(fs, sink);
   if (!views) {
     print_warnings(report->warnings);
     return report_failure(views.error());
@@ -50,7 +50,7 @@ int run_generate(const GlobalOptions& global) {
 int run_views(const GlobalOptions& global) {
   RootFs fs(global.root);
   MachineFileSink sink(fs);
-  auto changes = admission::refresh_views(fs, sink);
+  auto changes = grants::refresh_views(fs, sink);
   if (!changes) return report_failure(changes.error());
   for (const auto& c : *changes) {
     if (c.kind != Change::Kind::unchanged)

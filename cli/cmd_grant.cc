@@ -4,15 +4,15 @@
 #include <iostream>
 
 #include "admission/container_devices.h"
-#include "admission/grant_hardware.h"
-#include "admission/grant_store.h"
-#include "admission/grant_views.h"
 #include "cdi-gen/reach_rules.h"
 #include "cli/command.h"
 #include "cli/render.h"
 #include "cli/repo_arg.h"
 #include "core/docker_client.h"
 #include "core/joined.h"
+#include "grants/hardware.h"
+#include "grants/store.h"
+#include "grants/views.h"
 
 namespace rgpu::cli {
 namespace {
@@ -24,13 +24,13 @@ struct GrantFlags {
   std::string output = "table";
   std::string docker_host;  ///< revoke: the repository's daemon, where containers using the name are found
   bool stop = false;        ///< revoke: stop them and keep them stopped
-  admission::GrantReview review;
+  grants::GrantReview review;
 };
 
 // The grants file is written; the daemons' own CDI views follow it (also after an unchanged
 // grant: a view left stale by an earlier failure is mended by doing it again).
 int refreshed_views(const RootFs& fs, FileSink& sink) {
-  auto views = admission::refresh_views(fs, sink);
+  auto views = grants::refresh_views(fs, sink);
   if (views) return kExitOk;
   return report_failure({"the grants are recorded, but the repositories' CDI views were not updated (" +
                          views.error().message + "); run rediacc-gpu cdi views once that is fixed"});
@@ -53,7 +53,7 @@ int run_grant(const GlobalOptions& global, const GrantFlags& f) {
   MachineFileSink sink(fs);
   const auto index = cdi::read_spec_index(fs);
   auto outcome =
-      admission::add_grant(fs, sink, index, *repo, f.device, f.exclusive, std::chrono::system_clock::now(), f.review);
+      grants::add_grant(fs, sink, index, *repo, f.device, f.exclusive, std::chrono::system_clock::now(), f.review);
   if (!outcome) return report_failure(outcome.error());
   if (auto views = refreshed_views(fs, sink); views != kExitOk) return views;
   if (cdi::is_numbered(f.device)) print_warning(numbered_name_warning(index, f.device));
@@ -98,13 +98,13 @@ int run_revoke(const GlobalOptions& global, const GrantFlags& f) {
   auto repo = repo_of(fs, f.repo);
   if (!repo) return report_failure(repo.error());
   MachineFileSink sink(fs);
-  auto change = admission::remove_grant(fs, sink, *repo, f.device);
+  auto change = grants::remove_grant(fs, sink, *repo, f.device);
   if (!change) return report_failure(change.error());
   if (auto views = refreshed_views(fs, sink); views != kExitOk) return views;
   if (change->kind == Change::Kind::unchanged) {
     // Idempotent (exit 0), but a mistyped name should not look like success: say what it holds.
     std::string held;
-    if (auto set = admission::load_grants(fs)) {
+    if (auto set = grants::load_grants(fs)) {
       for (const auto& g : set->grants) {
         if (g.repo == *repo) held += (held.empty() ? "" : ", ") + g.device;
       }
@@ -120,9 +120,9 @@ int run_revoke(const GlobalOptions& global, const GrantFlags& f) {
 }
 
 // For each grant: other repositories' grants of names that reach the same GPU.
-std::string overlaps(const admission::GrantSet& set, const cdi::ReachMap& reach, const admission::Grant& g) {
+std::string overlaps(const grants::GrantSet& set, const cdi::ReachMap& reach, const grants::Grant& g) {
   std::string out;
-  for (const auto& h : admission::alias_holders(set, reach, g.repo, g.device)) {
+  for (const auto& h : grants::alias_holders(set, reach, g.repo, g.device)) {
     out += (out.empty() ? "" : ", ") + h.repo + ": " + h.alias;
   }
   return out.empty() ? "-" : out;
@@ -130,7 +130,7 @@ std::string overlaps(const admission::GrantSet& set, const cdi::ReachMap& reach,
 
 int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
   RootFs fs(global.root);
-  auto set = admission::load_grants(fs);
+  auto set = grants::load_grants(fs);
   if (!set) return report_failure(set.error());
   std::string only;
   if (!f.repo.empty()) {
@@ -138,12 +138,12 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
     if (!repo) return report_failure(repo.error());
     only = *repo;
   }
-  std::vector<admission::Grant> shown = set->grants;
-  std::erase_if(shown, [&](const admission::Grant& g) { return !only.empty() && g.repo != only; });
+  std::vector<grants::Grant> shown = set->grants;
+  std::erase_if(shown, [&](const grants::Grant& g) { return !only.empty() && g.repo != only; });
   const auto index = cdi::read_spec_index(fs);
-  const auto reach = admission::machine_reach(fs, index);
-  const auto moves = admission::moved_grants(probe::HardwareReader(fs), index, *set);
-  const auto move_of = [&](const admission::Grant& g) -> const admission::GrantMove* {
+  const auto reach = grants::machine_reach(fs, index);
+  const auto moves = grants::moved_grants(probe::HardwareReader(fs), index, *set);
+  const auto move_of = [&](const grants::Grant& g) -> const grants::GrantMove* {
     for (const auto& m : moves) {
       if (m.grant.repo == g.repo && m.grant.device == g.device) return &m;
     }
@@ -153,7 +153,7 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
     auto list = nlohmann::ordered_json::array();
     for (const auto& g : shown) {
       auto aliases = nlohmann::ordered_json::array();
-      for (const auto& h : admission::alias_holders(*set, reach, g.repo, g.device)) {
+      for (const auto& h : grants::alias_holders(*set, reach, g.repo, g.device)) {
         aliases.push_back({{"repo", h.repo}, {"device", h.alias}});
       }
       list.push_back({{"repo", g.repo},

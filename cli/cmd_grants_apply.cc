@@ -10,11 +10,11 @@
 #include <set>
 
 #include "admission/container_devices.h"
-#include "admission/grant_views.h"
-#include "admission/grants_apply.h"
 #include "cli/command.h"
 #include "cli/render.h"
 #include "core/docker_client.h"
+#include "grants/apply.h"
+#include "grants/views.h"
 #include "probe/inventory_file.h"
 #include "probe/probe.h"
 
@@ -37,7 +37,7 @@ struct Holder {
 };
 
 struct Report {
-  admission::ApplyOutcome outcome;
+  grants::ApplyOutcome outcome;
   std::vector<Holder> holders;
   std::vector<std::string> warnings;
   bool views_stale = false;  ///< the grants were written but the views not: exit 1
@@ -76,13 +76,13 @@ void find_holders(const RootFs& fs, Report& report) {
   }
 }
 
-ordered_json grant_json(const admission::Grant& g) {
+ordered_json grant_json(const grants::Grant& g) {
   return {{"repo", g.repo}, {"device", g.device}, {"exclusive", g.exclusive}};
 }
 
 ordered_json report_json(const Report& r, bool dry_run) {
   const auto& o = r.outcome;
-  auto list = [](const std::vector<admission::Grant>& grants) {
+  auto list = [](const std::vector<grants::Grant>& grants) {
     auto out = ordered_json::array();
     for (const auto& g : grants) out.push_back(grant_json(g));
     return out;
@@ -113,7 +113,7 @@ ordered_json report_json(const Report& r, bool dry_run) {
 
 void print_text(const Report& r, bool dry_run) {
   const auto& o = r.outcome;
-  const auto exclusively = [](const admission::Grant& g) { return g.exclusive ? " exclusively" : ""; };
+  const auto exclusively = [](const grants::Grant& g) { return g.exclusive ? " exclusively" : ""; };
   for (const auto& g : o.added)
     std::cout << (dry_run ? "would grant " : "granted ") << g.device << " to " << g.repo << exclusively(g) << "\n";
   for (const auto& u : o.updated)
@@ -140,20 +140,20 @@ int run_apply(const GlobalOptions& global, const ApplyFlags& f) {
   RootFs fs(global.root);
   auto text = read_desired(f.file);
   if (!text) return report_failure(text.error());
-  auto desired = admission::parse_desired_grants(*text, source_name(f.file), probe::machine_hostname(fs).value_or(""));
+  auto desired = grants::parse_desired_grants(*text, source_name(f.file), probe::machine_hostname(fs).value_or(""));
   if (!desired) return report_failure(desired.error());
   MachineFileSink machine(fs);
   DryRunFileSink dry(fs);
   FileSink& sink = f.dry_run ? static_cast<FileSink&>(dry) : machine;
-  auto outcome = admission::apply_grants(fs, sink, cdi::read_spec_index(fs), *desired, f.prune,
-                                         std::chrono::system_clock::now(), f.accept_moves);
+  auto outcome = grants::apply_grants(fs, sink, cdi::read_spec_index(fs), *desired, f.prune,
+                                      std::chrono::system_clock::now(), f.accept_moves);
   if (!outcome) return report_failure(outcome.error());
   Report report{std::move(*outcome), {}, {}};
   if (report.outcome.refused.empty()) {
     find_holders(fs, report);
     // The views follow the grants (also when unchanged: a view left stale by an earlier failure is mended).
     if (!f.dry_run) {
-      if (auto views = admission::refresh_views(fs, machine); !views) {
+      if (auto views = grants::refresh_views(fs, machine); !views) {
         report.warnings.push_back("the grants are recorded, but the repositories' CDI views were not updated (" +
                                   views.error().message + "); run rediacc-gpu cdi views once that is fixed");
         report.views_stale = true;

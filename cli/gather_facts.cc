@@ -1,7 +1,7 @@
 #include "cli/gather_facts.h"
 
-#include "admission/grant_store.h"
 #include "doctor/docker_api.h"
+#include "grants/store.h"
 #include "probe/inventory_file.h"
 #include "setup/machine_probe.h"
 
@@ -20,7 +20,7 @@ Result<doctor::Facts> gather_facts(const RootFs& fs, CommandRunner& runner, cons
                       inventory,
                       inventory_error,
                       cdi::read_spec_index(fs),
-                      admission::load_grants(fs),
+                      grants::load_grants(fs),
                       doctor::running_docker_daemons(fs),
                       report.warnings,
                       &runner};

@@ -1,12 +1,12 @@
 #include "cli/repo_arg.h"
 
-#include "admission/grants.h"
+#include "grants/grant_set.h"
 #include "probe/probe.h"
 
 namespace rgpu::cli {
 
 Result<std::string> repo_of(const RootFs& fs, const std::string& written) {
-  return admission::parse_repo(written, probe::machine_hostname(fs).value_or(""));
+  return grants::parse_repo(written, probe::machine_hostname(fs).value_or(""));
 }
 
 }  // namespace rgpu::cli

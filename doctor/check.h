@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "admission/grants.h"
 #include "cdi-gen/spec_index.h"
 #include "core/command_runner.h"
 #include "core/root_fs.h"
@@ -19,6 +18,7 @@
 #include "doctor/file_reads.h"
 #include "doctor/gpu_usage.h"
 #include "doctor/grant_use.h"
+#include "grants/grant_set.h"
 #include "probe/inventory.h"
 
 namespace rgpu::doctor {
@@ -99,7 +99,7 @@ struct Facts {
   std::optional<probe::Inventory> recorded;   ///< inventory.json, when there is one and it parses
   std::optional<std::string> recorded_error;  ///< why inventory.json does not parse
   cdi::SpecIndex specs;                       ///< /etc/cdi as CDI consumers read it
-  Result<admission::GrantSet> grants;         ///< grants.json (an error when it does not parse)
+  Result<grants::GrantSet> grants;            ///< grants.json (an error when it does not parse)
   std::vector<RunningDaemon> daemons;         ///< dockerd processes found in /proc
   std::vector<std::string> probe_warnings{};  ///< what the probe made now skipped or could not read
   /// Runs programs a check asks about (runc --version, gzip -dc of a changelog); null: none run.

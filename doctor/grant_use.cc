@@ -13,7 +13,7 @@ namespace {
 
 // What each grant covers: its recorded hardware, else what its name reaches now.
 std::vector<std::string> covered_by(const probe::HardwareReader& reader, const cdi::SpecIndex& specs,
-                                    const admission::Grant& g) {
+                                    const grants::Grant& g) {
   if (g.hardware) return *g.hardware;
   const auto* d = cdi::find_device(specs, g.device);
   if (!d) return {};
@@ -30,7 +30,7 @@ std::string gpu_name(const probe::Gpu& g) { return g.pci_address ? *g.pci_addres
 
 }  // namespace
 
-UseJudgement judge_use(const RootFs& fs, const admission::GrantSet& grants, const cdi::SpecIndex& specs,
+UseJudgement judge_use(const RootFs& fs, const grants::GrantSet& grants, const cdi::SpecIndex& specs,
                        const UsageReport& usage) {
   UseJudgement out;
   const probe::HardwareReader reader(fs);

@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "admission/grants.h"
 #include "cdi-gen/spec_index.h"
 #include "core/result.h"
 #include "core/root_fs.h"
 #include "doctor/gpu_usage.h"
+#include "grants/grant_set.h"
 
 namespace rgpu::doctor {
 
@@ -35,7 +35,7 @@ struct UseJudgement {
 /// Judges `usage` against `grants`: a grant is in use when a process of its repository holds a
 /// node whose hardware (probe::HardwareReader, read now) the grant's recorded hardware covers (a
 /// grant without it: what its name reaches now, per `specs`).
-UseJudgement judge_use(const RootFs& fs, const admission::GrantSet& grants, const cdi::SpecIndex& specs,
+UseJudgement judge_use(const RootFs& fs, const grants::GrantSet& grants, const cdi::SpecIndex& specs,
                        const UsageReport& usage);
 
 /// When each grant was last seen in use, and since when anyone has been looking: a grant never

@@ -3,12 +3,12 @@
 #include <map>
 #include <sstream>
 
-#include "admission/grant_hardware.h"
 #include "core/time_text.h"
 #include "doctor/canary.h"
 #include "doctor/kernel_log.h"
 #include "doctor/lost_gpus.h"
 #include "doctor/ras_counts.h"
+#include "grants/hardware.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -232,7 +232,7 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
   // Zero grants and a grants file nobody can read both count 0 above: this tells them apart.
   family(out, "rediacc_gpu_grants_readable", "1 when the grants file is absent or parses, 0 when it cannot be read.");
   out << "rediacc_gpu_grants_readable " << (f.grants ? 1 : 0) << "\n";
-  const size_t moved = f.grants ? admission::moved_grants(probe::HardwareReader(f.fs), f.specs, *f.grants).size() : 0;
+  const size_t moved = f.grants ? grants::moved_grants(probe::HardwareReader(f.fs), f.specs, *f.grants).size() : 0;
   family(out, "rediacc_gpu_grants_moved",
          "Grants whose name now reaches other hardware than was granted (the gate refuses them); 0 when none moved.");
   out << "rediacc_gpu_grants_moved " << moved << "\n";

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <map>
 
-#include "admission/grant_hardware.h"
-#include "admission/grant_store.h"
 #include "cdi-gen/reach_rules.h"
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "core/structured_text.h"
 #include "doctor/doctor.h"
+#include "grants/hardware.h"
+#include "grants/store.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -17,11 +17,11 @@ namespace {
 constexpr CheckMaker kCheck{Layer::policy};
 
 // "team-a holds nvidia.com/gpu=0, granted on GPU-a…, now reaching GPU-b…", or empty when it did not move.
-std::string hardware_moved(const admission::Grant& g, const Result<std::vector<std::string>>& now) {
+std::string hardware_moved(const grants::Grant& g, const Result<std::vector<std::string>>& now) {
   if (!now) return g.repo + " holds " + g.device + ", whose hardware cannot be told now: " + now.error().message;
-  if (admission::moved_to(*g.hardware, *now).empty()) return "";
+  if (grants::moved_to(*g.hardware, *now).empty()) return "";
   return g.repo + " holds " + g.device + ", which now reaches other hardware than was granted (" +
-         admission::move_clause(*g.hardware, *now) + ")";
+         grants::move_clause(*g.hardware, *now) + ")";
 }
 
 std::vector<Check> grants(const Facts& f) {
@@ -88,8 +88,8 @@ std::vector<Check> grants(const Facts& f) {
     }
     // A reservation that recorded its hardware is of that hardware (below): the names now may
     // have moved, the reserving one included, and would blame the wrong grant.
-    for (const auto& h : g.hardware ? std::vector<admission::AliasHolder>{}
-                                    : admission::alias_holders(*f.grants, reach, g.repo, g.device)) {
+    for (const auto& h :
+         g.hardware ? std::vector<grants::AliasHolder>{} : grants::alias_holders(*f.grants, reach, g.repo, g.device)) {
       out.push_back(
           kCheck.fail("grants",
                       g.repo + " holds " + g.device + " exclusively, and " + h.repo + " holds " + h.alias +
@@ -104,7 +104,7 @@ std::vector<Check> grants(const Facts& f) {
       if (other.repo == g.repo || !g.hardware) continue;
       const auto& now = live(other.device);
       if (!now) continue;
-      if (auto id = admission::shared_hardware(*g.hardware, *now); !id.empty()) {
+      if (auto id = grants::shared_hardware(*g.hardware, *now); !id.empty()) {
         out.push_back(kCheck.fail("grants",
                                   g.repo + " reserved " + id + " through " + g.device + ", and " + other.repo + "'s " +
                                       other.device + " reaches it now",

@@ -29,7 +29,7 @@ struct StepReport {
 struct SetupRun {
   std::vector<StepReport> steps;
   std::vector<std::string> warnings;
-  std::vector<admission::GrantMove> moved_grants;  ///< grants whose names the new specs point at other hardware
+  std::vector<grants::GrantMove> moved_grants;  ///< grants whose names the new specs point at other hardware
   /// True when some step's change list holds more than `unchanged`.
   bool changed() const;
   /// The ids of the steps that failed (not those blocked).

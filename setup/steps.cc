@@ -7,12 +7,12 @@
 
 #include <boost/process/search_path.hpp>
 
-#include "admission/grant_store.h"
-#include "admission/grant_views.h"
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
 #include "core/state_paths.h"
 #include "doctor/daemons.h"
+#include "grants/store.h"
+#include "grants/views.h"
 #include "installers/nvidia_toolkit.h"
 #include "probe/inventory_file.h"
 #include "probe/nfd_features.h"
@@ -198,12 +198,12 @@ Result<std::string> step_our_specs(SetupContext& ctx) {
 
 // After every spec is written: each repository's view follows /etc/cdi and the grants.
 Result<std::string> step_views(SetupContext& ctx) {
-  RGPU_TRY_ASSIGN(const auto changes, admission::refresh_views(ctx.fs, ctx.log.batch_sink()));
+  RGPU_TRY_ASSIGN(const auto changes, grants::refresh_views(ctx.fs, ctx.log.batch_sink()));
   ctx.log.add(changes);
   // The grants the specs now point at other hardware: setup says so, whatever else went well.
-  if (auto set = admission::load_grants(ctx.fs)) {
-    ctx.moved_grants = admission::moved_grants(probe::HardwareReader(ctx.fs), cdi::read_spec_index(ctx.fs), *set);
-    for (const auto& m : ctx.moved_grants) ctx.report.warnings.push_back(admission::move_warning(m));
+  if (auto set = grants::load_grants(ctx.fs)) {
+    ctx.moved_grants = grants::moved_grants(probe::HardwareReader(ctx.fs), cdi::read_spec_index(ctx.fs), *set);
+    for (const auto& m : ctx.moved_grants) ctx.report.warnings.push_back(grants::move_warning(m));
   }
   return std::string(ctx.log.changed() ? "written" : "unchanged");
 }

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "admission/grant_hardware.h"
 #include "core/command_runner.h"
 #include "core/result.h"
 #include "core/root_fs.h"
+#include "grants/hardware.h"
 #include "probe/probe.h"
 #include "setup/change_log.h"
 #include "setup/toolkit_choice.h"
@@ -34,8 +34,8 @@ struct SetupContext {
   ChangeLog& log;        ///< where every change goes, and is recorded
   SetupOptions options;
   probe::ProbeReport report{};
-  ToolkitChoice toolkit = ToolkitChoice::not_needed;    ///< decided by the probe step
-  std::vector<admission::GrantMove> moved_grants = {};  ///< found by the views step, once the specs are written
+  ToolkitChoice toolkit = ToolkitChoice::not_needed;  ///< decided by the probe step
+  std::vector<grants::GrantMove> moved_grants = {};   ///< found by the views step, once the specs are written
 };
 
 struct SetupStep {

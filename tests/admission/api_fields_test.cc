@@ -20,6 +20,7 @@
 
 using namespace rgpu;
 using namespace rgpu::admission;
+using namespace rgpu::grants;
 using namespace rgpu::test;
 
 namespace {

@@ -12,8 +12,8 @@
 
 #include "admission/decide.h"
 #include "admission/go_json.h"
-#include "admission/grant_store.h"
-#include "admission/grants_cache.h"
+#include "grants/cache.h"
+#include "grants/store.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
@@ -21,6 +21,7 @@
 
 using namespace rgpu;
 using namespace rgpu::admission;
+using namespace rgpu::grants;
 using namespace rgpu::test;
 
 namespace {

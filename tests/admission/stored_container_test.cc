@@ -25,6 +25,7 @@
 
 using namespace rgpu;
 using namespace rgpu::admission;
+using namespace rgpu::grants;
 using namespace rgpu::test;
 namespace asio = boost::asio;
 namespace beast = boost::beast;

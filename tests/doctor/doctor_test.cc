@@ -684,7 +684,7 @@ TEST_CASE("doctor: the container check runs a canary through the repository's da
              R"({"cdiVersion":"0.6.0","kind":"rediacc.io/dri","devices":[{"name":"renderD128",)"
              R"("containerEdits":{"deviceNodes":[{"path":"/dev/dri/renderD128"}]}}]})");
   const rgpu::RootFs fs(root.path());
-  rgpu::admission::GrantSet grants;
+  rgpu::grants::GrantSet grants;
   grants.grants = {{"web", "rediacc.io/dri=renderD128", false, ""}};
   const rgpu::doctor::Facts facts{fs, {}, std::nullopt, std::nullopt, rgpu::cdi::read_spec_index(fs), grants, {}};
   const auto containers = [&](const StandInDaemon& daemon) {

@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                         "/v1.41/containers/abc/exec", "/v1.41/volumes/create"};
   const std::string uri = kRoutes[data[0] % 4];
   const std::string body(reinterpret_cast<const char*>(data + 1), size - 1);
-  rgpu::admission::GrantSet grants;
+  rgpu::grants::GrantSet grants;
   grants.grants = {{"web", "nvidia.com/gpu=all", false, ""}};
   rgpu::admission::AuthzRequest request{"POST", uri, "application/json", body};
   const auto decision = rgpu::admission::decide(grants, "web", request);

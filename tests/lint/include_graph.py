@@ -10,8 +10,10 @@ import sys
 
 root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
 root = os.path.abspath(root)
-folders = ["core", "probe", "wsl", "cdi-gen", "installers", "units", "admission", "doctor", "setup", "cli"]
-folders = [f for f in folders if os.path.isfile(os.path.join(root, f, "CMakeLists.txt"))]
+# The product's folders as the build adds them (not tests, bench or packaging, which link anything).
+top = re.sub(r"#.*", "", open(os.path.join(root, "CMakeLists.txt")).read())
+folders = [f for f in re.findall(r"^\s*add_subdirectory\((\S+)\)", top, re.M)
+           if f not in ("tests", "bench", "packaging") and os.path.isfile(os.path.join(root, f, "CMakeLists.txt"))]
 
 library_of = {}  # "cdi-gen/spec.cc" -> "rgpu_cdi"
 links = {}  # "rgpu_cdi" -> {"rgpu_cdi_model", ...}

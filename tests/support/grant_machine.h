@@ -5,10 +5,10 @@
 #include <chrono>
 #include <string>
 
-#include "admission/grant_store.h"
 #include "cdi-gen/spec_index.h"
 #include "core/file_sink.h"
 #include "core/root_fs.h"
+#include "grants/store.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 
@@ -30,8 +30,8 @@ struct GrantMachine {
   }
   /// Reads the specs again, after a test changed them.
   void reindex() { index = cdi::read_spec_index(fs); }
-  Result<admission::GrantOutcome> grant(const std::string& repo, const std::string& device, bool exclusive = false) {
-    return admission::add_grant(fs, sink, index, repo, device, exclusive, now);
+  Result<grants::GrantOutcome> grant(const std::string& repo, const std::string& device, bool exclusive = false) {
+    return grants::add_grant(fs, sink, index, repo, device, exclusive, now);
   }
 };
 

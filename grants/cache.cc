@@ -1,8 +1,8 @@
-#include "admission/grants_cache.h"
+#include "grants/cache.h"
 
-#include "admission/grant_store.h"
+#include "grants/store.h"
 
-namespace rgpu::admission {
+namespace rgpu::grants {
 
 GrantsCache::GrantsCache(const RootFs& fs) : fs_(fs), path_(fs.host_path(kGrantsPath).string()) {}
 
@@ -23,4 +23,4 @@ Result<std::shared_ptr<const GrantSet>> GrantsCache::current() {
   return grants_;
 }
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::grants

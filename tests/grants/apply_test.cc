@@ -5,14 +5,14 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "admission/grants_apply.h"
+#include "grants/apply.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/grant_machine.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
 
 using namespace rgpu;
-using namespace rgpu::admission;
+using namespace rgpu::grants;
 using namespace rgpu::test;
 using nlohmann::json;
 

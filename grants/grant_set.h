@@ -11,7 +11,7 @@
 
 #include "core/result.h"
 
-namespace rgpu::admission {
+namespace rgpu::grants {
 
 inline constexpr const char* kGrantsPath = "/etc/rediacc/gpu/grants.json";
 inline constexpr int kGrantsSchema = 1;
@@ -63,4 +63,4 @@ Result<GrantSet> parse_grants(std::string_view text, std::string_view where);
 /// Names are letters, digits, '.', '_' and '-', starting with a letter or digit.
 Result<std::string> parse_repo(std::string_view written, const std::string& hostname);
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::grants

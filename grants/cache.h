@@ -8,10 +8,10 @@
 #include <mutex>
 #include <string>
 
-#include "admission/grants.h"
 #include "core/root_fs.h"
+#include "grants/grant_set.h"
 
-namespace rgpu::admission {
+namespace rgpu::grants {
 
 class GrantsCache {
  public:
@@ -29,4 +29,4 @@ class GrantsCache {
   std::shared_ptr<const GrantSet> grants_;
 };
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::grants

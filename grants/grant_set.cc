@@ -1,11 +1,11 @@
-#include "admission/grants.h"
+#include "grants/grant_set.h"
 
 #include <algorithm>
 #include <cctype>
 
 #include "core/structured_text.h"
 
-namespace rgpu::admission {
+namespace rgpu::grants {
 namespace {
 
 using nlohmann::json;
@@ -123,4 +123,4 @@ Result<std::string> parse_repo(std::string_view written, const std::string& host
   return name;
 }
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::grants

@@ -1,12 +1,12 @@
-#include "admission/grant_views.h"
+#include "grants/views.h"
 
-#include "admission/grant_hardware.h"
-#include "admission/grant_store.h"
 #include "cdi-gen/repo_views.h"
 #include "core/file_lock.h"
 #include "core/state_paths.h"
+#include "grants/hardware.h"
+#include "grants/store.h"
 
-namespace rgpu::admission {
+namespace rgpu::grants {
 
 Result<std::vector<Change>> refresh_views(const RootFs& fs, FileSink& sink) {
   RGPU_TRY_ASSIGN(auto lock, FileLock::acquire(fs, state::kGrantsLock));
@@ -20,4 +20,4 @@ Result<std::vector<Change>> refresh_views(const RootFs& fs, FileSink& sink) {
   return cdi::update_views(fs, sink, index, held);
 }
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::grants

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "admission/grants.h"
 #include "cdi-gen/spec_index.h"
+#include "grants/grant_set.h"
 #include "probe/hardware_identity.h"
 
-namespace rgpu::admission {
+namespace rgpu::grants {
 
 /// What a grant of `device` records as its hardware: the live identities of its GPU's own nodes.
 /// Fails, naming the node, when one cannot be told (the card is gone, the spec is stale).
@@ -48,4 +48,4 @@ std::string move_warning(const GrantMove& move);
 /// "granted on 0000:01:00.0, now 0000:03:00.0": a move as one clause.
 std::string move_clause(const std::vector<std::string>& recorded, const std::vector<std::string>& now);
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::grants

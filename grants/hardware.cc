@@ -1,10 +1,10 @@
-#include "admission/grant_hardware.h"
+#include "grants/hardware.h"
 
 #include <algorithm>
 
 #include "core/joined.h"
 
-namespace rgpu::admission {
+namespace rgpu::grants {
 
 Result<std::vector<std::string>> hardware_of(const probe::HardwareReader& reader, const cdi::IndexedDevice& device) {
   auto ids = reader.identities(device.device_nodes);
@@ -88,4 +88,4 @@ std::string move_clause(const std::vector<std::string>& recorded, const std::vec
   return "granted on " + list(recorded) + ", now " + list(now);
 }
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::grants

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "admission/grant_store.h"
+#include "grants/store.h"
 
-namespace rgpu::admission {
+namespace rgpu::grants {
 
 inline constexpr int kDesiredGrantsSchema = 1;
 
@@ -69,4 +69,4 @@ struct ApplyOutcome {
 Result<ApplyOutcome> apply_grants(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index,
                                   const DesiredGrants& desired, bool prune, SystemTime now, bool accept_moves = false);
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::grants

@@ -6,15 +6,15 @@
 #include <chrono>
 #include <future>
 
-#include "admission/grant_store.h"
 #include "core/structured_text.h"
+#include "grants/store.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/grant_machine.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
 
 using namespace rgpu;
-using namespace rgpu::admission;
+using namespace rgpu::grants;
 using namespace rgpu::test;
 
 namespace {

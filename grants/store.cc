@@ -1,19 +1,19 @@
-#include "admission/grant_store.h"
+#include "grants/store.h"
 #include "cdi-gen/reach_rules.h"
 
 #include <algorithm>
 #include <tuple>
 
-#include "admission/grant_hardware.h"
 #include "cdi-gen/hook_policy.h"
 #include "core/edit_distance.h"
 #include "core/joined.h"
 #include "core/state_paths.h"
+#include "grants/hardware.h"
 
 #include "core/file_lock.h"
 #include "probe/inventory_file.h"
 
-namespace rgpu::admission {
+namespace rgpu::grants {
 namespace {
 
 struct Review {
@@ -180,4 +180,4 @@ std::vector<std::string> closest_names(const cdi::SpecIndex& index, const std::s
   return closest(device, names, n);
 }
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::grants

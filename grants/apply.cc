@@ -1,5 +1,5 @@
-#include "admission/grants_apply.h"
-#include "admission/grant_hardware.h"
+#include "grants/apply.h"
+#include "grants/hardware.h"
 
 #include <algorithm>
 #include <map>
@@ -10,7 +10,7 @@
 #include "core/state_paths.h"
 #include "core/structured_text.h"
 
-namespace rgpu::admission {
+namespace rgpu::grants {
 namespace {
 
 using nlohmann::json;
@@ -228,4 +228,4 @@ Result<ApplyOutcome> apply_grants(const RootFs& fs, FileSink& sink, const cdi::S
   return outcome;
 }
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::grants

@@ -9,11 +9,11 @@
 #include "core/file_sink.h"
 #include "core/root_fs.h"
 
-namespace rgpu::admission {
+namespace rgpu::grants {
 
 /// Rewrites every repository's view from grants.json and /etc/cdi; a grants file that does not
 /// parse is an error and leaves every view as it was. A name whose hardware moved since it was
 /// granted (moved_grants) is left out of its repository's view.
 Result<std::vector<Change>> refresh_views(const RootFs& fs, FileSink& sink);
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::grants

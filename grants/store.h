@@ -5,15 +5,15 @@
 #include <string>
 #include <vector>
 
-#include "admission/grants.h"
 #include "cdi-gen/reach.h"
 #include "cdi-gen/spec_index.h"
 #include "core/change.h"
 #include "core/file_sink.h"
 #include "core/root_fs.h"
 #include "core/time_text.h"
+#include "grants/grant_set.h"
 
-namespace rgpu::admission {
+namespace rgpu::grants {
 
 /// The machine's grants; no file yet means none. A file that does not parse is an error.
 Result<GrantSet> load_grants(const RootFs& fs);
@@ -82,4 +82,4 @@ std::vector<AliasHolder> alias_holders(const GrantSet& set, const cdi::ReachMap&
 /// Up to `n` defined names closest to `device` by edit distance, closest first.
 std::vector<std::string> closest_names(const cdi::SpecIndex& index, const std::string& device, size_t n = 3);
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::grants
