@@ -7,15 +7,13 @@
 #include <string>
 #include <string_view>
 
-#include "admission/daemon_containers.h"
 #include "admission/decide.h"
-#include "admission/spec_reviews.h"
 #include "cli/command.h"
 #include "cli/jsonl_stream.h"
 #include "cli/repo_arg.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
-#include "grants/cache.h"
+#include "plugin/live_gate.h"
 
 namespace rgpu::cli {
 namespace {
@@ -29,48 +27,33 @@ struct AdmitFlags {
 
 // Fails closed: a request that cannot be read, or grants that cannot be read when the request
 // needs them, are refused; so is a request the gate fails on.
-admission::Decision decide_text(grants::GrantsCache& cache, const std::string& repo, std::string_view text,
-                                const admission::DecideOptions& options) {
+admission::Decision decide_text(plugin::LiveGate& gate, std::string_view text) {
   auto request = admission::parse_authz_request(text);
   if (!request) return {false, "refused: " + request.error().message + "."};
-  return admission::decide_or_refuse([&cache] { return cache.current(); }, repo, *request, options);
+  return gate.decide(*request);
 }
 
 int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
   RootFs fs(global.root);
   auto repo = repo_of(fs, f.repo);
   if (!repo) return report_usage(repo.error());
-  auto containers = admission::daemon_containers(
-      f.docker_host,
-      "admit was run without --docker-host, so it cannot see what the container attaches; pass the "
-      "repository daemon's socket");
-  if (!containers) return report_usage(containers.error());
-  grants::GrantsCache cache(fs);
-  admission::SpecReviews spec_reviews(fs, *repo);
-  const admission::HostPathJudge host_paths(
-      fs, std::chrono::seconds(2), [&spec_reviews](std::string_view path) { return spec_reviews.name_for_node(path); });
-  const admission::ReviewSource reviews = [&spec_reviews](const std::string& name) { return spec_reviews.of(name); };
-  const admission::NameSource names = [&spec_reviews] { return spec_reviews.defined(); };
-  const admission::HardwareSource hardware = [&spec_reviews](const std::string& name) {
-    return spec_reviews.hardware(name);
-  };
-  const admission::DecideOptions options{.allow_buildkit = f.allow_buildkit,
-                                         .host_paths = &host_paths,
-                                         .containers = &*containers,
-                                         .reviews = &reviews,
-                                         .names = &names,
-                                         .hardware = &hardware};
+  auto gate = plugin::LiveGate::open(
+      fs, {*repo, f.docker_host,
+           "admit was run without --docker-host, so it cannot see what the container attaches; pass the "
+           "repository daemon's socket",
+           f.allow_buildkit});
+  if (!gate) return report_usage(gate.error());
   if (f.jsonl) {
     JsonlStream stream(STDIN_FILENO, STDOUT_FILENO);
     while (auto line = stream.next()) {
       if (line->empty()) continue;
-      const auto decision = decide_text(cache, *repo, *line, options);
+      const auto decision = decide_text(**gate, *line);
       stream.answer_with([&](std::string& out) { admission::append_authz_response(decision, out); });
     }
     return stream.flush() ? kExitOk : kExitFailure;
   }
   const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-  const auto decision = decide_text(cache, *repo, text, options);
+  const auto decision = decide_text(**gate, text);
   std::cout << admission::authz_response(decision) << "\n";
   return decision.allow ? kExitOk : kExitFailure;
 }

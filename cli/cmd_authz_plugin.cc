@@ -7,13 +7,11 @@
 #include <iostream>
 #include <string>
 
-#include "admission/authz_server.h"
-#include "admission/daemon_containers.h"
-#include "admission/spec_reviews.h"
 #include "cli/command.h"
 #include "cli/repo_arg.h"
 #include "core/state_paths.h"
-#include "grants/cache.h"
+#include "plugin/authz_server.h"
+#include "plugin/live_gate.h"
 
 namespace rgpu::cli {
 namespace {
@@ -35,35 +33,19 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
   RootFs fs(global.root);
   auto repo = repo_of(fs, f.repo);
   if (!repo) return report_usage(repo.error());
-  auto containers = admission::daemon_containers(
-      f.docker_host, "the plugin of repository \"" + *repo + "\" was started without --docker-host, so it cannot see " +
-                         "what the container attaches; set " + state::kDockerHostVariable +
-                         "=unix:///PATH/docker.sock in " + state::kPluginEnvDir + "/" + *repo +
-                         ".env and restart rediacc-gpu-authz@" + *repo);
-  if (!containers) return report_usage(containers.error());
-  grants::GrantsCache cache(fs);
-  admission::SpecReviews spec_reviews(fs, *repo);
-  const admission::HostPathJudge host_paths(
-      fs, std::chrono::seconds(2), [&spec_reviews](std::string_view path) { return spec_reviews.name_for_node(path); });
-  const admission::ReviewSource reviews = [&spec_reviews](const std::string& name) { return spec_reviews.of(name); };
-  const admission::NameSource names = [&spec_reviews] { return spec_reviews.defined(); };
-  const admission::HardwareSource hardware = [&spec_reviews](const std::string& name) {
-    return spec_reviews.hardware(name);
-  };
-  admission::AuthzServer server([&cache] { return cache.current(); },
-                                admission::PluginSettings{*repo,
-                                                          {.allow_buildkit = f.allow_buildkit,
-                                                           .host_paths = &host_paths,
-                                                           .containers = &*containers,
-                                                           .reviews = &reviews,
-                                                           .names = &names,
-                                                           .hardware = &hardware}},
-                                log_line);
+  auto gate = plugin::LiveGate::open(
+      fs, {*repo, f.docker_host,
+           "the plugin of repository \"" + *repo + "\" was started without --docker-host, so it cannot see " +
+               "what the container attaches; set " + state::kDockerHostVariable + "=unix:///PATH/docker.sock in " +
+               state::kPluginEnvDir + "/" + *repo + ".env and restart rediacc-gpu-authz@" + *repo,
+           f.allow_buildkit});
+  if (!gate) return report_usage(gate.error());
+  plugin::AuthzServer server((*gate)->grants(), plugin::PluginSettings{*repo, (*gate)->options()}, log_line);
   if (f.docker_host.empty()) {
     log_line("warning: no --docker-host: start, restart, unpause and exec of existing containers are refused");
   }
-  const int activated = admission::socket_from_systemd();
-  const std::string socket = f.socket.empty() ? admission::default_plugin_socket(*repo) : f.socket;
+  const int activated = plugin::socket_from_systemd();
+  const std::string socket = f.socket.empty() ? plugin::default_plugin_socket(*repo) : f.socket;
   auto ready = activated >= 0 ? server.adopt(activated) : server.listen(socket);
   if (!ready) return report_failure(ready.error());
   log_line("serving repository " + *repo + (activated >= 0 ? " on the socket systemd passed" : " on " + socket));

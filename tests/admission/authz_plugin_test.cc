@@ -14,7 +14,7 @@
 #include <fstream>
 #include <thread>
 
-#include "admission/plugin_protocol.h"
+#include "plugin/protocol.h"
 #include "tests/support/authz_envelope.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
@@ -22,6 +22,7 @@
 
 using namespace rgpu;
 using namespace rgpu::admission;
+using namespace rgpu::plugin;
 using namespace rgpu::grants;
 using namespace rgpu::test;
 namespace asio = boost::asio;

@@ -15,16 +15,17 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "admission/authz_server.h"
 #include "admission/base64.h"
 #include "admission/daemon_containers.h"
 #include "admission/decide.h"
 #include "admission/route.h"
+#include "plugin/authz_server.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
 
 using namespace rgpu;
 using namespace rgpu::admission;
+using namespace rgpu::plugin;
 using namespace rgpu::grants;
 using namespace rgpu::test;
 namespace asio = boost::asio;

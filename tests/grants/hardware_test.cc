@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "admission/spec_reviews.h"
+#include "plugin/spec_reviews.h"
 #include "probe/hardware_identity.h"
 #include "tests/support/admit_on.h"
 #include "tests/support/authz_envelope.h"
@@ -321,7 +321,7 @@ TEST_CASE("a long-lived gate sees spec changes and renumbered cards at the next 
   workstation(root, {128, 129, 130});
   REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
   const RootFs fs(root.path());
-  admission::SpecReviews specs(fs);
+  plugin::SpecReviews specs(fs);
   CHECK(specs.hardware("rediacc.io/dri=renderD129") == std::vector<std::string>{kUuid4090});
   CHECK(specs.hardware("vendor.com/xpu=a") == std::vector<std::string>{});
   root.write("/opt/vendor.yaml",

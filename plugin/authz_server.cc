@@ -1,4 +1,4 @@
-#include "admission/authz_server.h"
+#include "plugin/authz_server.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -16,7 +16,7 @@
 #include <filesystem>
 #include <optional>
 
-namespace rgpu::admission {
+namespace rgpu::plugin {
 namespace {
 
 namespace asio = boost::asio;
@@ -70,8 +70,8 @@ class Session : public std::enable_shared_from_this<Session> {
       const auto target = request.target();
       const auto path = path_of(std::string_view(target.data(), target.size()));
       if (path == "/AuthZPlugin.AuthZReq") {
-        auto call = parse_authz_request(request.body());
-        if (call && judges_stored_container(*call)) return answer_off_loop(std::move(call));
+        auto call = admission::parse_authz_request(request.body());
+        if (call && admission::judges_stored_container(*call)) return answer_off_loop(std::move(call));
         reply = authz_reply(call, shared_.grants, shared_.settings, shared_.log);
       } else {
         reply = plugin_reply(path, request.body(), shared_.grants, shared_.settings, shared_.log);
@@ -81,7 +81,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   // The decision waits on the daemon, which calls this plugin for its own lookup meanwhile.
-  void answer_off_loop(Result<AuthzRequest> call) {
+  void answer_off_loop(Result<admission::AuthzRequest> call) {
     asio::post(*shared_.workers, [self = shared_from_this(), call = std::move(call)] {
       PluginReply reply = authz_reply(call, self->shared_.grants, self->shared_.settings, self->shared_.log);
       asio::post(self->socket_.get_executor(), [self, reply = std::move(reply)]() mutable {
@@ -240,4 +240,4 @@ int socket_from_systemd() {
   return 3;  // SD_LISTEN_FDS_START
 }
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::plugin

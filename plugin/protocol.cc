@@ -1,9 +1,9 @@
-#include "admission/plugin_protocol.h"
+#include "plugin/protocol.h"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-namespace rgpu::admission {
+namespace rgpu::plugin {
 namespace {
 
 std::string json_text(const nlohmann::ordered_json& j) {
@@ -41,22 +41,22 @@ std::string default_plugin_socket(const std::string& repo) {
   return "/run/docker/plugins/" + plugin_name(repo) + ".sock";
 }
 
-std::string refusal_line(const std::string& repo, const AuthzRequest& request, const std::string& reason) {
+std::string refusal_line(const std::string& repo, const admission::AuthzRequest& request, const std::string& reason) {
   return "refused repo=" + printable(repo) + " route=\"" + printable(request.method) + " " + printable(request.uri) +
          "\" reason=\"" + printable(reason) + "\"";
 }
 
-PluginReply authz_reply(const Result<AuthzRequest>& request, const grants::GrantsSource& grants,
+PluginReply authz_reply(const Result<admission::AuthzRequest>& request, const grants::GrantsSource& grants,
                         const PluginSettings& settings, const RefusalLog& log) {
   if (!request) {
     if (log) log("refused repo=" + printable(settings.repo) + " reason=\"" + printable(request.error().message) + "\"");
     return error_reply(200, request.error().message);
   }
-  const Decision decision = decide_or_refuse(grants, settings.repo, *request, settings.options);
+  const admission::Decision decision = admission::decide_or_refuse(grants, settings.repo, *request, settings.options);
   if (!decision.allow && log)
     log(refusal_line(settings.repo, *request, decision.msg) +
         (decision.detail.empty() ? "" : " detail=\"" + printable(decision.detail) + "\""));
-  return {200, authz_response(decision)};
+  return {200, admission::authz_response(decision)};
 }
 
 PluginReply plugin_reply(std::string_view path, std::string_view body, const grants::GrantsSource& grants,
@@ -64,7 +64,7 @@ PluginReply plugin_reply(std::string_view path, std::string_view body, const gra
   if (path == "/Plugin.Activate") return {200, R"({"Implements":["authz"]})"};
   if (path == "/AuthZPlugin.AuthZRes") return {200, R"({"Allow":true})"};
   if (path != "/AuthZPlugin.AuthZReq") return error_reply(404, "unknown plugin call " + std::string(path));
-  return authz_reply(parse_authz_request(body), grants, settings, log);
+  return authz_reply(admission::parse_authz_request(body), grants, settings, log);
 }
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::plugin

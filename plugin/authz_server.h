@@ -8,10 +8,10 @@
 #include <memory>
 #include <string>
 
-#include "admission/plugin_protocol.h"
 #include "core/result.h"
+#include "plugin/protocol.h"
 
-namespace rgpu::admission {
+namespace rgpu::plugin {
 
 class AuthzServer {
  public:
@@ -39,4 +39,4 @@ class AuthzServer {
 /// The listening socket systemd passed to this process (LISTEN_PID/LISTEN_FDS, fd 3), if any.
 int socket_from_systemd();
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::plugin

@@ -1,4 +1,4 @@
-#include "admission/spec_reviews.h"
+#include "plugin/spec_reviews.h"
 #include "cdi-gen/reach_rules.h"
 
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 #include "cdi-gen/spec_index.h"
 #include "grants/store.h"
 
-namespace rgpu::admission {
+namespace rgpu::plugin {
 namespace {
 
 void add_stat(std::string& key, const std::string& host_path) {
@@ -141,9 +141,9 @@ std::string SpecReviews::name_for_node(std::string_view path) {
   return it == node_names_.end() ? std::string() : it->second;
 }
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::plugin
 
-namespace rgpu::admission {
+namespace rgpu::plugin {
 
 Result<std::vector<std::string>> SpecReviews::hardware(const std::string& name) {
   std::vector<std::string> nodes;
@@ -159,4 +159,4 @@ Result<std::vector<std::string>> SpecReviews::hardware(const std::string& name) 
   return ids;
 }
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::plugin

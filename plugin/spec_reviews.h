@@ -16,7 +16,7 @@
 #include "core/root_fs.h"
 #include "probe/hardware_identity.h"
 
-namespace rgpu::admission {
+namespace rgpu::plugin {
 
 class SpecReviews {
  public:
@@ -61,4 +61,4 @@ class SpecReviews {
   std::chrono::steady_clock::time_point checked_{};
 };
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::plugin

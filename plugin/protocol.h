@@ -9,7 +9,7 @@
 
 #include "admission/decide.h"
 
-namespace rgpu::admission {
+namespace rgpu::plugin {
 
 inline constexpr const char* kPluginMediaType = "application/vnd.docker.plugins.v1.2+json";
 
@@ -21,7 +21,7 @@ std::string default_plugin_socket(const std::string& repo);
 
 struct PluginSettings {
   std::string repo;  ///< the repository whose daemon asks
-  DecideOptions options;
+  admission::DecideOptions options;
 };
 
 /// Receives one line per refusal (repository, route, reason), meant for the journal.
@@ -40,10 +40,10 @@ PluginReply plugin_reply(std::string_view path, std::string_view body, const gra
 /// The answer to an AuthZReq already read (plugin_reply reads it, then calls this): the server
 /// reads each call once, and answers one that asks the daemon for a stored container
 /// (judges_stored_container) off its event loop.
-PluginReply authz_reply(const Result<AuthzRequest>& request, const grants::GrantsSource& grants,
+PluginReply authz_reply(const Result<admission::AuthzRequest>& request, const grants::GrantsSource& grants,
                         const PluginSettings& settings, const RefusalLog& log);
 
 /// The one line logged for a refusal: control characters of the request are escaped.
-std::string refusal_line(const std::string& repo, const AuthzRequest& request, const std::string& reason);
+std::string refusal_line(const std::string& repo, const admission::AuthzRequest& request, const std::string& reason);
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::plugin

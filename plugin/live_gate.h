@@ -1,0 +1,57 @@
+#pragma once
+// The gate as it runs for one repository, assembled once for `admit` and `authz-plugin`: the
+// grants as they are at each request (reloaded when the file changes), the repository's spec
+// reviews and the hardware each name reaches now, the host paths a bind may not reach, and the
+// repository daemon's stored containers for the routes that act on one.
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "admission/decide.h"
+#include "core/result.h"
+#include "core/root_fs.h"
+#include "grants/cache.h"
+#include "plugin/spec_reviews.h"
+
+namespace rgpu::plugin {
+
+struct GateSettings {
+  std::string repo;
+  /// The repository's own daemon (unix:///path); empty: the routes that need a stored container
+  /// are refused with `no_daemon_why`.
+  std::string docker_host;
+  std::string no_daemon_why;
+  bool allow_buildkit = false;
+};
+
+class LiveGate {
+ public:
+  /// An error when docker_host is not a daemon address.
+  static Result<std::unique_ptr<LiveGate>> open(const RootFs& fs, GateSettings settings);
+  LiveGate(const LiveGate&) = delete;
+  LiveGate& operator=(const LiveGate&) = delete;
+
+  const std::string& repo() const { return settings_.repo; }
+  /// What the decision reads of the machine; valid as long as the gate.
+  const admission::DecideOptions& options() const { return options_; }
+  /// The grants now, reloaded when grants.json changed.
+  const grants::GrantsSource& grants() const { return grants_; }
+  /// The decision on one request, failing closed on anything the gate throws.
+  admission::Decision decide(const admission::AuthzRequest& request);
+
+ private:
+  LiveGate(const RootFs& fs, GateSettings settings, admission::ContainerSource containers);
+  GateSettings settings_;
+  grants::GrantsCache cache_;
+  grants::GrantsSource grants_;
+  SpecReviews spec_reviews_;
+  admission::HostPathJudge host_paths_;
+  admission::ContainerSource containers_;
+  admission::ReviewSource reviews_;
+  admission::NameSource names_;
+  admission::HardwareSource hardware_;
+  admission::DecideOptions options_;
+};
+
+}  // namespace rgpu::plugin
