@@ -15,7 +15,7 @@ namespace {
 constexpr std::array<std::string_view, 28> kProtected = {
     "/dev", "/sys", "/proc", "/run/udev",
     // Docker 25+ reads /etc/cdi and /var/run/cdi unless told otherwise; podman reads /run/cdi too.
-    cdi::kSpecDir, paths::kDockerRunCdiDir, paths::kPodmanRunCdiDir,
+    paths::kCdiSpecDir, paths::kDockerRunCdiDir, paths::kPodmanRunCdiDir,
     // Grants and inventory; setup's locks and its record of the NVIDIA spec it owns.
     "/etc/rediacc", "/var/lib/rediacc",
     // Container engines: sockets, state, configuration (daemon.json names the authorization plugin).

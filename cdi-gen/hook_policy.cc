@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/state_paths.h"
+
 namespace rgpu::cdi {
 
 std::vector<std::string> allowed_hooks(const RootFs& fs) {
   std::vector<std::string> out(std::begin(kToolkitHooks), std::end(kToolkitHooks));
-  auto text = fs.read_optional(kAllowedHooksPath);
+  auto text = fs.read_optional(state::kAllowedHooksPath);
   if (!text || !*text) return out;
   std::istringstream lines(**text);
   for (std::string line; std::getline(lines, line);) {

@@ -10,16 +10,14 @@
 
 #include "cdi-gen/spec_index.h"
 #include "core/root_fs.h"
+#include "core/state_paths.h"
 
 namespace rgpu::cdi {
-
-/// One path a line, '#' starts a comment: hook programs the operator allows beside the toolkit's.
-inline constexpr const char* kAllowedHooksPath = "/etc/rediacc/gpu/allowed-hooks";
 
 /// The toolkit's own hook programs, always allowed (when root owns them and nobody else may write them).
 inline constexpr const char* kToolkitHooks[] = {"/usr/bin/nvidia-cdi-hook", "/usr/bin/nvidia-ctk"};
 
-/// The allowed hook paths: the toolkit's and those of kAllowedHooksPath. A file that cannot be
+/// The allowed hook paths: the toolkit's and those of state::kAllowedHooksPath. A file that cannot be
 /// read adds nothing (the toolkit's stay allowed).
 std::vector<std::string> allowed_hooks(const RootFs& fs);
 

@@ -1,11 +1,12 @@
 #include "cdi-gen/repo_views.h"
-#include "cdi-gen/reach_rules.h"
 
 #include <atomic>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
+#include "cdi-gen/reach_rules.h"
+#include "core/state_paths.h"
 #include "core/structured_text.h"
 
 namespace rgpu::cdi {
@@ -107,12 +108,12 @@ Result<std::vector<Change>> apply_all(FileSink& sink, const std::vector<ViewFile
 
 }  // namespace
 
-std::string view_dir(const std::string& repo) { return join_path(kViewsDir, repo); }
+std::string view_dir(const std::string& repo) { return join_path(state::kViewsDir, repo); }
 
 Result<std::vector<Change>> update_views(const RootFs& fs, FileSink& sink, const SpecIndex& index,
                                          const HeldNames& held) {
   HeldNames all = held;
-  if (auto dirs = fs.list_dir(kViewsDir)) {
+  if (auto dirs = fs.list_dir(state::kViewsDir)) {
     for (const auto& repo : *dirs) {
       if (fs.kind(view_dir(repo)) == NodeKind::directory) all[repo];
     }

@@ -17,9 +17,6 @@
 
 namespace rgpu::cdi {
 
-/// The parent of every view (machine path).
-inline constexpr const char* kViewsDir = "/var/lib/rediacc/gpu/cdi";
-
 /// Repository `repo`'s view directory (machine path): /var/lib/rediacc/gpu/cdi/REPO.
 std::string view_dir(const std::string& repo);
 

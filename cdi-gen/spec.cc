@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "cdi-gen/spec_index.h"
+#include "core/machine_paths.h"
 
 namespace rgpu::cdi {
 
@@ -27,7 +28,7 @@ nlohmann::ordered_json to_json(const Spec& spec) {
 }
 
 std::string spec_path(const Spec& spec) {
-  return std::string(kSpecDir) + "/" + spec.vendor + "-" + spec.klass + ".json";
+  return std::string(paths::kCdiSpecDir) + "/" + spec.vendor + "-" + spec.klass + ".json";
 }
 
 }  // namespace rgpu::cdi

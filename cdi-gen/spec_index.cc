@@ -7,6 +7,8 @@
 #include <optional>
 #include <set>
 
+#include "core/machine_paths.h"
+
 namespace rgpu::cdi {
 namespace {
 
@@ -58,14 +60,14 @@ SpecIndex index_files(const std::vector<std::string>& names, std::string_view di
 }  // namespace
 
 SpecIndex read_spec_index(const RootFs& fs) {
-  auto names = fs.list_dir(kSpecDir);
+  auto names = fs.list_dir(paths::kCdiSpecDir);
   if (!names) {
     SpecIndex index;
-    index.problems.push_back({kSpecDir, names.error().message});
+    index.problems.push_back({paths::kCdiSpecDir, names.error().message});
     return index;
   }
-  return index_files(*names, kSpecDir, [&fs](const std::string& name) -> Result<std::optional<std::string>> {
-    const std::string path = join_path(kSpecDir, name);
+  return index_files(*names, paths::kCdiSpecDir, [&fs](const std::string& name) -> Result<std::optional<std::string>> {
+    const std::string path = join_path(paths::kCdiSpecDir, name);
     if (fs.kind(path) != NodeKind::file) return std::nullopt;
     return fs.read_file(path);
   });

@@ -13,8 +13,6 @@
 
 namespace rgpu::cdi {
 
-inline constexpr const char* kSpecDir = paths::kCdiSpecDir;
-
 /// A program the runtime runs on the host, as root, for every container that asks for the name.
 struct CdiHook {
   std::string hook_name;  ///< the OCI hook point: "createContainer", "prestart", ...

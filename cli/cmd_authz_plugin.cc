@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "cli/repo_arg.h"
 #include "core/state_paths.h"
+#include "docker/repo_plugin.h"
 #include "plugin/authz_server.h"
 #include "plugin/live_gate.h"
 
@@ -37,7 +38,7 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
       fs, {*repo, f.docker_host,
            "the plugin of repository \"" + *repo + "\" was started without --docker-host, so it cannot see " +
                "what the container attaches; set " + state::kDockerHostVariable + "=unix:///PATH/docker.sock in " +
-               state::kPluginEnvDir + "/" + *repo + ".env and restart rediacc-gpu-authz@" + *repo,
+               docker::plugin_environment_path(*repo) + " and restart rediacc-gpu-authz@" + *repo,
            f.allow_buildkit});
   if (!gate) return report_usage(gate.error());
   plugin::AuthzServer server((*gate)->grants(), plugin::PluginSettings{*repo, (*gate)->options()}, log_line);
@@ -45,7 +46,7 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
     log_line("warning: no --docker-host: start, restart, unpause and exec of existing containers are refused");
   }
   const int activated = plugin::socket_from_systemd();
-  const std::string socket = f.socket.empty() ? plugin::default_plugin_socket(*repo) : f.socket;
+  const std::string socket = f.socket.empty() ? docker::plugin_socket(*repo) : f.socket;
   auto ready = activated >= 0 ? server.adopt(activated) : server.listen(socket);
   if (!ready) return report_failure(ready.error());
   log_line("serving repository " + *repo + (activated >= 0 ? " on the socket systemd passed" : " on " + socket));

@@ -9,8 +9,9 @@
 #include "cli/command.h"
 #include "cli/render.h"
 #include "cli/repo_arg.h"
+#include "docker/repo_plugin.h"
+#include "docker/running_daemons.h"
 #include "doctor/canary.h"
-#include "doctor/daemons.h"
 #include "grants/store.h"
 
 namespace rgpu::cli {
@@ -45,10 +46,10 @@ Result<std::vector<std::string>> devices_of(const RootFs& fs, const CanaryFlags&
 
 Result<std::string> daemon_of(const RootFs& fs, const CanaryFlags& f, const std::string& repo) {
   if (!f.docker_host.empty()) return f.docker_host;
-  const auto hosts = doctor::repo_daemon_addresses(fs, doctor::running_docker_daemons(fs));
+  const auto hosts = docker::repo_daemon_addresses(fs, docker::running_docker_daemons(fs));
   if (const auto found = hosts.find(repo); found != hosts.end()) return found->second;
   return fail("no daemon of repository " + repo + " is known: name it with --docker-host, or write " +
-              fs.host_path(std::string("/etc/rediacc/gpu/plugins/") + repo + ".env").string() +
+              fs.host_path(docker::plugin_environment_path(repo)).string() +
               " with REDIACC_GPU_DOCKER_HOST=unix:///path/to/its/docker.sock");
 }
 

@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "docker/images.h"
 #include "doctor/cuda_requirement.h"
-#include "doctor/docker_api.h"
 #include "setup/machine_probe.h"
 
 namespace rgpu::cli {
@@ -21,7 +21,7 @@ int run_check_image(const GlobalOptions& global, const CheckImageFlags& f) {
   RootFs fs(global.root);
   auto report = setup::probe_machine(fs);
   if (!report) return report_failure(report.error());
-  auto socket = doctor::docker_socket(f.docker_host);
+  auto socket = docker::docker_socket(f.docker_host);
   if (!socket) return report_failure(socket.error());
   auto verdict = doctor::check_image_cuda(report->inventory, *socket, f.image);
   if (!verdict) return report_failure(verdict.error());

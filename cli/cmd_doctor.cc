@@ -11,8 +11,8 @@
 #include "cli/repo_arg.h"
 #include "core/atomic_file.h"
 #include "core/command_runner.h"
+#include "docker/images.h"
 #include "doctor/container.h"
-#include "doctor/docker_api.h"
 #include "doctor/doctor.h"
 #include "doctor/metrics.h"
 

@@ -3,13 +3,14 @@
 #include <chrono>
 #include <iostream>
 
-#include "admission/container_devices.h"
 #include "cdi-gen/reach_rules.h"
 #include "cli/command.h"
 #include "cli/render.h"
 #include "cli/repo_arg.h"
-#include "core/docker_client.h"
 #include "core/joined.h"
+#include "docker/client.h"
+#include "docker/repo_plugin.h"
+#include "docker/stored_containers.h"
 #include "grants/hardware.h"
 #include "grants/store.h"
 #include "grants/views.h"
@@ -68,14 +69,14 @@ int run_grant(const GlobalOptions& global, const GrantFlags& f) {
 // A revoke applies at the next request: these containers are refused at their next start, and a
 // running one keeps the device cgroup it started with until it stops.
 int report_containers(const RootFs& fs, const std::string& repo, const GrantFlags& f) {
-  const std::string host = f.docker_host.empty() ? admission::configured_docker_host(fs, repo) : f.docker_host;
+  const std::string host = f.docker_host.empty() ? docker::configured_docker_host(fs, repo) : f.docker_host;
   if (host.empty()) {
     std::cout << "Containers made while " << repo << " held it are refused at their next start; a running one keeps "
               << "the device until it stops (pass --docker-host to list them).\n";
     return f.stop ? report_failure({"--stop needs the repository's daemon: pass --docker-host unix:///PATH"}) : kExitOk;
   }
-  const auto socket = docker_socket(host);
-  auto holding = socket.and_then([](const std::string& at) { return admission::stored_containers(at); });
+  const auto socket = docker::docker_socket(host);
+  auto holding = socket.and_then([](const std::string& at) { return docker::stored_containers(at); });
   if (!holding)
     return report_failure({"the grant is revoked, but its containers could not be listed: " + holding.error().message});
   int status = kExitOk;
@@ -83,7 +84,7 @@ int report_containers(const RootFs& fs, const std::string& repo, const GrantFlag
     if (std::find(c.cdi_names.begin(), c.cdi_names.end(), f.device) == c.cdi_names.end()) continue;
     std::string state = c.running ? "running: it keeps the device until it stops" : "stopped";
     if (f.stop) {
-      auto stopped = admission::stop_for_good(*socket, c.id);
+      auto stopped = docker::stop_for_good(*socket, c.id);
       state = stopped ? std::string("stopped now, restart policy no") : "not stopped: " + stopped.error().message;
       if (!stopped) status = kExitFailure;
     }

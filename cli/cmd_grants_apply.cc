@@ -9,10 +9,11 @@
 #include <map>
 #include <set>
 
-#include "admission/container_devices.h"
 #include "cli/command.h"
 #include "cli/render.h"
-#include "core/docker_client.h"
+#include "docker/client.h"
+#include "docker/repo_plugin.h"
+#include "docker/stored_containers.h"
 #include "grants/apply.h"
 #include "grants/views.h"
 #include "probe/inventory_file.h"
@@ -59,9 +60,9 @@ void find_holders(const RootFs& fs, Report& report) {
   std::map<std::string, std::vector<std::string>> revoked;
   for (const auto& g : report.outcome.revoked) revoked[g.repo].push_back(g.device);
   for (const auto& [repo, devices] : revoked) {
-    const auto host = admission::configured_docker_host(fs, repo);
+    const auto host = docker::configured_docker_host(fs, repo);
     if (host.empty()) continue;
-    auto stored = admission::stored_containers_at(host);
+    auto stored = docker::stored_containers_at(host);
     if (!stored) {
       report.warnings.push_back("the containers of " + repo +
                                 " that use a revoked name could not be listed: " + stored.error().message);

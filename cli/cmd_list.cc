@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/render.h"
 #include "core/joined.h"
+#include "core/state_paths.h"
 #include "core/time_text.h"
 #include "probe/inventory_file.h"
 
@@ -97,7 +98,7 @@ int run_list(const GlobalOptions& global, const std::string& output) {
   if (!recorded) return report_failure(recorded.error());
   if (!*recorded) {
     return report_failure(
-        {"no inventory at " + fs.host_path(probe::kInventoryPath).string() + "; run `rediacc-gpu probe` first."});
+        {"no inventory at " + fs.host_path(state::kInventoryPath).string() + "; run `rediacc-gpu probe` first."});
   }
   if (output == "json") {
     std::cout << (*recorded)->text;

@@ -6,6 +6,7 @@
 #include "cli/render.h"
 #include "core/change.h"
 #include "core/file_sink.h"
+#include "core/state_paths.h"
 #include "probe/inventory_file.h"
 #include "setup/machine_probe.h"
 
@@ -33,7 +34,7 @@ int run_probe_command(const GlobalOptions& global) {
   const auto n = report->inventory.gpus.size();
   std::cout << n << (n == 1 ? " GPU" : " GPUs") << " (platform " << probe::to_string(report->inventory.platform)
             << "); inventory " << (recorded->kind == Change::Kind::unchanged ? "unchanged at " : "written to ")
-            << fs.host_path(probe::kInventoryPath).string() << "\n";
+            << fs.host_path(state::kInventoryPath).string() << "\n";
   return kExitOk;
 }
 

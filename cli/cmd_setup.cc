@@ -14,6 +14,7 @@
 #include "core/file_lock.h"
 #include "core/state_paths.h"
 #include "installers/nvidia_toolkit.h"
+#include "setup/defaults.h"
 #include "setup/run.h"
 
 namespace rgpu::cli {
@@ -25,7 +26,7 @@ constexpr int kSetupJsonSchema = 2;
 struct SetupFlags {
   std::string mode = "auto";
   std::string version = installers::kDefaultToolkitVersion;
-  std::string repo_daemon_unit = "rediacc-docker@.service";
+  std::string repo_daemon_unit = setup::kDefaultRepoDaemonUnit;
   std::string tool_path;
   std::string output = "text";
   bool dry_run = false;
@@ -43,27 +44,6 @@ const std::vector<std::string> kNvidiaHooks = {"create-symlinks",
                                                "chmod",
                                                "all",
                                                "none"};
-
-std::vector<std::string> disabled_hooks(const RootFs& fs, const std::vector<std::string>& given) {
-  if (given.empty()) return setup::recorded_disabled_hooks(fs);
-  std::vector<std::string> out;
-  for (const auto& h : given) {
-    if (h != "none" && std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
-  }
-  return out;
-}
-
-constexpr const char* kPackagedToolPath = "/usr/bin/rediacc-gpu";
-
-// The path the units run the tool at. Under --root this binary is not that machine's: the
-// package's path, unless the operator names another.
-std::string unit_tool_path(const RootFs& fs, const std::string& given) {
-  if (!given.empty()) return given;
-  if (!fs.is_host_root()) return kPackagedToolPath;
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? kPackagedToolPath : self.string();
-}
 
 std::string seconds(std::chrono::steady_clock::duration d) {
   char buf[32];
@@ -167,8 +147,8 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
                                     flags.version,
                                     flags.exact_version,
                                     flags.repo_daemon_unit,
-                                    unit_tool_path(fs, flags.tool_path),
-                                    disabled_hooks(fs, flags.disable_hooks)};
+                                    setup::unit_tool_path(fs, flags.tool_path),
+                                    setup::disabled_hooks(fs, flags.disable_hooks)};
   FileSink& sink = flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink;
   CommandRunner& act = flags.dry_run ? static_cast<CommandRunner&>(dry_runner) : processes;
   const auto run = setup::run_setup(fs, sink, processes, act, options, &progress);

@@ -1,6 +1,6 @@
 #include "cli/gather_facts.h"
 
-#include "doctor/docker_api.h"
+#include "docker/images.h"
 #include "grants/store.h"
 #include "probe/inventory_file.h"
 #include "setup/machine_probe.h"
@@ -21,13 +21,13 @@ Result<doctor::Facts> gather_facts(const RootFs& fs, CommandRunner& runner, cons
                       inventory_error,
                       cdi::read_spec_index(fs),
                       grants::load_grants(fs),
-                      doctor::running_docker_daemons(fs),
+                      docker::running_docker_daemons(fs),
                       report.warnings,
                       &runner};
   // The daemon named with --docker-host is asked too: layer 3 can then tell a Docker without CDI.
   std::vector<std::pair<std::string, std::string>> also;
   if (!docker_host.empty()) {
-    if (auto socket = doctor::docker_socket(docker_host)) also.emplace_back("the daemon at " + docker_host, *socket);
+    if (auto socket = docker::docker_socket(docker_host)) also.emplace_back("the daemon at " + docker_host, *socket);
   }
   facts.answers = doctor::ask_daemons(fs, facts.daemons, also);
   doctor::gather_nvml(facts);

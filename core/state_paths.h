@@ -25,10 +25,27 @@ inline constexpr const char* kGrantsLock = "/var/lib/rediacc/gpu/grants.lock";
 inline constexpr const char* kNvidiaSpecOwned = "/var/lib/rediacc/gpu/nvidia-spec.owned";
 /// nvidia-ctk's output before setup installs it into /etc/cdi; removed once installed.
 inline constexpr const char* kGeneratedNvidiaSpec = "/var/lib/rediacc/gpu/nvidia.yaml.generated";
+/// The canary's last results, one file per repository (REPO.json), with the last success.
+inline constexpr const char* kCanaryDir = "/var/lib/rediacc/gpu/canary";
+/// The canary timer's settings per repository (REPO.env: the image), written by the operator.
+inline constexpr const char* kCanaryEnvDir = "/etc/rediacc/gpu/canary";
 /// When each grant was last seen in use (usage, metrics and doctor keep it): what doctor's
 /// granted-but-idle note reads. Rebuilt when removed.
 inline constexpr const char* kGrantUseRecord = "/var/lib/rediacc/gpu/grant-use.json";
 /// NVIDIA's armoured repository key as downloaded; removed once dearmored into the keyring.
 inline constexpr const char* kDownloadedKey = "/var/lib/rediacc/gpu/nvidia-container-toolkit.gpgkey";
+
+/// Files and directories others read, each named here once (docs/files.md says what each holds).
+/// The parent of every view (machine path).
+inline constexpr const char* kViewsDir = "/var/lib/rediacc/gpu/cdi";
+/// One path a line, '#' starts a comment: hook programs the operator allows beside the toolkit's.
+inline constexpr const char* kAllowedHooksPath = "/etc/rediacc/gpu/allowed-hooks";
+inline constexpr const char* kGrantsPath = "/etc/rediacc/gpu/grants.json";
+inline constexpr const char* kInventoryPath = "/etc/rediacc/gpu/inventory.json";
+inline constexpr const char* kNfdFeaturePath = "/etc/kubernetes/node-feature-discovery/features.d/rediacc-gpu";
+/// nvidia-cdi-refresh's environment as setup redirects it; it also records the hooks the
+/// operator disabled (NVIDIA_CTK_CDI_GENERATE_DISABLED_HOOKS, which nvidia-ctk reads), so a later
+/// setup keeps them.
+inline constexpr const char* kNvidiaRefreshEnv = "/etc/rediacc/gpu/nvidia-cdi-refresh.env";
 
 }  // namespace rgpu::state

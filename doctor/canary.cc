@@ -9,10 +9,10 @@
 #include <sstream>
 
 #include "core/atomic_file.h"
-#include "core/docker_client.h"
 #include "core/joined.h"
 #include "core/state_paths.h"
 #include "core/time_text.h"
+#include "docker/client.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -24,7 +24,7 @@ constexpr const char* kScript =
     "echo '--- dev'; ls -lR /dev 2>/dev/null; echo '--- nvidia-smi'; "
     "if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi -L 2>&1; echo \"exit $?\"; else echo absent; fi";
 
-std::string message_of(const DockerReply& reply) {
+std::string message_of(const docker::DockerReply& reply) {
   const auto body = nlohmann::json::parse(reply.body, nullptr, false);
   if (body.is_object() && body.contains("message") && body["message"].is_string())
     return body["message"].get<std::string>();
@@ -179,10 +179,10 @@ CanaryResult run_canary(const RootFs& fs, const cdi::SpecIndex& specs, const Can
     r.detail = std::move(detail);
     return finish();
   };
-  auto socket = docker_socket(req.docker_host);
+  auto socket = docker::docker_socket(req.docker_host);
   if (!socket) return failed("create", socket.error().message);
   const auto call = [&](std::string_view method, const std::string& target, const std::string& body = "") {
-    return docker_call(*socket, method, target, body, req.timeout);
+    return docker::docker_call(*socket, method, target, body, req.timeout);
   };
   auto created = call("POST", "/containers/create?name=" + container_name(req.repo), create_body(req));
   if (!created) return failed("create", created.error().message);
@@ -243,7 +243,7 @@ nlohmann::ordered_json canary_json(const CanaryResult& c) {
 }
 
 std::string canary_record_path(const std::string& repo) {
-  return std::string(state::kStateDir) + "/canary/" + repo + ".json";
+  return std::string(state::kCanaryDir) + "/" + repo + ".json";
 }
 
 Result<std::vector<CanaryResult>> read_canary_results(const RootFs& fs, const std::string& repo) {
@@ -275,7 +275,7 @@ Result<std::vector<CanaryResult>> read_canary_results(const RootFs& fs, const st
 
 std::vector<std::string> canary_repos(const RootFs& fs) {
   std::vector<std::string> out;
-  const auto names = fs.list_dir(std::string(state::kStateDir) + "/canary");
+  const auto names = fs.list_dir(state::kCanaryDir);
   for (const auto& name : names ? *names : std::vector<std::string>{}) {
     if (name.size() > 5 && name.ends_with(".json")) out.push_back(name.substr(0, name.size() - 5));
   }

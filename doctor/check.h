@@ -14,7 +14,7 @@
 #include "cdi-gen/spec_index.h"
 #include "core/command_runner.h"
 #include "core/root_fs.h"
-#include "doctor/daemons.h"
+#include "docker/running_daemons.h"
 #include "doctor/file_reads.h"
 #include "doctor/gpu_usage.h"
 #include "doctor/grant_use.h"
@@ -95,13 +95,13 @@ struct DaemonAnswer {
 /// What every check reads, gathered once by the caller.
 struct Facts {
   const RootFs& fs;
-  probe::Inventory fresh;                     ///< a probe made now
-  std::optional<probe::Inventory> recorded;   ///< inventory.json, when there is one and it parses
-  std::optional<std::string> recorded_error;  ///< why inventory.json does not parse
-  cdi::SpecIndex specs;                       ///< /etc/cdi as CDI consumers read it
-  Result<grants::GrantSet> grants;            ///< grants.json (an error when it does not parse)
-  std::vector<RunningDaemon> daemons;         ///< dockerd processes found in /proc
-  std::vector<std::string> probe_warnings{};  ///< what the probe made now skipped or could not read
+  probe::Inventory fresh;                      ///< a probe made now
+  std::optional<probe::Inventory> recorded;    ///< inventory.json, when there is one and it parses
+  std::optional<std::string> recorded_error;   ///< why inventory.json does not parse
+  cdi::SpecIndex specs;                        ///< /etc/cdi as CDI consumers read it
+  Result<grants::GrantSet> grants;             ///< grants.json (an error when it does not parse)
+  std::vector<docker::RunningDaemon> daemons;  ///< dockerd processes found in /proc
+  std::vector<std::string> probe_warnings{};   ///< what the probe made now skipped or could not read
   /// Runs programs a check asks about (runc --version, gzip -dc of a changelog); null: none run.
   CommandRunner* runner = nullptr;
   /// Every running dockerd reachable on its unix socket and every repository daemon its plugin's
@@ -131,7 +131,7 @@ void gather_usage(Facts& facts, std::chrono::system_clock::time_point now, const
 /// Asks each daemon of `daemons`, each repository daemon the plugins' environment files name,
 /// and each of `also` (label, socket path: the --docker-host doctor was given) for GET /info and
 /// GET /version, once.
-std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<RunningDaemon>& daemons,
+std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<docker::RunningDaemon>& daemons,
                                       const std::vector<std::pair<std::string, std::string>>& also = {});
 
 const char* status_name(Status status);

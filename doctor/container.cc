@@ -4,10 +4,11 @@
 
 #include "doctor/container.h"
 
+#include "docker/images.h"
+#include "docker/repo_plugin.h"
+#include "docker/running_daemons.h"
 #include "doctor/canary.h"
 #include "doctor/cuda_requirement.h"
-#include "doctor/daemons.h"
-#include "doctor/docker_api.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -29,7 +30,7 @@ Check run_one(const Facts& f, const ContainerRequest& req, const std::string& ho
 }
 
 Check image_cuda(const Facts& f, const ContainerRequest& req) {
-  auto verdict = docker_socket(req.docker_host).and_then([&](const std::string& socket) {
+  auto verdict = docker::docker_socket(req.docker_host).and_then([&](const std::string& socket) {
     return check_image_cuda(f.fresh, socket, req.image);
   });
   if (!verdict) {
@@ -72,14 +73,14 @@ std::vector<Check> container_checks(const Facts& f, const ContainerRequest& aske
   }
   ContainerRequest req = asked;
   if (req.docker_host.empty()) {
-    const auto hosts = repo_daemon_addresses(f.fs, f.daemons);
+    const auto hosts = docker::repo_daemon_addresses(f.fs, f.daemons);
     const auto found = hosts.find(req.repo);
     if (found == hosts.end()) {
       return {kCheck.fail("container", "no daemon of repository " + req.repo + " is known",
                           "the container check goes through the repository's own daemon, so its gate and CDI view "
                           "are on the path",
-                          "name it with --docker-host, or write /etc/rediacc/gpu/plugins/" + req.repo +
-                              ".env with REDIACC_GPU_DOCKER_HOST=unix:///path/to/its/docker.sock")};
+                          "name it with --docker-host, or write " + docker::plugin_environment_path(req.repo) +
+                              " with REDIACC_GPU_DOCKER_HOST=unix:///path/to/its/docker.sock")};
     }
     req.docker_host = found->second;
   }

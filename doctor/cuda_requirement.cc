@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "core/joined.h"
-#include "doctor/docker_api.h"
+#include "docker/images.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -217,7 +217,7 @@ HostCuda host_cuda(const probe::Inventory& inventory) {
 
 Result<CudaVerdict> check_image_cuda(const probe::Inventory& inventory, const std::string& socket,
                                      const std::string& image) {
-  RGPU_TRY_ASSIGN(auto env, image_env(socket, image));
+  RGPU_TRY_ASSIGN(auto env, docker::image_env(socket, image));
   return judge(image, requirement_from_env(env), host_cuda(inventory));
 }
 

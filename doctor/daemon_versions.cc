@@ -7,9 +7,10 @@
 #include <sstream>
 
 #include "cdi-gen/spec_index.h"
-#include "core/docker_client.h"
 #include "core/joined.h"
+#include "core/machine_paths.h"
 #include "core/machine_program.h"
+#include "docker/client.h"
 #include "doctor/doctor.h"
 #include "doctor/known_escapes.h"
 
@@ -20,7 +21,7 @@ constexpr CheckMaker kRuntime{Layer::runtime};
 constexpr CheckMaker kPolicy{Layer::policy};
 
 nlohmann::json get(const std::string& address, const std::string& target) {
-  auto reply = docker_call_at(address, "GET", target, std::chrono::seconds(5));
+  auto reply = docker::docker_call_at(address, "GET", target, std::chrono::seconds(5));
   if (!reply || reply->status != 200) return nullptr;
   auto doc = nlohmann::json::parse(reply->body, nullptr, false);
   return doc.is_object() ? doc : nlohmann::json();
@@ -172,7 +173,7 @@ Check daemon_spec_dirs(const Facts& f) {
     for (const auto& d : a.info["CDISpecDirs"]) {
       if (!d.is_string()) continue;
       dirs.push_back(d.get<std::string>());
-      if (dirs.back() != cdi::kSpecDir) other.push_back(dirs.back());
+      if (dirs.back() != paths::kCdiSpecDir) other.push_back(dirs.back());
     }
     std::string line = a.label + " reads " + (dirs.empty() ? "no spec directory" : joined(dirs));
     if (a.info.contains("DiscoveredDevices") && a.info["DiscoveredDevices"].is_array())
@@ -225,7 +226,7 @@ Check daemon_cdi(const Facts& f) {
 
 std::vector<Check> escape_checks(const Facts& f) { return {docker_escapes(f, f.answers), runc_escapes(f, f.answers)}; }
 
-std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<RunningDaemon>& daemons,
+std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<docker::RunningDaemon>& daemons,
                                       const std::vector<std::pair<std::string, std::string>>& also) {
   std::vector<DaemonAnswer> out;
   std::set<std::string> asked, repos;
@@ -235,14 +236,14 @@ std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<Runnin
     if (!a.info.is_null() || !a.version.is_null()) out.push_back(std::move(a));
   };
   for (const auto& d : daemons) {
-    const auto address = daemon_address(fs, d);
-    const auto repo = plugin_repo(fs, d);
+    const auto address = docker::daemon_address(fs, d);
+    const auto repo = docker::plugin_repo(fs, d);
     if (!address) continue;
     if (repo) repos.insert(*repo);
     ask("dockerd " + d.pid + (repo ? " of repository " + *repo : ""), !d.root_user, *address);
   }
   // Repository daemons that may run outside this root's /proc, as their plugins reach them.
-  for (const auto& [repo, address] : repo_daemon_addresses(fs, daemons)) {
+  for (const auto& [repo, address] : docker::repo_daemon_addresses(fs, daemons)) {
     if (!repos.count(repo)) ask("the daemon of repository " + repo, false, address);
   }
   for (const auto& [label, address] : also) ask(label, false, address);

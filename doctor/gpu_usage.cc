@@ -9,7 +9,7 @@
 #include <set>
 #include <thread>
 
-#include "core/docker_client.h"
+#include "docker/client.h"
 #include "doctor/process_scan.h"
 
 namespace rgpu::doctor {
@@ -38,7 +38,7 @@ struct Container {
 // GET /containers/json of one daemon: its running containers, by id.
 Result<std::map<std::string, std::string>> running_containers(const std::string& host,
                                                               std::chrono::milliseconds timeout) {
-  RGPU_TRY_ASSIGN(auto reply, docker_call_at(host, "GET", "/containers/json", timeout));
+  RGPU_TRY_ASSIGN(auto reply, docker::docker_call_at(host, "GET", "/containers/json", timeout));
   if (reply.status != 200) return fail(host + " answered HTTP " + std::to_string(reply.status));
   const auto list = nlohmann::json::parse(reply.body, nullptr, false);
   if (!list.is_array()) return fail(host + " sent a container list that does not parse");

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/root_fs.h"
-#include "doctor/daemons.h"
+#include "docker/running_daemons.h"
 #include "probe/inventory.h"
 #include "probe/nvml_library.h"
 

@@ -205,7 +205,7 @@ Check rootless(const Facts& f) {
 // Each daemon's own configuration decides for its builds.
 Check buildkit(const Facts& f) {
   std::vector<std::string> on, read;
-  for (const auto& path : daemon_config_paths(f.daemons)) {
+  for (const auto& path : docker::daemon_config_paths(f.daemons)) {
     const auto& text = f.files.read(path);
     auto config = text && *text ? parse_json(**text, path) : Result<nlohmann::json>(nlohmann::json());
     if (text && *text) read.push_back(path);

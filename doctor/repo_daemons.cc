@@ -8,14 +8,14 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "admission/container_devices.h"
 #include "admission/decide.h"
 #include "admission/host_paths.h"
-#include "core/docker_client.h"
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
+#include "docker/client.h"
+#include "docker/stored_containers.h"
 #include "doctor/doctor.h"
 
 namespace rgpu::doctor {
@@ -25,7 +25,7 @@ constexpr CheckMaker kCheck{Layer::policy};
 
 // What the daemon says it reads (GET /info: CDISpecDirs, API 1.44 and later), when it can be asked.
 std::optional<std::vector<std::string>> reported_spec_dirs(const std::string& host) {
-  auto reply = docker_call_at(host, "GET", "/info", std::chrono::seconds(5));
+  auto reply = docker::docker_call_at(host, "GET", "/info", std::chrono::seconds(5));
   if (!reply || reply->status != 200) return std::nullopt;
   const auto info = nlohmann::json::parse(reply->body, nullptr, false);
   if (!info.is_object() || !info.contains("CDISpecDirs") || !info["CDISpecDirs"].is_array()) return std::nullopt;
@@ -38,18 +38,18 @@ std::optional<std::vector<std::string>> reported_spec_dirs(const std::string& ho
 
 // The spec directories a daemon reads: what it reports, else cdi-spec-dirs of its daemon.json,
 // else Docker's default.
-std::vector<std::string> spec_dirs_of(const Facts& f, const RunningDaemon& d, const std::string& host) {
+std::vector<std::string> spec_dirs_of(const Facts& f, const docker::RunningDaemon& d, const std::string& host) {
   if (!host.empty()) {
     if (auto reported = reported_spec_dirs(host)) return *reported;
   }
   std::vector<std::string> dirs;
-  if (const auto config = daemon_config(f.fs, d); config && config->contains("cdi-spec-dirs")) {
+  if (const auto config = docker::daemon_config(f.fs, d); config && config->contains("cdi-spec-dirs")) {
     for (const auto& dir : (*config)["cdi-spec-dirs"]) {
       if (dir.is_string()) dirs.push_back(dir.get<std::string>());
     }
     return dirs;
   }
-  return {cdi::kSpecDir, paths::kDockerRunCdiDir};
+  return {paths::kCdiSpecDir, paths::kDockerRunCdiDir};
 }
 
 bool same_directory(const std::filesystem::path& a, const std::filesystem::path& b) {
@@ -63,14 +63,14 @@ bool holds(const Facts& f, const std::string& repo, const std::string& name) {
 }
 
 // One daemon's view, seen as the daemon sees it: through /proc/PID/root, into its mount namespace.
-std::vector<std::string> view_problems(const Facts& f, const RunningDaemon& d, const std::string& repo,
+std::vector<std::string> view_problems(const Facts& f, const docker::RunningDaemon& d, const std::string& repo,
                                        const std::string& host) {
   std::vector<std::string> problems;
   const std::string who = "dockerd " + d.pid + " of repository " + repo;
   const auto root = f.fs.host_path("/proc/" + d.pid + "/root");
   for (const auto& dir : spec_dirs_of(f, d, host)) {
     const auto seen = root / std::filesystem::path(dir).relative_path();
-    if (dir == cdi::kSpecDir && same_directory(seen, f.fs.host_path(cdi::kSpecDir)))
+    if (dir == paths::kCdiSpecDir && same_directory(seen, f.fs.host_path(paths::kCdiSpecDir)))
       problems.push_back(who + " reads the machine's whole /etc/cdi");
     std::vector<std::string> extra;
     for (const auto& device : cdi::read_spec_dir(seen).devices) {
@@ -82,11 +82,11 @@ std::vector<std::string> view_problems(const Facts& f, const RunningDaemon& d, c
 }
 
 Check repo_cdi_views(const Facts& f) {
-  const auto hosts = repo_daemon_addresses(f.fs, f.daemons);
+  const auto hosts = docker::repo_daemon_addresses(f.fs, f.daemons);
   std::vector<std::string> problems;
   std::vector<std::string> fine;
   for (const auto& d : f.daemons) {
-    const auto repo = plugin_repo(f.fs, d);
+    const auto repo = docker::plugin_repo(f.fs, d);
     if (!repo) continue;
     const auto host = hosts.find(*repo);
     auto found = view_problems(f, d, *repo, host == hosts.end() ? "" : host->second);
@@ -108,7 +108,7 @@ Check repo_cdi_views(const Facts& f) {
 
 // What a start of a stored container would get now: the plugin's own decision, on what was read.
 std::optional<std::string> refusal_at_start(const Facts& f, const admission::HostPathJudge& host_paths,
-                                            const std::string& repo, const admission::StoredContainer& c) {
+                                            const std::string& repo, const docker::StoredContainer& c) {
   if (!f.grants) return f.grants.error().message;
   const admission::ContainerSource stored = [&c](const std::string&) -> Result<std::string> { return c.inspect; };
   admission::DecideOptions options;
@@ -122,7 +122,7 @@ std::optional<std::string> refusal_at_start(const Facts& f, const admission::Hos
 // Every container a start would refuse now: names revoked since it was made, and anything else a
 // copied or edited data-root carries; a daemon restoring restart-policy containers asks no plugin.
 Check stale_device_containers(const Facts& f) {
-  const auto hosts = repo_daemon_addresses(f.fs, f.daemons);
+  const auto hosts = docker::repo_daemon_addresses(f.fs, f.daemons);
   if (hosts.empty())
     return kCheck.skip(
         "stale-device-containers",
@@ -130,7 +130,7 @@ Check stale_device_containers(const Facts& f) {
   const admission::HostPathJudge host_paths(f.fs);
   std::vector<std::string> stale, unreachable;
   for (const auto& [repo, host] : hosts) {
-    auto containers = admission::stored_containers_at(host);
+    auto containers = docker::stored_containers_at(host);
     if (!containers) {
       unreachable.push_back(repo + ": " + containers.error().message);
       continue;

@@ -208,7 +208,7 @@ std::optional<std::string> runtime_problem(const nlohmann::json& c, const std::s
 // Every configuration a daemon here runs with (/etc/docker/daemon.json and each repository
 // daemon's --config-file), and what each daemon that answered says its default runtime is.
 Check docker_daemon(const Facts& f) {
-  const auto configs = daemon_config_paths(f.daemons);
+  const auto configs = docker::daemon_config_paths(f.daemons);
   std::vector<std::string> problems, read;
   for (const auto& path : configs) {
     const auto& text = f.files.read(path);
@@ -303,7 +303,7 @@ Check spec_dirs(const Facts& f, const std::optional<std::pair<int, int>>& releas
     bool etc_cdi = false;
     for (const auto& d : dirs) {
       const std::string dir = d.is_string() ? d.get<std::string>() : d.dump();
-      if (dir == cdi::kSpecDir) {
+      if (dir == paths::kCdiSpecDir) {
         etc_cdi = true;
       } else {
         others += (others.empty() ? "" : ", ") + dir;

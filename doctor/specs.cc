@@ -2,6 +2,7 @@
 
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
+#include "core/state_paths.h"
 #include "doctor/doctor.h"
 
 namespace rgpu::doctor {
@@ -59,7 +60,7 @@ Check inventory(const Facts& f) {
                        "run rediacc-gpu setup");
   }
   return kCheck.ok("inventory", "the inventory of " + f.recorded->generated_at + " matches the machine",
-                   Evidence("/etc/rediacc/gpu/inventory.json against a probe made now"));
+                   Evidence(std::string(state::kInventoryPath) + " against a probe made now"));
 }
 
 }  // namespace

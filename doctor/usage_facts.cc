@@ -11,7 +11,7 @@ void gather_nvml(Facts& f) {
 }
 
 void gather_usage(Facts& f, std::chrono::system_clock::time_point now, const UsageOptions& options) {
-  f.usage = gpu_usage(f.fs, f.fresh, f.nvml, repo_daemon_addresses(f.fs, f.daemons), options);
+  f.usage = gpu_usage(f.fs, f.fresh, f.nvml, docker::repo_daemon_addresses(f.fs, f.daemons), options);
   if (!f.grants) return;
   f.use = judge_use(f.fs, *f.grants, f.specs, *f.usage);
   f.last_use = record_use(f.fs, *f.use, now);

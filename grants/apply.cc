@@ -1,5 +1,4 @@
 #include "grants/apply.h"
-#include "grants/hardware.h"
 
 #include <algorithm>
 #include <map>
@@ -9,6 +8,7 @@
 #include "core/joined.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
+#include "grants/hardware.h"
 
 namespace rgpu::grants {
 namespace {
@@ -221,9 +221,9 @@ Result<ApplyOutcome> apply_grants(const RootFs& fs, FileSink& sink, const cdi::S
     *list = std::move(sorted.grants);
   }
   refuse_conflicts(after, wanted, listed, machine_reach(fs, index), outcome.refused);
-  outcome.change = {Change::Kind::unchanged, kGrantsPath, "the grants are as listed"};
+  outcome.change = {Change::Kind::unchanged, state::kGrantsPath, "the grants are as listed"};
   if (!outcome.refused.empty() || !outcome.changed()) return outcome;
-  RGPU_TRY_ASSIGN(auto written, sink.write(kGrantsPath, grants_text(after), 0644));
+  RGPU_TRY_ASSIGN(auto written, sink.write(state::kGrantsPath, grants_text(after), 0644));
   outcome.change = written;
   return outcome;
 }

@@ -1,10 +1,11 @@
 #include "grants/cache.h"
 
+#include "core/state_paths.h"
 #include "grants/store.h"
 
 namespace rgpu::grants {
 
-GrantsCache::GrantsCache(const RootFs& fs) : fs_(fs), path_(fs.host_path(kGrantsPath).string()) {}
+GrantsCache::GrantsCache(const RootFs& fs) : fs_(fs), path_(fs.host_path(state::kGrantsPath).string()) {}
 
 Result<std::shared_ptr<const GrantSet>> GrantsCache::current() {
   const std::lock_guard hold(mutex_);

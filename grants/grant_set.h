@@ -13,7 +13,6 @@
 
 namespace rgpu::grants {
 
-inline constexpr const char* kGrantsPath = "/etc/rediacc/gpu/grants.json";
 inline constexpr int kGrantsSchema = 1;
 
 struct Grant {

@@ -1,10 +1,10 @@
 #include "grants/store.h"
-#include "cdi-gen/reach_rules.h"
 
 #include <algorithm>
 #include <tuple>
 
 #include "cdi-gen/hook_policy.h"
+#include "cdi-gen/reach_rules.h"
 #include "core/edit_distance.h"
 #include "core/joined.h"
 #include "core/state_paths.h"
@@ -73,7 +73,7 @@ Result<std::vector<std::string>> accepted_review(const RootFs& fs, const cdi::In
     return fail(device.qualified_name + " makes the runtime run " + joined(hooks) +
                 " on the host, as root, for every container that asks for it; nothing was granted. Review the "
                 "program and pass --allow-hooks, or add it to " +
-                std::string(cdi::kAllowedHooksPath) + ".");
+                std::string(state::kAllowedHooksPath) + ".");
   }
   if (!nets.empty() && !review.allow_net_devices) {
     return fail(device.qualified_name + " moves a host network interface into the container (" + joined(nets) +
@@ -102,12 +102,12 @@ std::vector<std::string> reached_nodes(const cdi::IndexedDevice& device) {
 }
 
 Result<GrantSet> load_grants(const RootFs& fs) {
-  auto text = fs.read_file(kGrantsPath);
+  auto text = fs.read_file(state::kGrantsPath);
   if (!text) {
     if (is_not_found(text.error())) return GrantSet{};
     return tl::unexpected(text.error());
   }
-  return parse_grants(*text, fs.host_path(kGrantsPath).string());
+  return parse_grants(*text, fs.host_path(state::kGrantsPath).string());
 }
 
 Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index, const std::string& repo,
@@ -133,13 +133,13 @@ Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::Spec
   // name that moved to other hardware.
   if (existing && existing->exclusive == exclusive && existing->reached == reached && existing->hardware == hardware &&
       existing->reviewed.value_or(std::vector<std::string>{}) == reviewed) {
-    outcome.change = {Change::Kind::unchanged, kGrantsPath, repo + " already holds " + device};
+    outcome.change = {Change::Kind::unchanged, state::kGrantsPath, repo + " already holds " + device};
     return outcome;
   }
   std::erase_if(set.grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
   set.grants.push_back({repo, device, exclusive, format_rfc3339_utc(now), reached, reviewed, hardware});
   sort_grants(set);
-  RGPU_TRY_ASSIGN(auto written, sink.write(kGrantsPath, grants_text(set), 0644));
+  RGPU_TRY_ASSIGN(auto written, sink.write(state::kGrantsPath, grants_text(set), 0644));
   outcome.change = written;
   return outcome;
 }
@@ -148,10 +148,11 @@ Result<Change> remove_grant(const RootFs& fs, FileSink& sink, const std::string&
   RGPU_TRY_ASSIGN(auto lock, FileLock::acquire(fs, state::kGrantsLock));
   RGPU_TRY_ASSIGN(auto set, load_grants(fs));
   if (!set.find(repo, device)) {
-    return Change{Change::Kind::unchanged, kGrantsPath, "repository \"" + repo + "\" holds no grant for " + device};
+    return Change{Change::Kind::unchanged, state::kGrantsPath,
+                  "repository \"" + repo + "\" holds no grant for " + device};
   }
   std::erase_if(set.grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
-  return sink.write(kGrantsPath, grants_text(set), 0644);
+  return sink.write(state::kGrantsPath, grants_text(set), 0644);
 }
 
 cdi::ReachMap machine_reach(const RootFs& fs, const cdi::SpecIndex& index) {

@@ -2,12 +2,12 @@
 
 #include <chrono>
 
-#include "admission/daemon_containers.h"
+#include "plugin/daemon_containers.h"
 
 namespace rgpu::plugin {
 
 Result<std::unique_ptr<LiveGate>> LiveGate::open(const RootFs& fs, GateSettings settings) {
-  RGPU_TRY_ASSIGN(auto containers, admission::daemon_containers(settings.docker_host, settings.no_daemon_why));
+  RGPU_TRY_ASSIGN(auto containers, daemon_containers(settings.docker_host, settings.no_daemon_why));
   return std::unique_ptr<LiveGate>(new LiveGate(fs, std::move(settings), std::move(containers)));
 }
 

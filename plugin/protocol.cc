@@ -35,12 +35,6 @@ std::string printable(std::string_view text) {
 
 }  // namespace
 
-std::string plugin_name(const std::string& repo) { return "rediacc-gpu-" + repo; }
-
-std::string default_plugin_socket(const std::string& repo) {
-  return "/run/docker/plugins/" + plugin_name(repo) + ".sock";
-}
-
 std::string refusal_line(const std::string& repo, const admission::AuthzRequest& request, const std::string& reason) {
   return "refused repo=" + printable(repo) + " route=\"" + printable(request.method) + " " + printable(request.uri) +
          "\" reason=\"" + printable(reason) + "\"";

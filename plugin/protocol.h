@@ -13,12 +13,6 @@ namespace rgpu::plugin {
 
 inline constexpr const char* kPluginMediaType = "application/vnd.docker.plugins.v1.2+json";
 
-/// The plugin name a repository's dockerd is given (--authorization-plugin=NAME).
-std::string plugin_name(const std::string& repo);
-
-/// Where dockerd discovers plugin NAME without a spec file: /run/docker/plugins/NAME.sock.
-std::string default_plugin_socket(const std::string& repo);
-
 struct PluginSettings {
   std::string repo;  ///< the repository whose daemon asks
   admission::DecideOptions options;

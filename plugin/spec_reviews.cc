@@ -1,5 +1,7 @@
 #include "plugin/spec_reviews.h"
 #include "cdi-gen/reach_rules.h"
+#include "core/machine_paths.h"
+#include "core/state_paths.h"
 
 #include <sys/stat.h>
 
@@ -32,8 +34,8 @@ void add_stat(std::string& key, const std::string& host_path) {
 namespace {
 
 std::vector<std::filesystem::path> watched_dirs(const RootFs& fs, const std::filesystem::path& view) {
-  std::vector<std::filesystem::path> dirs = {fs.host_path(cdi::kSpecDir),
-                                             fs.host_path(cdi::kAllowedHooksPath).parent_path()};
+  std::vector<std::filesystem::path> dirs = {fs.host_path(paths::kCdiSpecDir),
+                                             fs.host_path(state::kAllowedHooksPath).parent_path()};
   if (!view.empty()) dirs.push_back(view);
   for (const char* hook : cdi::kToolkitHooks) dirs.push_back(fs.host_path(hook).parent_path());
   std::sort(dirs.begin(), dirs.end());
@@ -59,7 +61,7 @@ std::string SpecReviews::state() {
   std::vector<std::string> files;
   std::error_code ec;
   bool links = false;
-  for (const auto& dir : {fs_.host_path(cdi::kSpecDir), view_}) {
+  for (const auto& dir : {fs_.host_path(paths::kCdiSpecDir), view_}) {
     if (dir.empty()) continue;
     for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
       files.push_back(e.path().string());
@@ -69,8 +71,8 @@ std::string SpecReviews::state() {
   std::sort(files.begin(), files.end());
   std::string key;
   for (const auto& f : files) add_stat(key, f);
-  add_stat(key, fs_.host_path(cdi::kAllowedHooksPath).string());
-  links = links || is_link(fs_.host_path(cdi::kAllowedHooksPath));
+  add_stat(key, fs_.host_path(state::kAllowedHooksPath).string());
+  links = links || is_link(fs_.host_path(state::kAllowedHooksPath));
   for (const char* hook : cdi::kToolkitHooks) {
     add_stat(key, fs_.host_path(hook).string());
     links = links || is_link(fs_.host_path(hook));

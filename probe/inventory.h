@@ -15,7 +15,6 @@ namespace rgpu::probe {
 // 2: partitions (AMD compute partitions, NVIDIA MIG), compute/memory partition modes, NUMA node
 // and PCIe link. 3: mig_capable. Older files still read: the new facts are simply absent.
 inline constexpr int kInventorySchema = 3;
-inline constexpr const char* kInventoryPath = "/etc/rediacc/gpu/inventory.json";
 
 enum class Vendor { nvidia, amd, intel, other };
 enum class Platform { native, wsl };

@@ -11,8 +11,6 @@
 
 namespace rgpu::probe {
 
-inline constexpr const char* kNfdFeaturePath = "/etc/kubernetes/node-feature-discovery/features.d/rediacc-gpu";
-
 /// `text` as a Kubernetes label value: at most 63 characters of letters, digits, '-', '_' and
 /// '.', starting and ending with a letter or digit. Each run of other characters becomes one '-'
 /// ("NVIDIA H100 80GB HBM3" -> "NVIDIA-H100-80GB-HBM3"); empty when nothing is left.

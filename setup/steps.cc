@@ -10,7 +10,8 @@
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
 #include "core/state_paths.h"
-#include "doctor/daemons.h"
+#include "docker/repo_plugin.h"
+#include "docker/running_daemons.h"
 #include "grants/store.h"
 #include "grants/views.h"
 #include "installers/nvidia_toolkit.h"
@@ -72,7 +73,7 @@ std::string program_on_machine(const RootFs& fs, const std::string& name) {
 
 std::vector<std::string> recorded_disabled_hooks(const RootFs& fs) {
   std::vector<std::string> out;
-  auto text = fs.read_optional(units::kNvidiaRefreshEnv);
+  auto text = fs.read_optional(state::kNvidiaRefreshEnv);
   if (!text || !*text) return out;
   std::istringstream lines(**text);
   const std::string prefix = std::string(units::kDisabledHooksVariable) + "=";
@@ -216,11 +217,11 @@ Result<void> run_all(SetupContext& ctx, const std::vector<Argv>& commands) {
 // Each repository daemon running behind its plugin tells where it listens: its plugin reads
 // stored containers there. An environment file the operator wrote is theirs, never replaced.
 Result<void> write_plugin_environments(SetupContext& ctx) {
-  for (const auto& d : doctor::running_docker_daemons(ctx.fs)) {
-    const auto repo = doctor::plugin_repo(ctx.fs, d);
-    const auto socket = doctor::unix_host(ctx.fs, d);
+  for (const auto& d : docker::running_docker_daemons(ctx.fs)) {
+    const auto repo = docker::plugin_repo(ctx.fs, d);
+    const auto socket = docker::unix_host(ctx.fs, d);
     if (!repo || !socket) continue;
-    const std::string path = std::string(state::kPluginEnvDir) + "/" + *repo + ".env";
+    const std::string path = docker::plugin_environment_path(*repo);
     if (auto current = ctx.fs.read_file(path); current && !units::written_by_setup(*current)) continue;
     RGPU_TRY(ctx.log.sink().write(path, units::plugin_environment("unix://" + *socket), 0644));
   }
@@ -263,7 +264,7 @@ Result<std::string> step_units(SetupContext& ctx) {
 Result<std::string> step_inventory(SetupContext& ctx) {
   attach_cdi_names(ctx.fs, ctx.report);
   RGPU_TRY(probe::record_inventory(ctx.fs, ctx.log.sink(), ctx.report.inventory));
-  RGPU_TRY(ctx.log.sink().write(probe::kNfdFeaturePath, probe::nfd_features(ctx.report.inventory)));
+  RGPU_TRY(ctx.log.sink().write(state::kNfdFeaturePath, probe::nfd_features(ctx.report.inventory)));
   return std::to_string(ctx.report.inventory.cdi_devices.size()) + " grantable CDI names";
 }
 

@@ -9,6 +9,7 @@
 #include "core/command_runner.h"
 #include "core/result.h"
 #include "core/root_fs.h"
+#include "core/state_paths.h"
 #include "grants/hardware.h"
 #include "probe/probe.h"
 #include "setup/change_log.h"
@@ -25,7 +26,7 @@ struct SetupOptions {
   std::vector<std::string> nvidia_disabled_hooks = {};  ///< passed to nvidia-ctk cdi generate --disable-hook
 };
 
-/// The hooks an earlier setup recorded as disabled (in units::kNvidiaRefreshEnv), or none.
+/// The hooks an earlier setup recorded as disabled (in state::kNvidiaRefreshEnv), or none.
 std::vector<std::string> recorded_disabled_hooks(const RootFs& fs);
 
 struct SetupContext {

@@ -10,7 +10,7 @@ constexpr const char* kSetupHeader =
     "# Written by rediacc-gpu setup; changes here are overwritten at the next setup.\n";
 constexpr const char* kPackageHeader =
     "# Shipped by the rediacc-gpu package; a file of the same name under /etc overrides it.\n";
-constexpr const char* kRedirectEnv = kNvidiaRefreshEnv;
+constexpr const char* kRedirectEnv = state::kNvidiaRefreshEnv;
 
 std::string header(const UnitOptions& o) { return o.packaged ? kPackageHeader : kSetupHeader; }
 
@@ -86,7 +86,7 @@ std::string plugin_environment(const std::string& docker_host) {
 }
 
 std::vector<UnitFile> view_units(const UnitOptions& o) {
-  const std::string view = std::string(state::kStateDir) + "/cdi/%i";
+  const std::string view = std::string(state::kViewsDir) + "/%i";
   std::string dropin = std::string(kSetupHeader) +
                        "# The repository's own CDI view is its daemon's /etc/cdi: only the names the repository\n"
                        "# holds, so dockerd cannot resolve another at a start, a restore or in a fork. The view\n"
@@ -96,7 +96,7 @@ std::vector<UnitFile> view_units(const UnitOptions& o) {
   std::string path = header(o) +
                      "[Unit]\nDescription=Rebuild the repositories' CDI views when /etc/cdi or the grants change\n\n"
                      "[Path]\nPathChanged=/etc/cdi\nPathChanged=" +
-                     std::string(state::kConfigDir) + "/grants.json\nUnit=" + kViewsServiceUnit +
+                     std::string(state::kGrantsPath) + "\nUnit=" + kViewsServiceUnit +
                      "\n\n[Install]\nWantedBy=paths.target\n";
   std::string service = header(o) +
                         "[Unit]\nDescription=Rebuild the repositories' CDI views from /etc/cdi and the grants\n\n"
@@ -128,7 +128,7 @@ std::vector<UnitFile> canary_units(const UnitOptions& o) {
                               "daemon\nAfter=rediacc-gpu-authz@%i.socket\n\n[Service]\nType=oneshot\n"
                               "# REDIACC_GPU_CANARY_IMAGE: an image the repository's daemon has (default busybox).\n"
                               "EnvironmentFile=-" +
-                              std::string(state::kConfigDir) + "/canary/%i.env\nExecStart=" + o.tool_path +
+                              std::string(state::kCanaryEnvDir) + "/%i.env\nExecStart=" + o.tool_path +
                               " canary --repo %i\nTimeoutStartSec=15min\n";
   const std::string timer = header(o) +
                             "[Unit]\nDescription=Hourly rediacc-gpu canary of repository %i\n\n[Timer]\n"

@@ -23,10 +23,6 @@ struct UnitOptions {
   std::vector<std::string> nvidia_disabled_hooks = {};
 };
 
-/// nvidia-cdi-refresh's environment as setup redirects it; it also records the hooks the
-/// operator disabled (NVIDIA_CTK_CDI_GENERATE_DISABLED_HOOKS, which nvidia-ctk reads), so a later
-/// setup keeps them.
-inline constexpr const char* kNvidiaRefreshEnv = "/etc/rediacc/gpu/nvidia-cdi-refresh.env";
 inline constexpr const char* kDisabledHooksVariable = "NVIDIA_CTK_CDI_GENERATE_DISABLED_HOOKS";
 /// Every NVIDIA spec we have generated names each GPU and MIG device by index and by UUID, given
 /// explicitly whatever the toolkit's default (1.14 made index alone): the UUID name is the one that

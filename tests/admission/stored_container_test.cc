@@ -16,10 +16,10 @@
 #include <thread>
 
 #include "admission/base64.h"
-#include "admission/daemon_containers.h"
 #include "admission/decide.h"
 #include "admission/route.h"
 #include "plugin/authz_server.h"
+#include "plugin/daemon_containers.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/state_paths.h"
 #include "grants/apply.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/grant_machine.h"
@@ -26,7 +27,7 @@ struct Machine : GrantMachine {
     RGPU_TRY_ASSIGN(const auto desired, parse_desired_grants(text, "desired.json", "gpu-dc-01"));
     return apply_grants(fs, sink, index, desired, prune, at);
   }
-  std::string grants_file() const { return root.read(kGrantsPath); }
+  std::string grants_file() const { return root.read(state::kGrantsPath); }
 };
 
 std::vector<std::string> names(const std::vector<Grant>& grants) {
@@ -206,7 +207,7 @@ TEST_CASE("grants apply: the command, its dry run, its JSON and the views it upd
   CHECK(dry.out ==
         "would grant nvidia.com/gpu=0 to team-a exclusively\nwould grant nvidia.com/gpu=1 to team-b\n"
         "would change: 2 added, 0 updated, 0 revoked, 0 unchanged\n");
-  CHECK_FALSE(std::filesystem::exists(root.host(kGrantsPath)));
+  CHECK_FALSE(std::filesystem::exists(root.host(state::kGrantsPath)));
   auto applied = run_tool({"grants", "apply", file, "-o", "json", "--root", root.str()});
   INFO(applied.out << applied.err);
   REQUIRE(applied.exit_code == 0);
@@ -232,7 +233,7 @@ TEST_CASE("grants apply: the command, its dry run, its JSON and the views it upd
   CHECK_FALSE(std::filesystem::exists(root.host("/var/lib/rediacc/gpu/cdi/team-b/nvidia.yaml")));
 
   // Refused: exit 1, every refusal on stderr, nothing written.
-  const auto before = root.read(kGrantsPath);
+  const auto before = root.read(state::kGrantsPath);
   auto refused =
       run_tool({"grants", "apply", "-", "--root", root.str()},
                R"({"schema":1,"repositories":[{"name":"x","grants":["nvidia.com/gpu=9","nvidia.com/gpu=0"]}]})");
@@ -243,7 +244,7 @@ TEST_CASE("grants apply: the command, its dry run, its JSON and the views it upd
                                               "exclusively by repository \"team-a\"") &&
                               Catch::EndsWith("rediacc-gpu: standard input: 2 grants were refused, so nothing was "
                                               "changed\n"));
-  CHECK(root.read(kGrantsPath) == before);
+  CHECK(root.read(state::kGrantsPath) == before);
   auto refused_json = run_tool({"grants", "apply", "-", "-o", "json", "--root", root.str()},
                                R"({"schema":1,"repositories":[{"name":"x","grants":["nvidia.com/gpu=9"]}]})");
   CHECK(refused_json.exit_code == 1);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <future>
 
+#include "core/state_paths.h"
 #include "core/structured_text.h"
 #include "grants/store.h"
 #include "tests/support/fixture_root.h"
@@ -57,7 +58,7 @@ TEST_CASE("grants: a name no spec defines is refused with the closest names, and
   auto r = m.grant("web", "nvidia.com/gpu=al");
   REQUIRE_FALSE(r);
   CHECK_THAT(r.error().message, Catch::Contains("Closest names: nvidia.com/gpu=all"));
-  CHECK_FALSE(std::filesystem::exists(m.root.host(kGrantsPath)));
+  CHECK_FALSE(std::filesystem::exists(m.root.host(state::kGrantsPath)));
 }
 
 TEST_CASE("grants: an exclusive name refuses every other repository, naming the holder") {
@@ -184,22 +185,22 @@ TEST_CASE("grants: revoking removes the grant, and revoking what is not there sa
 
 TEST_CASE("grants: a grants file that does not parse is refused by every command and never overwritten") {
   GrantMachine m;
-  m.root.write(kGrantsPath, "{ not json");
+  m.root.write(state::kGrantsPath, "{ not json");
   auto g = m.grant("web", "nvidia.com/gpu=0");
   REQUIRE_FALSE(g);
   CHECK_THAT(g.error().message,
-             Catch::Contains(m.root.host(kGrantsPath).string()) && Catch::Contains("never overwrites"));
+             Catch::Contains(m.root.host(state::kGrantsPath).string()) && Catch::Contains("never overwrites"));
   CHECK_FALSE(remove_grant(m.fs, m.sink, "web", "nvidia.com/gpu=0"));
-  CHECK(m.root.read(kGrantsPath) == "{ not json");
+  CHECK(m.root.read(state::kGrantsPath) == "{ not json");
   auto list = run_tool({"grants", "--root", m.root.str()});
   CHECK(list.exit_code == 1);
-  CHECK_THAT(list.err, Catch::Contains(m.root.host(kGrantsPath).string()));
+  CHECK_THAT(list.err, Catch::Contains(m.root.host(state::kGrantsPath).string()));
 }
 
 TEST_CASE("grants: the file is written not world-writable") {
   GrantMachine m;
   REQUIRE(m.grant("web", "nvidia.com/gpu=0"));
-  auto perms = std::filesystem::status(m.root.host(kGrantsPath)).permissions();
+  auto perms = std::filesystem::status(m.root.host(state::kGrantsPath)).permissions();
   CHECK((perms & std::filesystem::perms::others_write) == std::filesystem::perms::none);
 }
 
@@ -216,7 +217,7 @@ TEST_CASE("grants: fifty processes race for one exclusive name and exactly one w
   int winners = 0;
   for (auto& r : racers) winners += r.get().exit_code == 0 ? 1 : 0;
   CHECK(winners == 1);
-  auto set = parse_grants(root.read(kGrantsPath), "grants.json");
+  auto set = parse_grants(root.read(state::kGrantsPath), "grants.json");
   REQUIRE(set);
   CHECK(set->grants.size() == 1);
 }
@@ -241,9 +242,9 @@ TEST_CASE("grants: a process killed in the middle of writing grants leaves a val
     ::usleep(static_cast<useconds_t>(2000 + round * 700));
     ::kill(child, SIGKILL);
     ::waitpid(child, nullptr, 0);
-    if (!std::filesystem::exists(root.host(kGrantsPath))) continue;
+    if (!std::filesystem::exists(root.host(state::kGrantsPath))) continue;
     INFO("round " << round);
-    CHECK(parse_grants(root.read(kGrantsPath), "grants.json"));
+    CHECK(parse_grants(root.read(state::kGrantsPath), "grants.json"));
   }
 }
 

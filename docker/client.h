@@ -8,7 +8,7 @@
 
 #include "core/result.h"
 
-namespace rgpu {
+namespace rgpu::docker {
 
 /// The daemon's socket path for `docker_host` ("unix:///run/docker.sock" or a bare path); empty
 /// means $DOCKER_HOST, else /var/run/docker.sock. Other schemes (tcp://, ssh://) are an error.
@@ -34,4 +34,4 @@ Result<DockerReply> docker_call_at(const std::string& docker_host, std::string_v
 /// byte is %XX. The default keeps a container name with '/' or '?' one path segment.
 std::string escaped_segment(std::string_view text, std::string_view keep = "._-");
 
-}  // namespace rgpu
+}  // namespace rgpu::docker

@@ -1,9 +1,9 @@
-#include "doctor/docker_api.h"
+#include "docker/images.h"
 
 #include <cerrno>
 #include <nlohmann/json.hpp>
 
-namespace rgpu::doctor {
+namespace rgpu::docker {
 
 // An image reference keeps its letters and separators ("registry:5000/team/img:v1@sha256:…").
 Result<std::vector<std::string>> image_env(const std::string& socket, const std::string& image) {
@@ -33,4 +33,4 @@ Result<std::vector<std::string>> image_env(const std::string& socket, const std:
   }
 }
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::docker

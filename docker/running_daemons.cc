@@ -1,24 +1,19 @@
-// The Docker daemons running on the machine, read from /proc, and whether a container's root is
-// root on the host. The gate judges a bind when the container is created; a tenant that swaps a
-// checked path for a link before the container starts (or restarts) is stopped only by the kernel,
-// and only when the daemon maps container root to an unprivileged host user (docs/gate-limits.md).
+// The Docker daemons running on the machine, read from /proc: what each was started with, which
+// daemon.json it reads, which repository's plugin it calls and where it listens.
+
+#include "docker/running_daemons.h"
 
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
+#include <set>
 
-#include "admission/container_devices.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
-#include "doctor/daemons.h"
+#include "docker/repo_plugin.h"
 
-#include <set>
-#include "doctor/doctor.h"
-
-namespace rgpu::doctor {
+namespace rgpu::docker {
 namespace {
-
-constexpr CheckMaker kCheck{Layer::policy};
 
 std::vector<std::string> split_nul(const std::string& text) {
   std::vector<std::string> out;
@@ -30,23 +25,6 @@ std::vector<std::string> split_nul(const std::string& text) {
     start = end + 1;
   }
   return out;
-}
-
-// "rootless", "userns-remap=VALUE", or nothing when container root is host root.
-std::optional<std::string> remapping(const RootFs& fs, const RunningDaemon& d) {
-  if (!d.root_user || std::find(d.args.begin(), d.args.end(), "--rootless") != d.args.end()) return "rootless";
-  if (auto v = d.flag("--userns-remap"); v && !v->empty()) return "userns-remap=" + *v;
-  const auto json = daemon_config(fs, d);
-  if (json && json->contains("userns-remap") && (*json)["userns-remap"].is_string() &&
-      !(*json)["userns-remap"].get<std::string>().empty()) {
-    return "userns-remap=" + (*json)["userns-remap"].get<std::string>();
-  }
-  return std::nullopt;
-}
-
-std::string describe(const RunningDaemon& d) {
-  const auto plugin = d.flag("--authorization-plugin");
-  return "dockerd " + d.pid + (plugin ? " (plugin " + *plugin + ")" : " (no authorization plugin)");
 }
 
 }  // namespace
@@ -100,12 +78,11 @@ std::vector<std::string> config_strings(const std::optional<nlohmann::json>& con
 }  // namespace
 
 std::optional<std::string> plugin_repo(const RootFs& fs, const RunningDaemon& d) {
-  constexpr std::string_view kPrefix = "rediacc-gpu-";
   auto plugins = flag_values(d, "--authorization-plugin");
   const auto configured = config_strings(daemon_config(fs, d), "authorization-plugins");
   plugins.insert(plugins.end(), configured.begin(), configured.end());
   for (const auto& p : plugins) {
-    if (p.starts_with(kPrefix) && p.size() > kPrefix.size()) return p.substr(kPrefix.size());
+    if (auto repo = plugin_repository(p)) return repo;
   }
   return std::nullopt;
 }
@@ -139,7 +116,7 @@ std::map<std::string, std::string> repo_daemon_addresses(const RootFs& fs, const
     for (const auto& name : *envs) {
       if (!name.ends_with(".env")) continue;
       const std::string repo = name.substr(0, name.size() - 4);
-      if (auto host = admission::configured_docker_host(fs, repo); !host.empty()) hosts[repo] = host;
+      if (auto host = configured_docker_host(fs, repo); !host.empty()) hosts[repo] = host;
     }
   }
   return hosts;
@@ -169,25 +146,4 @@ std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs) {
   return out;
 }
 
-Check user_namespaces(const Facts& f) {
-  const auto& daemons = f.daemons;
-  if (daemons.empty()) return kCheck.skip("userns", "no running dockerd found in /proc");
-  std::string remapped;
-  std::string host_root;
-  for (const auto& d : daemons) {
-    const auto how = remapping(f.fs, d);
-    auto& list = how ? remapped : host_root;
-    list += (list.empty() ? "" : ", ") + describe(d) + (how ? " " + *how : "");
-  }
-  if (host_root.empty())
-    return kCheck.ok("userns", "container root is no host root: " + remapped,
-                     Evidence("each dockerd's userns-remap (flag or daemon.json), or its user"));
-  return kCheck.warn(
-      "userns", "container root is host root under " + host_root,
-      "the gate checks bind sources when a container is created; a tenant that swaps a checked directory for a "
-      "link before the container starts reaches that path as host root",
-      "run repository daemons with \"userns-remap\": \"default\" in their daemon.json (or rootless); until "
-      "then let tenants bind only directories they cannot write to from a container");
-}
-
-}  // namespace rgpu::doctor
+}  // namespace rgpu::docker

@@ -10,7 +10,7 @@
 
 #include "core/root_fs.h"
 
-namespace rgpu::doctor {
+namespace rgpu::docker {
 
 struct RunningDaemon {
   std::string pid;
@@ -50,4 +50,4 @@ std::map<std::string, std::string> repo_daemon_addresses(const RootFs& fs, const
 /// Every process whose argv[0] is dockerd, by pid.
 std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs);
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::docker

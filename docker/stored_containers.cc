@@ -1,11 +1,11 @@
-#include "admission/container_devices.h"
+#include "docker/stored_containers.h"
 
 #include <nlohmann/json.hpp>
 
-#include "core/docker_client.h"
 #include "core/state_paths.h"
+#include "docker/client.h"
 
-namespace rgpu::admission {
+namespace rgpu::docker {
 namespace {
 
 // The daemon's JSON answer; null for a 404 (a container removed between the list and its inspect).
@@ -77,22 +77,4 @@ Result<void> stop_for_good(const std::string& socket, const std::string& id) {
   return post(socket, at + "/stop", "", std::chrono::seconds(60));
 }
 
-std::string configured_docker_host(const RootFs& fs, const std::string& repo) {
-  const auto text = fs.read_optional(std::string(state::kPluginEnvDir) + "/" + repo + ".env");
-  if (!text || !*text) return {};
-  const std::string key = std::string(state::kDockerHostVariable) + "=";
-  std::string value;
-  size_t start = 0;
-  while (start <= (*text)->size()) {
-    size_t end = (*text)->find('\n', start);
-    if (end == std::string::npos) end = (*text)->size();
-    const std::string line = (*text)->substr(start, end - start);
-    if (line.starts_with(key)) value = line.substr(key.size());  // the last one wins, as for systemd
-    start = end + 1;
-  }
-  if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
-    value = value.substr(1, value.size() - 2);
-  return value;
-}
-
-}  // namespace rgpu::admission
+}  // namespace rgpu::docker

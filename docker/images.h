@@ -5,15 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "core/docker_client.h"
 #include "core/result.h"
+#include "docker/client.h"
 
-namespace rgpu::doctor {
-
-using rgpu::docker_socket;
+namespace rgpu::docker {
 
 /// Config.Env of `image` as the daemon at `socket` has it (GET /images/{name}/json). An image the
 /// daemon lacks is an error that says to pull it.
 Result<std::vector<std::string>> image_env(const std::string& socket, const std::string& image);
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::docker

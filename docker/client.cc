@@ -1,4 +1,4 @@
-#include "core/docker_client.h"
+#include "docker/client.h"
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -6,7 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 
-namespace rgpu {
+namespace rgpu::docker {
 namespace {
 
 namespace asio = boost::asio;
@@ -99,4 +99,4 @@ std::string escaped_segment(std::string_view text, std::string_view keep) {
   return out;
 }
 
-}  // namespace rgpu
+}  // namespace rgpu::docker

@@ -7,12 +7,12 @@
 
 #include "admission/decide.h"
 
-namespace rgpu::admission {
+namespace rgpu::plugin {
 
 /// A source reading the daemon at `docker_host` (unix:///path or /path), each read bounded by
 /// `timeout`. An empty `docker_host` gives a source that fails every read with `unset_why`: the
 /// routes that need a stored container are then refused, never let through unjudged.
-Result<ContainerSource> daemon_containers(const std::string& docker_host, const std::string& unset_why,
-                                          std::chrono::milliseconds timeout = std::chrono::seconds(10));
+Result<admission::ContainerSource> daemon_containers(const std::string& docker_host, const std::string& unset_why,
+                                                     std::chrono::milliseconds timeout = std::chrono::seconds(10));
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::plugin

@@ -9,7 +9,7 @@
 #include "core/result.h"
 #include "core/root_fs.h"
 
-namespace rgpu::admission {
+namespace rgpu::docker {
 
 struct StoredContainer {
   std::string id;    ///< the full ID
@@ -30,8 +30,4 @@ Result<std::vector<StoredContainer>> stored_containers_at(const std::string& doc
 /// would start it again), then a stop.
 Result<void> stop_for_good(const std::string& socket, const std::string& id);
 
-/// The repository daemon the plugin of `repo` reads, from /etc/rediacc/gpu/plugins/REPO.env
-/// (REDIACC_GPU_DOCKER_HOST=…); empty when none is configured.
-std::string configured_docker_host(const RootFs& fs, const std::string& repo);
-
-}  // namespace rgpu::admission
+}  // namespace rgpu::docker

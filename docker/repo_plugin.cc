@@ -1,0 +1,43 @@
+#include "docker/repo_plugin.h"
+
+#include "core/state_paths.h"
+
+namespace rgpu::docker {
+namespace {
+
+constexpr std::string_view kPluginPrefix = "rediacc-gpu-";
+
+}  // namespace
+
+std::string plugin_name(const std::string& repo) { return std::string(kPluginPrefix) + repo; }
+
+std::optional<std::string> plugin_repository(std::string_view plugin) {
+  if (!plugin.starts_with(kPluginPrefix) || plugin.size() == kPluginPrefix.size()) return std::nullopt;
+  return std::string(plugin.substr(kPluginPrefix.size()));
+}
+
+std::string plugin_socket(const std::string& repo) { return "/run/docker/plugins/" + plugin_name(repo) + ".sock"; }
+
+std::string plugin_environment_path(const std::string& repo) {
+  return std::string(state::kPluginEnvDir) + "/" + repo + ".env";
+}
+
+std::string configured_docker_host(const RootFs& fs, const std::string& repo) {
+  const auto text = fs.read_optional(plugin_environment_path(repo));
+  if (!text || !*text) return {};
+  const std::string key = std::string(state::kDockerHostVariable) + "=";
+  std::string value;
+  size_t start = 0;
+  while (start <= (*text)->size()) {
+    size_t end = (*text)->find('\n', start);
+    if (end == std::string::npos) end = (*text)->size();
+    const std::string line = (*text)->substr(start, end - start);
+    if (line.starts_with(key)) value = line.substr(key.size());  // the last one wins, as for systemd
+    start = end + 1;
+  }
+  if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
+    value = value.substr(1, value.size() - 2);
+  return value;
+}
+
+}  // namespace rgpu::docker

@@ -1,0 +1,30 @@
+#pragma once
+// The one place that knows how a repository meets its plugin: the plugin's name as dockerd's
+// --authorization-plugin spells it, the socket dockerd finds it on, and the environment file that
+// tells the plugin where the repository's own daemon listens.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/root_fs.h"
+
+namespace rgpu::docker {
+
+/// "rediacc-gpu-REPO": what a repository daemon names in --authorization-plugin.
+std::string plugin_name(const std::string& repo);
+
+/// The repository a plugin name is for; absent for another plugin.
+std::optional<std::string> plugin_repository(std::string_view plugin);
+
+/// /run/docker/plugins/rediacc-gpu-REPO.sock, where dockerd finds plugin rediacc-gpu-REPO.
+std::string plugin_socket(const std::string& repo);
+
+/// /etc/rediacc/gpu/plugins/REPO.env, the plugin's environment file.
+std::string plugin_environment_path(const std::string& repo);
+
+/// The repository daemon the plugin of `repo` reads, from its environment file
+/// (REDIACC_GPU_DOCKER_HOST=…, the last one winning as for systemd); empty when none is configured.
+std::string configured_docker_host(const RootFs& fs, const std::string& repo);
+
+}  // namespace rgpu::docker

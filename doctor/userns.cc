@@ -1,0 +1,57 @@
+// Layer 5: whether a container's root is root on the host. The gate judges a bind when the
+// container is created; a tenant that swaps a checked path for a link before the container starts
+// (or restarts) is stopped only by the kernel, and only when the daemon maps container root to an
+// unprivileged host user (docs/gate-limits.md).
+
+#include <algorithm>
+
+#include "docker/running_daemons.h"
+#include "doctor/doctor.h"
+
+namespace rgpu::doctor {
+namespace {
+
+constexpr CheckMaker kCheck{Layer::policy};
+using docker::RunningDaemon;
+
+// "rootless", "userns-remap=VALUE", or nothing when container root is host root.
+std::optional<std::string> remapping(const RootFs& fs, const docker::RunningDaemon& d) {
+  if (!d.root_user || std::find(d.args.begin(), d.args.end(), "--rootless") != d.args.end()) return "rootless";
+  if (auto v = d.flag("--userns-remap"); v && !v->empty()) return "userns-remap=" + *v;
+  const auto json = docker::daemon_config(fs, d);
+  if (json && json->contains("userns-remap") && (*json)["userns-remap"].is_string() &&
+      !(*json)["userns-remap"].get<std::string>().empty()) {
+    return "userns-remap=" + (*json)["userns-remap"].get<std::string>();
+  }
+  return std::nullopt;
+}
+
+std::string describe(const docker::RunningDaemon& d) {
+  const auto plugin = d.flag("--authorization-plugin");
+  return "dockerd " + d.pid + (plugin ? " (plugin " + *plugin + ")" : " (no authorization plugin)");
+}
+
+}  // namespace
+
+Check user_namespaces(const Facts& f) {
+  const auto& daemons = f.daemons;
+  if (daemons.empty()) return kCheck.skip("userns", "no running dockerd found in /proc");
+  std::string remapped;
+  std::string host_root;
+  for (const auto& d : daemons) {
+    const auto how = remapping(f.fs, d);
+    auto& list = how ? remapped : host_root;
+    list += (list.empty() ? "" : ", ") + describe(d) + (how ? " " + *how : "");
+  }
+  if (host_root.empty())
+    return kCheck.ok("userns", "container root is no host root: " + remapped,
+                     Evidence("each dockerd's userns-remap (flag or daemon.json), or its user"));
+  return kCheck.warn(
+      "userns", "container root is host root under " + host_root,
+      "the gate checks bind sources when a container is created; a tenant that swaps a checked directory for a "
+      "link before the container starts reaches that path as host root",
+      "run repository daemons with \"userns-remap\": \"default\" in their daemon.json (or rootless); until "
+      "then let tenants bind only directories they cannot write to from a container");
+}
+
+}  // namespace rgpu::doctor
