@@ -13,7 +13,6 @@
 #include "docker/stored_containers.h"
 #include "grants/hardware.h"
 #include "grants/store.h"
-#include "grants/views.h"
 
 namespace rgpu::cli {
 namespace {
@@ -27,15 +26,6 @@ struct GrantFlags {
   bool stop = false;        ///< revoke: stop them and keep them stopped
   grants::GrantReview review;
 };
-
-// The grants file is written; the daemons' own CDI views follow it (also after an unchanged
-// grant: a view left stale by an earlier failure is mended by doing it again).
-int refreshed_views(const RootFs& fs, FileSink& sink) {
-  auto views = grants::refresh_views(fs, sink);
-  if (views) return kExitOk;
-  return report_failure({"the grants are recorded, but the repositories' CDI views were not updated (" +
-                         views.error().message + "); run rediacc-gpu cdi views once that is fixed"});
-}
 
 // A number is not a card: said at grant time, with the name that is.
 std::string numbered_name_warning(const cdi::SpecIndex& index, const std::string& device) {
@@ -56,7 +46,6 @@ int run_grant(const GlobalOptions& global, const GrantFlags& f) {
   auto outcome =
       grants::add_grant(fs, sink, index, *repo, f.device, f.exclusive, std::chrono::system_clock::now(), f.review);
   if (!outcome) return report_failure(outcome.error());
-  if (auto views = refreshed_views(fs, sink); views != kExitOk) return views;
   if (cdi::is_numbered(f.device)) print_warning(numbered_name_warning(index, f.device));
   if (outcome->change.kind == Change::Kind::unchanged) {
     std::cout << *repo << " already holds " << f.device << (f.exclusive ? " exclusively" : "") << "\n";
@@ -99,10 +88,10 @@ int run_revoke(const GlobalOptions& global, const GrantFlags& f) {
   auto repo = repo_of(fs, f.repo);
   if (!repo) return report_failure(repo.error());
   MachineFileSink sink(fs);
-  auto change = grants::remove_grant(fs, sink, *repo, f.device);
-  if (!change) return report_failure(change.error());
-  if (auto views = refreshed_views(fs, sink); views != kExitOk) return views;
-  if (change->kind == Change::Kind::unchanged) {
+  auto outcome = grants::remove_grant(fs, sink, *repo, f.device);
+  if (!outcome) return report_failure(outcome.error());
+  const auto& change = outcome->change;
+  if (change.kind == Change::Kind::unchanged) {
     // Idempotent (exit 0), but a mistyped name should not look like success: say what it holds.
     std::string held;
     if (auto set = grants::load_grants(fs)) {
@@ -110,7 +99,7 @@ int run_revoke(const GlobalOptions& global, const GrantFlags& f) {
         if (g.repo == *repo) held += (held.empty() ? "" : ", ") + g.device;
       }
     }
-    std::cout << change->detail << "; nothing to revoke. "
+    std::cout << change.detail << "; nothing to revoke. "
               << (held.empty() ? "It holds no grant." : "It holds: " + held + ".") << "\n";
     // Revoked earlier: its containers can still be listed and stopped.
     const bool asked = f.stop || !f.docker_host.empty();

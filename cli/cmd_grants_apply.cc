@@ -15,7 +15,6 @@
 #include "docker/repo_plugin.h"
 #include "docker/stored_containers.h"
 #include "grants/apply.h"
-#include "grants/views.h"
 #include "probe/inventory_file.h"
 #include "probe/probe.h"
 
@@ -152,13 +151,9 @@ int run_apply(const GlobalOptions& global, const ApplyFlags& f) {
   Report report{std::move(*outcome), {}, {}};
   if (report.outcome.refused.empty()) {
     find_holders(fs, report);
-    // The views follow the grants (also when unchanged: a view left stale by an earlier failure is mended).
-    if (!f.dry_run) {
-      if (auto views = grants::refresh_views(fs, machine); !views) {
-        report.warnings.push_back("the grants are recorded, but the repositories' CDI views were not updated (" +
-                                  views.error().message + "); run rediacc-gpu cdi views once that is fixed");
-        report.views_stale = true;
-      }
+    if (report.outcome.views_error) {
+      report.warnings.push_back(*report.outcome.views_error);
+      report.views_stale = true;
     }
   }
   if (f.output == "json") {

@@ -9,6 +9,7 @@
 #include "core/state_paths.h"
 #include "core/structured_text.h"
 #include "grants/hardware.h"
+#include "grants/views.h"
 
 namespace rgpu::grants {
 namespace {
@@ -222,9 +223,17 @@ Result<ApplyOutcome> apply_grants(const RootFs& fs, FileSink& sink, const cdi::S
   }
   refuse_conflicts(after, wanted, listed, machine_reach(fs, index), outcome.refused);
   outcome.change = {Change::Kind::unchanged, state::kGrantsPath, "the grants are as listed"};
-  if (!outcome.refused.empty() || !outcome.changed()) return outcome;
-  RGPU_TRY_ASSIGN(auto written, sink.write(state::kGrantsPath, grants_text(after), 0644));
-  outcome.change = written;
+  if (!outcome.refused.empty()) return outcome;
+  if (outcome.changed()) {
+    RGPU_TRY_ASSIGN(auto written, sink.write(state::kGrantsPath, grants_text(after), 0644));
+    outcome.change = written;
+  }
+  // The views follow (also when unchanged: a view left stale by an earlier failure is mended).
+  if (auto views = write_views(fs, sink, index, outcome.changed() ? after : before)) {
+    outcome.views = std::move(*views);
+  } else {
+    outcome.views_error = views_not_updated(views.error().message);
+  }
   return outcome;
 }
 

@@ -3,6 +3,7 @@
 // it makes the grants file say so in one change under the grants lock, or changes nothing and
 // says every reason why. What fleets (Ansible, cloud-init, a controller) run on every host.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,9 @@ struct ApplyOutcome {
   std::vector<Grant> unchanged;
   std::vector<GrantRefusal> refused;  ///< when not empty, nothing was written
   Change change;                      ///< the grants file: `unchanged` when nothing was to change
+  std::vector<Change> views;          ///< the repositories' views, written under the same lock
+  /// Set when grants.json was written but the views could not be (views_not_updated's sentence).
+  std::optional<std::string> views_error = std::nullopt;
 
   bool changed() const { return !added.empty() || !updated.empty() || !revoked.empty(); }
 };
@@ -66,6 +70,7 @@ struct ApplyOutcome {
 /// already as listed keeps its time and stays unchanged. An error is returned only when the
 /// grants cannot be read, locked or written. A listed grant whose name now reaches other hardware
 /// than it recorded is refused as a move unless `accept_moves`, which records what it reaches now.
+/// Unless refused, the views follow under the same lock (also when nothing changed).
 Result<ApplyOutcome> apply_grants(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index,
                                   const DesiredGrants& desired, bool prune, SystemTime now, bool accept_moves = false);
 

@@ -9,6 +9,7 @@
 #include "core/joined.h"
 #include "core/state_paths.h"
 #include "grants/hardware.h"
+#include "grants/views.h"
 
 #include "core/file_lock.h"
 #include "probe/inventory_file.h"
@@ -110,6 +111,19 @@ Result<GrantSet> load_grants(const RootFs& fs) {
   return parse_grants(*text, fs.host_path(state::kGrantsPath).string());
 }
 
+namespace {
+
+// The views follow the grants under the lock the caller holds, also when the grants did not
+// change: a view left stale by an earlier failure is mended by doing it again.
+Result<GrantOutcome> with_views(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index, const GrantSet& set,
+                                Change change) {
+  auto views = write_views(fs, sink, index, set);
+  if (!views) return fail(views_not_updated(views.error().message));
+  return GrantOutcome{std::move(change), std::move(*views)};
+}
+
+}  // namespace
+
 Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index, const std::string& repo,
                                const std::string& device, bool exclusive, SystemTime now, const GrantReview& review) {
   RGPU_TRY_ASSIGN(auto spec_device, grantable(index, device));
@@ -127,32 +141,34 @@ Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::Spec
     if (auto why = exclusivity_conflict(g, device, exclusive, hardware, reach); !why.empty())
       return fail(why + "; nothing was granted. Revoke it there first.");
   }
-  GrantOutcome outcome;
   const auto reached = reached_nodes(*spec_device);
   // Granting again what is held records what the name reaches now: how an operator accepts a
   // name that moved to other hardware.
   if (existing && existing->exclusive == exclusive && existing->reached == reached && existing->hardware == hardware &&
       existing->reviewed.value_or(std::vector<std::string>{}) == reviewed) {
-    outcome.change = {Change::Kind::unchanged, state::kGrantsPath, repo + " already holds " + device};
-    return outcome;
+    return with_views(fs, sink, index, set,
+                      {Change::Kind::unchanged, state::kGrantsPath, repo + " already holds " + device});
   }
   std::erase_if(set.grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
   set.grants.push_back({repo, device, exclusive, format_rfc3339_utc(now), reached, reviewed, hardware});
   sort_grants(set);
   RGPU_TRY_ASSIGN(auto written, sink.write(state::kGrantsPath, grants_text(set), 0644));
-  outcome.change = written;
-  return outcome;
+  return with_views(fs, sink, index, set, std::move(written));
 }
 
-Result<Change> remove_grant(const RootFs& fs, FileSink& sink, const std::string& repo, const std::string& device) {
+Result<GrantOutcome> remove_grant(const RootFs& fs, FileSink& sink, const std::string& repo,
+                                  const std::string& device) {
   RGPU_TRY_ASSIGN(auto lock, FileLock::acquire(fs, state::kGrantsLock));
   RGPU_TRY_ASSIGN(auto set, load_grants(fs));
+  const auto index = cdi::read_spec_index(fs);
   if (!set.find(repo, device)) {
-    return Change{Change::Kind::unchanged, state::kGrantsPath,
-                  "repository \"" + repo + "\" holds no grant for " + device};
+    return with_views(
+        fs, sink, index, set,
+        {Change::Kind::unchanged, state::kGrantsPath, "repository \"" + repo + "\" holds no grant for " + device});
   }
   std::erase_if(set.grants, [&](const Grant& g) { return g.repo == repo && g.device == device; });
-  return sink.write(state::kGrantsPath, grants_text(set), 0644);
+  RGPU_TRY_ASSIGN(auto written, sink.write(state::kGrantsPath, grants_text(set), 0644));
+  return with_views(fs, sink, index, set, std::move(written));
 }
 
 cdi::ReachMap machine_reach(const RootFs& fs, const cdi::SpecIndex& index) {

@@ -19,7 +19,8 @@ namespace rgpu::grants {
 Result<GrantSet> load_grants(const RootFs& fs);
 
 struct GrantOutcome {
-  Change change;  ///< `unchanged` when the grant was already there
+  Change change;              ///< grants.json: `unchanged` when the grant was already (or never) there
+  std::vector<Change> views;  ///< the repositories' views, written under the same lock
 };
 
 /// What the operator has reviewed and accepts with a grant.
@@ -33,6 +34,7 @@ struct GrantReview {
 /// holds exclusively through any name, an exclusive grant while another repository holds any name
 /// reaching it (cdi::ReachMap, over the recorded inventory), and a name that runs a hook outside
 /// the allow-list or moves a net device, unless `review` accepts it (what was accepted is recorded).
+/// The views follow under the same lock, as for remove_grant.
 Result<GrantOutcome> add_grant(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index, const std::string& repo,
                                const std::string& device, bool exclusive, SystemTime now,
                                const GrantReview& review = {});
@@ -60,8 +62,10 @@ void sort_grants(GrantSet& set);
 /// devices), sorted: what a grant records as `reviewed`, and what the gate compares with it.
 std::vector<std::string> review_items(const RootFs& fs, const cdi::IndexedDevice& device);
 
-/// Revokes it; `unchanged` when `repo` held no such grant.
-Result<Change> remove_grant(const RootFs& fs, FileSink& sink, const std::string& repo, const std::string& device);
+/// Revokes it; `unchanged` when `repo` held no such grant. The views follow under the same lock
+/// (also then: a view left stale by an earlier failure is mended); when grants.json was written and
+/// the views could not be, the error says so (views_not_updated).
+Result<GrantOutcome> remove_grant(const RootFs& fs, FileSink& sink, const std::string& repo, const std::string& device);
 
 /// The GPU-own nodes a device maps, sorted: what a grant records it reached.
 std::vector<std::string> reached_nodes(const cdi::IndexedDevice& device);

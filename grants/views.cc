@@ -11,7 +11,16 @@ namespace rgpu::grants {
 Result<std::vector<Change>> refresh_views(const RootFs& fs, FileSink& sink) {
   RGPU_TRY_ASSIGN(auto lock, FileLock::acquire(fs, state::kGrantsLock));
   RGPU_TRY_ASSIGN(auto set, load_grants(fs));
-  const auto index = cdi::read_spec_index(fs);
+  return write_views(fs, sink, cdi::read_spec_index(fs), set);
+}
+
+std::string views_not_updated(const std::string& why) {
+  return "the grants are recorded, but the repositories' CDI views were not updated (" + why +
+         "); run rediacc-gpu cdi views once that is fixed";
+}
+
+Result<std::vector<Change>> write_views(const RootFs& fs, FileSink& sink, const cdi::SpecIndex& index,
+                                        const GrantSet& set) {
   cdi::HeldNames held;
   for (const auto& g : set.grants) held[g.repo].insert(g.device);
   // A name that reaches other hardware than its grant recorded (or hardware that cannot be told)

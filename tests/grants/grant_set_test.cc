@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <future>
@@ -175,11 +176,11 @@ TEST_CASE("grants: a fork is another repository and starts with no grant") {
 TEST_CASE("grants: revoking removes the grant, and revoking what is not there says so") {
   GrantMachine m;
   REQUIRE(m.grant("web", "nvidia.com/gpu=0"));
-  CHECK(remove_grant(m.fs, m.sink, "web", "nvidia.com/gpu=0")->kind == Change::Kind::write);
+  CHECK(remove_grant(m.fs, m.sink, "web", "nvidia.com/gpu=0")->change.kind == Change::Kind::write);
   auto none = remove_grant(m.fs, m.sink, "web", "nvidia.com/gpu=0");
   REQUIRE(none);
-  CHECK(none->kind == Change::Kind::unchanged);
-  CHECK_THAT(none->detail, Catch::Contains("holds no grant for nvidia.com/gpu=0"));
+  CHECK(none->change.kind == Change::Kind::unchanged);
+  CHECK_THAT(none->change.detail, Catch::Contains("holds no grant for nvidia.com/gpu=0"));
   CHECK(load_grants(m.fs)->grants.empty());
 }
 
@@ -364,4 +365,25 @@ TEST_CASE("grants: a file that does not parse is named with the line and column,
         "g.json was written by a newer rediacc-gpu (schema 7; this one reads up to 1): upgrade rediacc-gpu; it is "
         "never overwritten by an older one.");
   CHECK_FALSE(parse_grants("[]", "g.json"));
+}
+
+TEST_CASE("grants: a grant and a revoke bring the repository's view along under their own lock, and say so") {
+  GrantMachine m;
+  const auto in_view = [&](const std::vector<Change>& views, Change::Kind kind) {
+    return std::any_of(views.begin(), views.end(), [&](const Change& c) {
+      return c.kind == kind && c.target.starts_with(std::string(state::kViewsDir) + "/web/");
+    });
+  };
+  auto granted = m.grant("web", "nvidia.com/gpu=0");
+  REQUIRE(granted);
+  CHECK(in_view(granted->views, Change::Kind::write));
+  // Granted again: nothing to write, and the view is as it should be (mended if it was not).
+  auto again = m.grant("web", "nvidia.com/gpu=0");
+  REQUIRE(again);
+  CHECK(again->change.kind == Change::Kind::unchanged);
+  CHECK_FALSE(in_view(again->views, Change::Kind::write));
+  auto revoked = remove_grant(m.fs, m.sink, "web", "nvidia.com/gpu=0");
+  REQUIRE(revoked);
+  CHECK(revoked->change.kind == Change::Kind::write);
+  CHECK((in_view(revoked->views, Change::Kind::write) || in_view(revoked->views, Change::Kind::remove)));
 }
