@@ -250,7 +250,7 @@ std::span<const ApiField> api_fields() { return kFields; }
 
 std::string_view api_object_name(ApiObject object) { return kObjectNames[static_cast<size_t>(object)]; }
 
-std::optional<std::string> check_known_fields(const GoValue& value, ApiObject object) {
+Refusal check_known_fields(const GoValue& value, ApiObject object) {
   const auto unknown = value.first_unknown(known_names(object));
   if (!unknown) return std::nullopt;
   return "refused: " + std::string(api_object_name(object)) + " sets \"" + std::string(*unknown) +

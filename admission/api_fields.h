@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "admission/go_json.h"
+#include "admission/refusal.h"
 
 namespace rgpu::admission {
 
@@ -53,6 +54,6 @@ std::string_view api_object_name(ApiObject object);
 /// carries a value; nothing when every such member is empty (null, false, 0, "", [], {}), as
 /// the CLI sends every field it knows. A create body is matched against its own fields and
 /// HostConfig's, which engines up to 26.1 read at its top level too.
-std::optional<std::string> check_known_fields(const GoValue& value, ApiObject object);
+Refusal check_known_fields(const GoValue& value, ApiObject object);
 
 }  // namespace rgpu::admission

@@ -67,7 +67,7 @@ bool qualified_cdi_name(const std::string& name) {
 
 // A name whose spec now runs a hook or moves a net device its grant did not review: the spec
 // changed after the grant (or the grant predates the review).
-std::optional<std::string> check_reviewed(const grants::Grant& grant, const CheckContext& context) {
+Refusal check_reviewed(const grants::Grant& grant, const CheckContext& context) {
   if (!context.reviews) return std::nullopt;
   const auto now = (*context.reviews)(grant.device);
   const auto accepted = grant.reviewed.value_or(std::vector<std::string>{});
@@ -89,8 +89,7 @@ std::optional<std::string> check_reviewed(const grants::Grant& grant, const Chec
 
 // A granted name must still reach the hardware its grant recorded (a renumbering moves numbered
 // names onto other cards), and nothing another repository reserved, whatever name it holds.
-std::optional<std::string> check_hardware(const grants::Grant& grant, const grants::GrantSet& set,
-                                          CheckContext& context) {
+Refusal check_hardware(const grants::Grant& grant, const grants::GrantSet& set, CheckContext& context) {
   if (!context.hardware) return std::nullopt;
   const auto now = (*context.hardware)(grant.device);
   if (!now) {
@@ -145,7 +144,7 @@ std::string no_grant(const std::string& name, const grants::GrantSet& set, const
          "; an operator can grant it with: rediacc-gpu grant " + context.repo + " --device " + name;
 }
 
-std::optional<std::string> check_cdi_request(const GoValue& req, CheckContext& context) {
+Refusal check_cdi_request(const GoValue& req, CheckContext& context) {
   LazyGrants& grants = context.grants;
   const std::string& repo = context.repo;
   const auto count = req.field("Count");
@@ -183,7 +182,7 @@ std::optional<std::string> check_cdi_request(const GoValue& req, CheckContext& c
   return std::nullopt;
 }
 
-std::optional<std::string> check_device_requests(const Fields& hc, CheckContext& context) {
+Refusal check_device_requests(const Fields& hc, CheckContext& context) {
   const auto& requests = hc[kDeviceRequests];
   if (!requests || requests->is_null()) return std::nullopt;
   if (requests->kind() != GoValue::Kind::array) return "refused: DeviceRequests is not a list.";
@@ -201,14 +200,14 @@ std::optional<std::string> check_device_requests(const Fields& hc, CheckContext&
   return std::nullopt;
 }
 
-std::optional<std::string> check_strings(const std::optional<GoValue>& list, const std::string& what) {
+Refusal check_strings(const std::optional<GoValue>& list, const std::string& what) {
   if (!list || list->is_empty()) return std::nullopt;
   return "refused: " + what;
 }
 
 // Modes that share one of the host's namespaces. "container:NAME" stays allowed: every name a
 // repository's daemon knows is one of its own containers.
-std::optional<std::string> check_namespaces(const Fields& hc) {
+Refusal check_namespaces(const Fields& hc) {
   struct Mode {
     Field field;
     const char* flag;
@@ -234,14 +233,13 @@ std::optional<std::string> check_namespaces(const Fields& hc) {
   return std::nullopt;
 }
 
-std::optional<std::string> judge_host_source(const HostPathJudge* host_paths, std::string_view source,
-                                             std::string_view what) {
+Refusal judge_host_source(const HostPathJudge* host_paths, std::string_view source, std::string_view what) {
   return host_paths ? host_paths->check(source, what) : check_host_source_text(source, what);
 }
 
 // Binds are "source:target[:mode]" split as dockerd's Linux parser splits them (at most four
 // parts); one part is a target alone (an anonymous volume), a relative source a named volume.
-std::optional<std::string> check_binds(const std::optional<GoValue>& binds, const HostPathJudge* host_paths) {
+Refusal check_binds(const std::optional<GoValue>& binds, const HostPathJudge* host_paths) {
   if (!binds) return std::nullopt;
   for (const GoValue b : binds->items()) {
     const std::string_view bind = b.text();
@@ -256,7 +254,7 @@ std::optional<std::string> check_binds(const std::optional<GoValue>& binds, cons
 }
 
 // Every object of a mount, its options and their driver, against the fields Docker defines.
-std::optional<std::string> check_mount_fields(const GoValue& mount) {
+Refusal check_mount_fields(const GoValue& mount) {
   if (auto bad = check_known_fields(mount, ApiObject::mount)) return bad;
   static constexpr std::pair<std::string_view, ApiObject> kOptions[] = {{"BindOptions", ApiObject::bind_options},
                                                                         {"VolumeOptions", ApiObject::volume_options},
@@ -274,7 +272,7 @@ std::optional<std::string> check_mount_fields(const GoValue& mount) {
   return std::nullopt;
 }
 
-std::optional<std::string> check_mounts(const std::optional<GoValue>& mounts, const HostPathJudge* host_paths) {
+Refusal check_mounts(const std::optional<GoValue>& mounts, const HostPathJudge* host_paths) {
   if (!mounts) return std::nullopt;
   for (const GoValue m : mounts->items()) {
     if (auto bad = check_mount_fields(m)) return bad;
@@ -292,7 +290,7 @@ std::optional<std::string> check_mounts(const std::optional<GoValue>& mounts, co
   return std::nullopt;
 }
 
-std::optional<std::string> check_runtime_and_annotations(const Fields& hc) {
+Refusal check_runtime_and_annotations(const Fields& hc) {
   if (const auto& rt = hc[kRuntime];
       rt && !rt->is_empty() && !(rt->kind() == GoValue::Kind::string && rt->text() == "runc")) {
     return "refused: runtime \"" + std::string(rt->text()) + "\"; only runc runs here, and " + kCdiForm + ".";
@@ -307,7 +305,7 @@ std::optional<std::string> check_runtime_and_annotations(const Fields& hc) {
   return std::nullopt;
 }
 
-std::optional<std::string> check_devices(const Fields& hc, const HostPathJudge* host_paths) {
+Refusal check_devices(const Fields& hc, const HostPathJudge* host_paths) {
   const auto& devices = hc[kDevices];
   if (!devices || devices->is_empty()) return std::nullopt;
   std::string path = "a device";
@@ -330,7 +328,7 @@ std::optional<std::string> check_devices(const Fields& hc, const HostPathJudge* 
 // one; that container may have been made before the gate, or its stored configuration edited.
 // Its mount points as the daemon lists them (GET /containers/{name}/json, Mounts) are judged as
 // if the new container bound them itself.
-std::optional<std::string> check_volumes_from(const std::optional<GoValue>& from, CheckContext& context) {
+Refusal check_volumes_from(const std::optional<GoValue>& from, CheckContext& context) {
   if (!from || from->is_empty() || !context.containers) return std::nullopt;
   for (const GoValue item : from->items()) {
     const std::string_view spec = item.text();
@@ -361,7 +359,7 @@ std::optional<std::string> check_volumes_from(const std::optional<GoValue>& from
   return std::nullopt;
 }
 
-std::optional<std::string> check_host_config_fields(const Fields& hc, CheckContext& context) {
+Refusal check_host_config_fields(const Fields& hc, CheckContext& context) {
   if (const auto& p = hc[kPrivileged]; p && !p->is_empty()) {
     return std::string("refused: --privileged gives every host device; ") + kCdiForm + ".";
   }
@@ -390,7 +388,7 @@ const Result<std::shared_ptr<const grants::GrantSet>>& LazyGrants::get() {
   return *got_;
 }
 
-std::optional<std::string> check_volume(const std::optional<GoValue>& driver, const std::optional<GoValue>& options) {
+Refusal check_volume(const std::optional<GoValue>& driver, const std::optional<GoValue>& options) {
   if (driver && !driver->text().empty() && driver->text() != "local") {
     return "refused: volume driver \"" + std::string(driver->text()) + "\"; only the local driver is allowed.";
   }
@@ -404,7 +402,7 @@ std::optional<std::string> check_volume(const std::optional<GoValue>& driver, co
   return std::nullopt;
 }
 
-std::optional<std::string> check_working_dir(const std::optional<GoValue>& dir) {
+Refusal check_working_dir(const std::optional<GoValue>& dir) {
   if (!dir || dir->text().empty()) return std::nullopt;
   const std::string cleaned = clean_path(dir->text());
   if (cleaned == "/proc" || cleaned.rfind("/proc/", 0) == 0)
@@ -417,7 +415,7 @@ namespace {
 
 // HostConfig, or an update body (which shares its Resources and RestartPolicy): the checks of
 // the fields that attach hardware, then the fields `object` defines.
-std::optional<std::string> check_config_object(const GoValue& value, ApiObject object, CheckContext& context) {
+Refusal check_config_object(const GoValue& value, ApiObject object, CheckContext& context) {
   if (value.kind() != GoValue::Kind::object) return std::nullopt;
   Fields hc;
   value.pick(std::span(kFieldNames).first<kFieldCount>(), std::span(hc).first<kFieldCount>());
@@ -427,11 +425,11 @@ std::optional<std::string> check_config_object(const GoValue& value, ApiObject o
 
 }  // namespace
 
-std::optional<std::string> check_host_config(const GoValue& host_config, CheckContext& context) {
+Refusal check_host_config(const GoValue& host_config, CheckContext& context) {
   return check_config_object(host_config, ApiObject::host_config, context);
 }
 
-std::optional<std::string> check_update(const GoValue& body, CheckContext& context) {
+Refusal check_update(const GoValue& body, CheckContext& context) {
   // A container's devices are fixed when it is made; say so rather than judge them as new ones.
   for (const char* field : {"Devices", "DeviceRequests", "DeviceCgroupRules"}) {
     if (const auto v = body.field(field); v && !v->is_empty()) {
@@ -443,7 +441,7 @@ std::optional<std::string> check_update(const GoValue& body, CheckContext& conte
   return check_config_object(body, ApiObject::update, context);
 }
 
-std::optional<std::string> check_stored_container(const GoValue& inspect, CheckContext& context) {
+Refusal check_stored_container(const GoValue& inspect, CheckContext& context) {
   const auto config = inspect.kind() == GoValue::Kind::object ? inspect.field("Config") : std::nullopt;
   if (config && config->kind() == GoValue::Kind::object) {
     if (auto bad = check_working_dir(config->field("WorkingDir"))) return bad;
@@ -460,7 +458,7 @@ std::optional<std::string> check_stored_container(const GoValue& inspect, CheckC
   return check_known_fields(*host_config, ApiObject::host_config);
 }
 
-std::optional<std::string> check_create(const GoValue& body, CheckContext& context) {
+Refusal check_create(const GoValue& body, CheckContext& context) {
   Fields top;
   body.pick(kFieldNames, top);
   if (auto bad = check_working_dir(top[kWorkingDir])) return bad;

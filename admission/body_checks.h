@@ -8,6 +8,7 @@
 
 #include "admission/go_json.h"
 #include "admission/host_paths.h"
+#include "admission/refusal.h"
 #include "grants/grant_set.h"
 
 namespace rgpu::admission {
@@ -60,26 +61,26 @@ struct CheckContext {
 
 /// A refusal message, or nothing when the object attaches no hardware beyond granted CDI names
 /// and loosens none of the confinement that keeps the host out.
-std::optional<std::string> check_host_config(const GoValue& host_config, CheckContext& context);
+Refusal check_host_config(const GoValue& host_config, CheckContext& context);
 
 /// A create body: its WorkingDir, its HostConfig, and the HostConfig fields that engines up to
 /// 26.1 read at its top level too (each checked, whichever the engine applies).
-std::optional<std::string> check_create(const GoValue& body, CheckContext& context);
+Refusal check_create(const GoValue& body, CheckContext& context);
 
 /// An update body: its own fields, and those of HostConfig it shares (Resources, RestartPolicy).
-std::optional<std::string> check_update(const GoValue& body, CheckContext& context);
+Refusal check_update(const GoValue& body, CheckContext& context);
 
 /// A container the daemon already stores, as GET /containers/{name}/json returns it: refused
 /// when its HostConfig (or its working directory) holds anything a create would be refused for
 /// now. The lists the daemon itself fills in (MaskedPaths, ReadonlyPaths) are judged by whether
 /// they still hold Docker's defaults, not by being there.
-std::optional<std::string> check_stored_container(const GoValue& inspect, CheckContext& context);
+Refusal check_stored_container(const GoValue& inspect, CheckContext& context);
 
 /// runc once left a descriptor of the host's mount namespace open as /proc/self/fd/N while it
 /// set the working directory (CVE-2024-21626); no workload needs a working directory under /proc.
-std::optional<std::string> check_working_dir(const std::optional<GoValue>& dir);
+Refusal check_working_dir(const std::optional<GoValue>& dir);
 
 /// Volume driver and options (volumes/create, Mounts[].VolumeOptions).
-std::optional<std::string> check_volume(const std::optional<GoValue>& driver, const std::optional<GoValue>& options);
+Refusal check_volume(const std::optional<GoValue>& driver, const std::optional<GoValue>& options);
 
 }  // namespace rgpu::admission

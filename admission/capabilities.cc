@@ -88,8 +88,8 @@ const CapabilityRule* rule_of(std::string_view normalised) {
 }
 
 // The names of a StrSlice, or a refusal when dockerd could not read it as one.
-std::optional<std::string> for_each_name(const std::optional<GoValue>& list, std::string_view field,
-                                         const std::function<std::optional<std::string>(std::string_view)>& each) {
+Refusal for_each_name(const std::optional<GoValue>& list, std::string_view field,
+                      const std::function<std::optional<std::string>(std::string_view)>& each) {
   if (!list || list->is_null()) return std::nullopt;
   if (list->kind() == GoValue::Kind::string) return each(list->text());
   if (list->kind() != GoValue::Kind::array) return "refused: " + std::string(field) + " is not a list of names.";
@@ -119,8 +119,7 @@ std::optional<std::string> normalise_capability(std::string_view written) {
   return upper;
 }
 
-std::optional<std::string> check_capabilities(const std::optional<GoValue>& cap_add,
-                                              const std::optional<GoValue>& cap_drop) {
+Refusal check_capabilities(const std::optional<GoValue>& cap_add, const std::optional<GoValue>& cap_drop) {
   const auto known = [](std::string_view written) -> std::optional<std::string> {
     if (normalise_capability(written)) return std::nullopt;
     return "refused: " + quoted(written) + " is no capability Docker knows; see capabilities(7).";

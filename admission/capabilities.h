@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "admission/go_json.h"
+#include "admission/refusal.h"
 
 namespace rgpu::admission {
 
@@ -32,7 +33,6 @@ std::optional<std::string> normalise_capability(std::string_view written);
 /// A refusal message when CapAdd/CapDrop (Go's StrSlice: one string or a list of strings) would
 /// give the container a capability the policy refuses, name one dockerd does not know, or add
 /// ALL; nothing otherwise. Only additions can widen Docker's default set, which is all allowed.
-std::optional<std::string> check_capabilities(const std::optional<GoValue>& cap_add,
-                                              const std::optional<GoValue>& cap_drop);
+Refusal check_capabilities(const std::optional<GoValue>& cap_add, const std::optional<GoValue>& cap_drop);
 
 }  // namespace rgpu::admission

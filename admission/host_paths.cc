@@ -90,8 +90,8 @@ std::string clean_path(std::string_view path) {
 }
 
 // The text's judgement, on a source already cleaned.
-static std::optional<std::string> judge_cleaned(std::string_view cleaned, std::string_view source,
-                                                std::string_view what, const NodeNameSource* names) {
+static Refusal judge_cleaned(std::string_view cleaned, std::string_view source, std::string_view what,
+                             const NodeNameSource* names) {
   if (under(cleaned, "/proc"))
     return refusal(what, source, "reaches the host's /proc (its root and cwd links enter other namespaces)",
                    "bind a directory of your own data instead");
@@ -100,7 +100,7 @@ static std::optional<std::string> judge_cleaned(std::string_view cleaned, std::s
   return std::nullopt;
 }
 
-std::optional<std::string> check_host_source_text(std::string_view source, std::string_view what) {
+Refusal check_host_source_text(std::string_view source, std::string_view what) {
   return judge_cleaned(clean_path(source), source, what, nullptr);
 }
 
@@ -122,7 +122,7 @@ std::vector<HostPathJudge::Moved> HostPathJudge::moved_protected() const {
   return moved_;
 }
 
-std::optional<std::string> HostPathJudge::check(std::string_view source, std::string_view what) const {
+Refusal HostPathJudge::check(std::string_view source, std::string_view what) const {
   const std::string cleaned = clean_path(source);
   if (auto bad = judge_cleaned(cleaned, source, what, &names_)) return bad;
   std::vector<std::string> links;
@@ -139,8 +139,7 @@ std::optional<std::string> HostPathJudge::check(std::string_view source, std::st
   if (auto hit = touched(*resolved, moved_protected()))
     return refusal(what, source, "reaches " + *hit + " on the host" + via, hint(*resolved, *hit, &names_));
   // Resolved: no link is left to follow, so one stat tells a device node.
-  struct stat st {};
-  if (::stat(machine_.host_path(*resolved).c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+  if (const auto st = machine_.stat(*resolved); st && (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)))
     return refusal(what, source, "is a device node" + via, hint(*resolved, "/dev", &names_));
   return std::nullopt;
 }

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "admission/refusal.h"
 #include "core/root_fs.h"
 
 namespace rgpu::admission {
@@ -47,7 +48,7 @@ class HostPathJudge {
   /// A refusal message when host path `source` (as written in the request; `what` says where,
   /// "a bind" or "a mount") reaches the host: any path under /proc or resolved through it (its
   /// root and cwd links enter other mount namespaces), a protected path, or a device node.
-  std::optional<std::string> check(std::string_view source, std::string_view what) const;
+  Refusal check(std::string_view source, std::string_view what) const;
 
   /// cdi_form_for with this machine's names.
   std::string cdi_form(std::string_view device_path) const;
@@ -70,6 +71,6 @@ class HostPathJudge {
 };
 
 /// The same judgement on the text alone (no machine at hand: benchmarks, the libFuzzer target).
-std::optional<std::string> check_host_source_text(std::string_view source, std::string_view what);
+Refusal check_host_source_text(std::string_view source, std::string_view what);
 
 }  // namespace rgpu::admission

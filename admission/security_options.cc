@@ -23,7 +23,7 @@ std::string refuse(std::string_view option, std::string_view why) {
   return "refused: security option \"" + std::string(option) + "\" " + std::string(why) + "; " + kSeeDefaults + ".";
 }
 
-std::optional<std::string> check_one(std::string_view opt) {
+Refusal check_one(std::string_view opt) {
   if (opt == "no-new-privileges") return std::nullopt;
   if (opt == "disable") return refuse(opt, "turns SELinux labelling off");
   // dockerd splits at the first '=' when there is one, else at the first ':'.
@@ -77,8 +77,7 @@ std::optional<std::string_view> missing_default(const std::optional<GoValue>& li
 
 }  // namespace
 
-std::optional<std::string> check_stored_system_paths(const std::optional<GoValue>& masked,
-                                                     const std::optional<GoValue>& readonly) {
+Refusal check_stored_system_paths(const std::optional<GoValue>& masked, const std::optional<GoValue>& readonly) {
   const auto gone = missing_default(masked, kDefaultMaskedPaths);
   const auto writable = gone ? std::nullopt : missing_default(readonly, kDefaultReadonlyPaths);
   if (!gone && !writable) return std::nullopt;
@@ -89,7 +88,7 @@ std::optional<std::string> check_stored_system_paths(const std::optional<GoValue
          "hostconfig.json); recreate it without that option.";
 }
 
-std::optional<std::string> check_security_options(const std::optional<GoValue>& options) {
+Refusal check_security_options(const std::optional<GoValue>& options) {
   if (!options || options->is_null()) return std::nullopt;
   if (options->kind() != GoValue::Kind::array) return "refused: SecurityOpt is not a list.";
   for (const GoValue o : options->items()) {
@@ -100,8 +99,7 @@ std::optional<std::string> check_security_options(const std::optional<GoValue>& 
   return std::nullopt;
 }
 
-std::optional<std::string> check_system_paths(const std::optional<GoValue>& masked,
-                                              const std::optional<GoValue>& readonly) {
+Refusal check_system_paths(const std::optional<GoValue>& masked, const std::optional<GoValue>& readonly) {
   for (const auto& [list, name] : {std::pair{&masked, "MaskedPaths"}, std::pair{&readonly, "ReadonlyPaths"}}) {
     if (*list && !(*list)->is_null()) {
       return std::string("refused: ") + name +

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "admission/go_json.h"
+#include "admission/refusal.h"
 
 namespace rgpu::admission {
 
@@ -17,18 +18,16 @@ namespace rgpu::admission {
 /// type and categories, spc_t or another tenant's), bare disable, seccomp (any profile: the CLI
 /// sends a file's JSON inline, and a profile can allow every syscall), no-new-privileges=false,
 /// writable-cgroups, other AppArmor profiles, and anything dockerd does not parse.
-std::optional<std::string> check_security_options(const std::optional<GoValue>& options);
+Refusal check_security_options(const std::optional<GoValue>& options);
 
 /// A refusal message when MaskedPaths or ReadonlyPaths is set at all: dockerd uses a non-null
 /// list verbatim instead of its defaults, so even [] (what the CLI sends for
 /// --security-opt systempaths=unconfined) unmasks /proc/kcore, /proc/sys and the rest.
-std::optional<std::string> check_system_paths(const std::optional<GoValue>& masked,
-                                              const std::optional<GoValue>& readonly);
+Refusal check_system_paths(const std::optional<GoValue>& masked, const std::optional<GoValue>& readonly);
 
 /// The same for a container the daemon stores, where both lists are always filled in: a refusal
 /// message when either lacks one of Docker's default paths (a fork or an edited hostconfig.json
 /// that unmasks /proc/kcore). Paths added to the defaults are the daemon's to add.
-std::optional<std::string> check_stored_system_paths(const std::optional<GoValue>& masked,
-                                                     const std::optional<GoValue>& readonly);
+Refusal check_stored_system_paths(const std::optional<GoValue>& masked, const std::optional<GoValue>& readonly);
 
 }  // namespace rgpu::admission

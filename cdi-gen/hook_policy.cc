@@ -35,10 +35,10 @@ namespace {
 // Why an allowed path is still not trusted, or "": root must own it and nobody else write it,
 // else whoever can write it runs as root in every container's hook.
 std::string untrusted(const RootFs& fs, const std::string& path) {
-  struct stat st {};
-  if (::stat(fs.host_path(path).c_str(), &st) != 0) return "";  // not installed: runc fails the start, nothing runs
-  if (st.st_uid != 0) return "not owned by root";
-  if (st.st_mode & (S_IWGRP | S_IWOTH)) return "writable by others than root";
+  const auto st = fs.stat(path);
+  if (!st) return "";  // not installed: runc fails the start, nothing runs
+  if (st->st_uid != 0) return "not owned by root";
+  if (st->st_mode & (S_IWGRP | S_IWOTH)) return "writable by others than root";
   return "";
 }
 

@@ -195,6 +195,13 @@ NodeKind RootFs::kind(std::string_view machine_path) const {
   return NodeKind::other;
 }
 
+std::optional<struct ::stat> RootFs::stat(std::string_view machine_path) const {
+  auto fd = open(machine_path, O_PATH, "stat");
+  struct ::stat st {};
+  if (!fd || ::fstat(fd->get(), &st) != 0) return std::nullopt;
+  return st;
+}
+
 std::optional<DeviceNumber> RootFs::char_device(std::string_view machine_path) const {
   auto fd = open(machine_path, O_PATH, "open");
   struct stat st {};

@@ -2,6 +2,8 @@
 // Every machine path the tool reads or writes goes through RootFs, so the same code runs on
 // the real machine (--root /) and on a fixture tree built by a test.
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -61,6 +63,10 @@ class RootFs {
 
   /// Kind of the node, links followed inside the root; a loop reads as `other`.
   NodeKind kind(std::string_view machine_path) const;
+
+  /// The node's status (owner, mode, inode, times), links followed inside the root; absent when it
+  /// cannot be reached. host_path is for messages and writes, never for a stat.
+  std::optional<struct ::stat> stat(std::string_view machine_path) const;
 
   /// Device numbers of a character device; absent when the path is not one.
   std::optional<DeviceNumber> char_device(std::string_view machine_path) const;
