@@ -15,6 +15,7 @@
 #include "tests/support/authz_envelope.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
+#include "tests/support/gate_requests.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
 
@@ -25,30 +26,11 @@ using namespace rgpu::test;
 
 namespace {
 
-GrantSet web_grants() {
-  GrantSet g;
-  g.grants = {{"web", "nvidia.com/gpu=all", false, "2026-11-29T00:00:00Z"}};
-  return g;
-}
-
 Decision post(const std::string& uri, const std::string& body) {
-  AuthzRequest r{"POST", uri, {}, body};
-  r.content_type = "application/json";
-  return decide(web_grants(), "web", r);
+  return decide(web_holding({"nvidia.com/gpu=all"}), kGateRepo, req("POST", uri, body));
 }
 
 Decision create(const std::string& body) { return post("/v1.53/containers/create", body); }
-
-void refused(const Decision& d, const std::string& words) {
-  INFO(d.msg);
-  CHECK_FALSE(d.allow);
-  CHECK_THAT(d.msg, Catch::Contains(words));
-}
-
-void allowed(const Decision& d) {
-  INFO(d.msg);
-  CHECK(d.allow);
-}
 
 // A create body of exactly `size` bytes: a long environment, as a real workload may carry.
 std::string create_body_of(size_t size) {

@@ -16,6 +16,7 @@
 #include "grants/store.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
+#include "tests/support/gate_requests.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
 
@@ -26,29 +27,11 @@ using namespace rgpu::test;
 
 namespace {
 
-GrantSet web_grants() {
-  GrantSet g;
-  g.grants = {{"web", "nvidia.com/gpu=all", false, "2026-11-29T00:00:00Z"},
-              {"web", "rediacc.io/dri=renderD128", false, "2026-11-29T00:00:00Z"}};
-  return g;
-}
-
-AuthzRequest req(const std::string& method, const std::string& uri, const std::string& body = "",
-                 const std::string& content_type = "application/json") {
-  AuthzRequest r{method, uri, {}, body};
-  r.content_type = content_type;
-  return r;
-}
+GrantSet web_grants() { return web_holding({"nvidia.com/gpu=all", "rediacc.io/dri=renderD128"}); }
 
 Decision create(const std::string& host_config_json) {
   return decide(web_grants(), "web",
                 req("POST", "/v1.41/containers/create", R"({"Image":"img","HostConfig":)" + host_config_json + "}"));
-}
-
-void refused(const Decision& d, const std::string& words) {
-  INFO(d.msg);
-  CHECK_FALSE(d.allow);
-  CHECK_THAT(d.msg, Catch::Contains(words));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "tests/support/authz_envelope.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
+#include "tests/support/gate_requests.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
 
@@ -54,17 +55,6 @@ Decision create_on(const HostPathJudge* machine, const std::string& host_config)
 }
 
 Decision create(const std::string& host_config) { return create_on(nullptr, host_config); }
-
-void refused(const Decision& d, const std::string& words) {
-  INFO(d.msg);
-  CHECK_FALSE(d.allow);
-  CHECK_THAT(d.msg, Catch::Contains(words));
-}
-
-void allowed(const Decision& d) {
-  INFO(d.msg);
-  CHECK(d.allow);
-}
 
 std::string caps(const std::string& field, const std::string& json_value) {
   return "{\"" + field + "\":" + json_value + "}";

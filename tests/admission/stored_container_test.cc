@@ -22,6 +22,7 @@
 #include "plugin/daemon_containers.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
+#include "tests/support/gate_requests.h"
 
 using namespace rgpu;
 using namespace rgpu::admission;
@@ -44,16 +45,6 @@ json inspect_fixture(const std::string& name) {
   return json::parse(in);
 }
 
-GrantSet grants_of(std::vector<std::string> devices) {
-  GrantSet g;
-  for (auto& d : devices) g.grants.push_back({"web", d, false, "2026-12-01T00:00:00Z"});
-  return g;
-}
-
-AuthzRequest req(const std::string& method, const std::string& uri, const std::string& body = "") {
-  return AuthzRequest{method, uri, body.empty() ? "" : "application/json", body};
-}
-
 // A daemon that stores `stored` under every name, and counts the names it was asked for.
 struct FakeDaemon {
   explicit FakeDaemon(json s) : stored(std::move(s)) {}
@@ -70,12 +61,6 @@ Decision decide_with(const FakeDaemon& daemon, const GrantSet& grants, const Aut
   DecideOptions options;
   options.containers = &daemon.source;
   return decide(grants, "web", request, options);
-}
-
-void refused(const Decision& d, const std::string& words) {
-  INFO(d.msg);
-  CHECK_FALSE(d.allow);
-  CHECK_THAT(d.msg, Catch::Contains(words));
 }
 
 }  // namespace
@@ -103,8 +88,8 @@ TEST_CASE(
     "stored containers: a container made with a name the repository no longer holds is refused at start, "
     "restart, unpause and exec, naming the container and the grant") {
   FakeDaemon daemon(inspect_fixture("cdi-device-26.1.5.json"));
-  const auto held = grants_of({"rediacc.io/dri=renderD128"});
-  const auto revoked = grants_of({});
+  const auto held = web_holding({"rediacc.io/dri=renderD128"});
+  const auto revoked = web_holding({});
   CHECK(decide_with(daemon, held, req("POST", "/v1.45/containers/held/start")).allow);
   CHECK(daemon.asked == std::vector<std::string>{"held"});
 
@@ -127,7 +112,7 @@ TEST_CASE(
 }
 
 TEST_CASE("stored containers: what an edited hostconfig.json or a fork carries is refused as create would refuse it") {
-  const auto none = grants_of({});
+  const auto none = web_holding({});
   const auto with = [](auto edit) {
     json stored = inspect_fixture("plain-26.1.5.json");
     edit(stored);
@@ -170,7 +155,7 @@ TEST_CASE("stored containers: what an edited hostconfig.json or a fork carries i
 
 TEST_CASE("stored containers: the request's own refusal comes first, and routes that run nothing ask no daemon") {
   FakeDaemon daemon(inspect_fixture("plain-26.1.5.json"));
-  const auto none = grants_of({});
+  const auto none = web_holding({});
   refused(decide_with(daemon, none, req("POST", "/containers/plain/exec", R"({"Cmd":["sh"],"Privileged":true})")),
           "a privileged exec");
   refused(decide_with(daemon, none, req("POST", "/containers/plain/start", R"({"Privileged":true})")),
@@ -192,7 +177,7 @@ TEST_CASE("stored containers: the request's own refusal comes first, and routes 
 }
 
 TEST_CASE("stored containers: a daemon that cannot be asked refuses the route, saying why and what to check") {
-  const auto none = grants_of({});
+  const auto none = web_holding({});
   auto unset = daemon_containers("", "the plugin was started without --docker-host");
   REQUIRE(unset);
   DecideOptions options;
@@ -314,7 +299,7 @@ struct PluginUnderTest {
 
 TEST_CASE("stored containers: the plugin serves the daemon's own call for the lookup while a start waits on it") {
   PluginUnderTest plugin(std::chrono::seconds(5));
-  plugin.grants = grants_of({"rediacc.io/dri=renderD128"});
+  plugin.grants = web_holding({"rediacc.io/dri=renderD128"});
   {
     CallingBackDaemon daemon(plugin.daemon_socket, plugin.plugin_socket, inspect_fixture("cdi-device-26.1.5.json"),
                              true);
@@ -326,7 +311,7 @@ TEST_CASE("stored containers: the plugin serves the daemon's own call for the lo
     CHECK(json::parse(daemon.plugin_said)["Allow"] == true);
   }
   // Revoked: the next start is refused, through the same nested lookup.
-  plugin.grants = grants_of({});
+  plugin.grants = web_holding({});
   std::filesystem::remove(plugin.daemon_socket);
   CallingBackDaemon daemon(plugin.daemon_socket, plugin.plugin_socket, inspect_fixture("cdi-device-26.1.5.json"), true);
   const auto answer = plugin.start("held");
@@ -347,7 +332,7 @@ TEST_CASE("stored containers: a daemon that never answers the lookup is refused 
 
 TEST_CASE("stored containers: a granted name whose spec now runs a hook its grant did not review is refused at start") {
   FakeDaemon daemon(inspect_fixture("cdi-device-26.1.5.json"));
-  GrantSet grants = grants_of({"rediacc.io/dri=renderD128"});
+  GrantSet grants = web_holding({"rediacc.io/dri=renderD128"});
   const std::string hook = "hook createContainer /opt/x/hook (not in the allow-list)";
   std::vector<std::string> carried;
   const ReviewSource reviews = [&carried](const std::string&) { return carried; };

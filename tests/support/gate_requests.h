@@ -1,0 +1,31 @@
+#pragma once
+// What the gate's unit tests hand the decision and check of it: a request as the plugin receives
+// it, the grants of the one repository they ask as, and an answer that must refuse with given
+// words or allow (the refusal is printed when it does not).
+
+#include <initializer_list>
+#include <string>
+
+#include "admission/authz_request.h"
+#include "admission/decide.h"
+#include "grants/grant_set.h"
+
+namespace rgpu::test {
+
+/// The repository every gate unit test asks as.
+inline constexpr const char* kGateRepo = "web";
+
+/// What `web` holds: each name, shared, granted at one fixed time.
+grants::GrantSet web_holding(std::initializer_list<const char*> names);
+
+/// A request as dockerd forwards it; a body is JSON unless told otherwise.
+admission::AuthzRequest req(const std::string& method, const std::string& uri, const std::string& body = "",
+                            const std::string& content_type = "application/json");
+
+/// The decision refused, with a message that contains `words`.
+void refused(const admission::Decision& d, const std::string& words);
+
+/// The decision allowed.
+void allowed(const admission::Decision& d);
+
+}  // namespace rgpu::test
