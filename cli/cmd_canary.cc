@@ -11,7 +11,7 @@
 #include "cli/repo_arg.h"
 #include "docker/repo_plugin.h"
 #include "docker/running_daemons.h"
-#include "doctor/canary.h"
+#include "doctor/container/canary.h"
 #include "grants/store.h"
 
 namespace rgpu::cli {

@@ -5,7 +5,7 @@
 
 #include "cli/command.h"
 #include "docker/images.h"
-#include "doctor/cuda_requirement.h"
+#include "doctor/container/cuda_requirement.h"
 #include "setup/machine_probe.h"
 
 namespace rgpu::cli {

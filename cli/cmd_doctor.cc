@@ -12,7 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/command_runner.h"
 #include "docker/images.h"
-#include "doctor/container.h"
+#include "doctor/container/container.h"
 #include "doctor/doctor.h"
 #include "doctor/metrics.h"
 

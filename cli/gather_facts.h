@@ -7,6 +7,7 @@
 
 #include "core/command_runner.h"
 #include "doctor/check.h"
+#include "doctor/facts.h"
 
 namespace rgpu::cli {
 

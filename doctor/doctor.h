@@ -1,9 +1,12 @@
 #pragma once
-// `doctor`: the playbook for GPUs in containers, run on this machine, layer by layer.
+// `doctor`: the playbook for GPUs in containers, run on this machine, layer by layer. Each layer
+// has a folder of its own: host_driver/ (1), device_nodes/ (2), runtime/ (3), specs/ (4),
+// policy/ (5), container/ (6); usage/ finds who uses each GPU, which layer 5 judges.
 
 #include <vector>
 
 #include "doctor/check.h"
+#include "doctor/facts.h"
 
 namespace rgpu::doctor {
 
@@ -14,6 +17,9 @@ std::vector<Check> device_node_checks(const Facts& facts);
 std::vector<Check> runtime_checks(const Facts& facts);
 std::vector<Check> spec_checks(const Facts& facts);
 std::vector<Check> policy_checks(const Facts& facts);
+/// Every grant's name defined, grantable and reaching the card it was granted on; every reservation
+/// held by one repository alone (part of policy_checks).
+std::vector<Check> grant_checks(const Facts& facts);
 /// The NVIDIA spec's MIG names against the MIG devices present: fails on names of slices that
 /// are gone and slices without a name, naming the grants that point at stale names.
 Check mig_spec_check(const Facts& facts);
@@ -31,14 +37,10 @@ std::vector<Check> usage_checks(const Facts& facts);
 /// The last canary result of each repository's names, from their records (layer 6).
 std::vector<Check> canary_checks(const Facts& facts);
 
-/// What each reachable daemon reports it reads (GET /info CDISpecDirs, DiscoveredDevices), layer 3.
-Check daemon_spec_dirs(const Facts& facts);
-/// Whether each reachable daemon attaches CDI devices (its version, CDISpecDirs in /info), layer 3.
-Check daemon_cdi(const Facts& facts);
 /// The daemons' Docker and runc versions against the known escapes (doctor/known_escapes.cc), layer 5.
 std::vector<Check> escape_checks(const Facts& facts);
 
-/// Every check of layers 1 to 5, in order.
+/// Every check of layers 1 to 6 that needs no container (layer 6 from the canaries' records), in order.
 std::vector<Check> run_doctor(const Facts& facts);
 
 /// True when no check failed (warnings allowed).

@@ -4,10 +4,10 @@
 #include <sstream>
 
 #include "core/time_text.h"
-#include "doctor/canary.h"
-#include "doctor/kernel_log.h"
-#include "doctor/lost_gpus.h"
-#include "doctor/ras_counts.h"
+#include "doctor/container/canary.h"
+#include "doctor/host_driver/kernel_log.h"
+#include "doctor/host_driver/lost_gpus.h"
+#include "doctor/host_driver/ras_counts.h"
 #include "grants/hardware.h"
 
 namespace rgpu::doctor {
@@ -139,24 +139,26 @@ void canary_series(std::ostringstream& out, const Facts& f) {
   }
 }
 
-}  // namespace
-
-std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::chrono::system_clock::time_point now) {
-  std::ostringstream out;
+// GPUs found now by vendor, and those the recorded inventory has that are gone: a machine that
+// lost a GPU must not read as one that never had it.
+void gpu_series(std::ostringstream& out, const Facts& f) {
   family(out, "rediacc_gpu_gpus", "GPUs found on this machine now, by vendor.");
   for (auto v : {probe::Vendor::nvidia, probe::Vendor::amd, probe::Vendor::intel, probe::Vendor::other}) {
     size_t n = 0;
     for (const auto& g : f.fresh.gpus) n += g.vendor == v;
     out << "rediacc_gpu_gpus{vendor=\"" << probe::to_string(v) << "\"} " << n << "\n";
   }
-  // A machine that lost a GPU must not read as one that never had it.
   const auto lost = lost_gpus(f);
   family(out, "rediacc_gpu_gpus_missing",
          "GPUs the recorded inventory has that are gone from the PCI bus or do not answer; 0 when none.");
   out << "rediacc_gpu_gpus_missing " << lost.size() << "\n";
   family(out, "rediacc_gpu_gpu_lost", "1 for each recorded GPU gone from the bus or answering all-ones.");
   for (const auto& l : lost) out << "rediacc_gpu_gpu_lost{pci_address=\"" << *l.gpu.pci_address << "\"} 1\n";
-  // The kernel's events since boot, per GPU and code: a counter that restarts with the machine.
+}
+
+// The kernel's events since boot, per GPU and code (counters that restart with the machine), and
+// AMD's RAS counters since the driver loaded.
+void kernel_event_series(std::ostringstream& out, const Facts& f) {
   const auto log = read_kernel_log(f);
   family(out, "rediacc_gpu_xid_errors_total", "NVIDIA Xid events in the kernel log since boot, by GPU and code.",
          "counter");
@@ -177,8 +179,11 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
   nvidia_memory_series(out, f);
   family(out, "rediacc_gpu_kernel_log_readable", "1 when a kernel log (/dev/kmsg, the journal, kern.log) was read.");
   out << "rediacc_gpu_kernel_log_readable " << (log.source.empty() ? 0 : 1) << "\n";
-  // The link as sysfs shows it now, so a dashboard can chart a downtrained link (width below its
-  // maximum) next to the idle speed drop that is no fault.
+}
+
+// The link as sysfs shows it now, so a dashboard can chart a downtrained link (width below its
+// maximum) next to the idle speed drop that is no fault.
+void pcie_series(std::ostringstream& out, const Facts& f) {
   family(out, "rediacc_gpu_pcie_link_width", "PCIe link width of each GPU: current and maximum lanes.");
   for (const auto& g : f.fresh.gpus) {
     if (g.pcie_link)
@@ -190,6 +195,9 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
       link_series(out, "rediacc_gpu_pcie_link_speed_gts", g, g.pcie_link->current_speed_gts,
                   g.pcie_link->max_speed_gts);
   }
+}
+
+void inventory_series(std::ostringstream& out, const Facts& f, std::chrono::system_clock::time_point now) {
   const auto recorded_at = f.recorded ? parse_rfc3339_utc(f.recorded->generated_at) : std::nullopt;
   family(out, "rediacc_gpu_inventory_present", "1 when /etc/rediacc/gpu/inventory.json exists and parses.");
   out << "rediacc_gpu_inventory_present " << (f.recorded ? 1 : 0) << "\n";
@@ -198,7 +206,10 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
     out << "rediacc_gpu_inventory_age_seconds "
         << std::chrono::duration_cast<std::chrono::seconds>(now - *recorded_at).count() << "\n";
   }
-  // Worst status per check: a check that runs per GPU is one series.
+}
+
+// Each check's worst status (a check that runs per GPU is one series), spec drift and the failing count.
+void doctor_series(std::ostringstream& out, const std::vector<Check>& checks) {
   std::map<std::pair<std::string, int>, Status> worst;
   for (const auto& c : checks) {
     auto [it, fresh] = worst.try_emplace({c.id, layer_number(c.layer)}, c.status);
@@ -222,6 +233,9 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
   for (const auto& [key, status] : worst) failed += status == Status::fail;
   family(out, "rediacc_gpu_doctor_failed_checks", "Doctor checks that fail; 0 on a healthy machine.");
   out << "rediacc_gpu_doctor_failed_checks " << failed << "\n";
+}
+
+void grant_series(std::ostringstream& out, const Facts& f) {
   size_t exclusive = 0, shared = 0;
   if (f.grants) {
     for (const auto& g : f.grants->grants) (g.exclusive ? exclusive : shared) += 1;
@@ -236,6 +250,18 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
   family(out, "rediacc_gpu_grants_moved",
          "Grants whose name now reaches other hardware than was granted (the gate refuses them); 0 when none moved.");
   out << "rediacc_gpu_grants_moved " << moved << "\n";
+}
+
+}  // namespace
+
+std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::chrono::system_clock::time_point now) {
+  std::ostringstream out;
+  gpu_series(out, f);
+  kernel_event_series(out, f);
+  pcie_series(out, f);
+  inventory_series(out, f, now);
+  doctor_series(out, checks);
+  grant_series(out, f);
   usage_series(out, f);
   canary_series(out, f);
   return out.str();

@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "doctor/canary.h"
+#include "doctor/container/canary.h"
 
 using namespace rgpu::doctor;
 

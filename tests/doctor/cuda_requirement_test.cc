@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "doctor/cuda_requirement.h"
+#include "doctor/container/cuda_requirement.h"
 
 using namespace rgpu::doctor;
 using Kind = CudaVerdict::Kind;

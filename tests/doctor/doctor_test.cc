@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "cdi-gen/spec_index.h"
-#include "doctor/container.h"
+#include "doctor/container/container.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"

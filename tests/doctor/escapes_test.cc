@@ -7,7 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "doctor/known_escapes.h"
+#include "doctor/policy/known_escapes.h"
 #include "tests/support/fake_tools.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"

@@ -7,7 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "doctor/process_parsers.h"
+#include "doctor/usage/process_parsers.h"
 #include "tests/support/admit_on.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machine_builder.h"

@@ -1,4 +1,4 @@
-#include "doctor/known_escapes.h"
+#include "doctor/policy/known_escapes.h"
 
 #include <cctype>
 

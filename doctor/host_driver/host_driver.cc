@@ -6,10 +6,10 @@
 
 #include "core/joined.h"
 #include "doctor/doctor.h"
-#include "doctor/kernel_log.h"
-#include "doctor/lost_gpus.h"
-#include "doctor/nvidia_ecc.h"
-#include "doctor/ras_counts.h"
+#include "doctor/host_driver/kernel_log.h"
+#include "doctor/host_driver/lost_gpus.h"
+#include "doctor/host_driver/nvidia_ecc.h"
+#include "doctor/host_driver/ras_counts.h"
 #include "probe/probe.h"
 #include "probe/sysfs_parsers.h"
 

@@ -1,4 +1,4 @@
-#include "doctor/lost_gpus.h"
+#include "doctor/host_driver/lost_gpus.h"
 
 #include <algorithm>
 

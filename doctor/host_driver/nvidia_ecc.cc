@@ -1,4 +1,4 @@
-#include "doctor/nvidia_ecc.h"
+#include "doctor/host_driver/nvidia_ecc.h"
 
 namespace rgpu::doctor {
 namespace {

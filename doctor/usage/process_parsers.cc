@@ -1,4 +1,4 @@
-#include "doctor/process_parsers.h"
+#include "doctor/usage/process_parsers.h"
 
 #include <algorithm>
 #include <cctype>

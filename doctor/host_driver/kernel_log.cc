@@ -1,4 +1,4 @@
-#include "doctor/kernel_log.h"
+#include "doctor/host_driver/kernel_log.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -14,7 +14,7 @@
 #include "cdi-gen/spec_index.h"
 #include "core/result.h"
 #include "core/root_fs.h"
-#include "doctor/gpu_usage.h"
+#include "doctor/usage/gpu_usage.h"
 #include "grants/grant_set.h"
 
 namespace rgpu::doctor {

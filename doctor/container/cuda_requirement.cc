@@ -1,4 +1,4 @@
-#include "doctor/cuda_requirement.h"
+#include "doctor/container/cuda_requirement.h"
 
 #include <algorithm>
 #include <sstream>

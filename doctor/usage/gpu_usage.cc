@@ -1,4 +1,4 @@
-#include "doctor/gpu_usage.h"
+#include "doctor/usage/gpu_usage.h"
 
 #include <sys/sysmacros.h>
 
@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "docker/client.h"
-#include "doctor/process_scan.h"
+#include "doctor/usage/process_scan.h"
 
 namespace rgpu::doctor {
 namespace {

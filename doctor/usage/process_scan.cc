@@ -1,4 +1,4 @@
-#include "doctor/process_scan.h"
+#include "doctor/usage/process_scan.h"
 
 #include <dirent.h>
 #include <fcntl.h>

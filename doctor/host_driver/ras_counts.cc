@@ -1,4 +1,4 @@
-#include "doctor/ras_counts.h"
+#include "doctor/host_driver/ras_counts.h"
 
 #include <map>
 

@@ -2,13 +2,13 @@
 // which must see it: the playbook's "silent CPU fallback" is a container that runs fine without
 // its GPU, so success means the device is there inside, not only that the container started.
 
-#include "doctor/container.h"
+#include "doctor/container/container.h"
 
 #include "docker/images.h"
 #include "docker/repo_plugin.h"
 #include "docker/running_daemons.h"
-#include "doctor/canary.h"
-#include "doctor/cuda_requirement.h"
+#include "doctor/container/canary.h"
+#include "doctor/container/cuda_requirement.h"
 
 namespace rgpu::doctor {
 namespace {

@@ -1,7 +1,7 @@
 // Layer 6 from the record: the last canary of each repository's names, as its timer left it.
 
 #include "core/time_text.h"
-#include "doctor/canary.h"
+#include "doctor/container/canary.h"
 #include "doctor/doctor.h"
 
 namespace rgpu::doctor {

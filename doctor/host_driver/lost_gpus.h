@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "doctor/check.h"
+#include "doctor/facts.h"
 
 namespace rgpu::doctor {
 

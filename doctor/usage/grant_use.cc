@@ -1,4 +1,4 @@
-#include "doctor/grant_use.h"
+#include "doctor/usage/grant_use.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

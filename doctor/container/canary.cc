@@ -1,4 +1,4 @@
-#include "doctor/canary.h"
+#include "doctor/container/canary.h"
 
 #include <unistd.h>
 

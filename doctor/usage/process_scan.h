@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/root_fs.h"
-#include "doctor/process_parsers.h"
+#include "doctor/usage/process_parsers.h"
 
 namespace rgpu::doctor {
 

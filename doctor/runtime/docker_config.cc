@@ -1,0 +1,207 @@
+// Layer 3, Docker as installed and configured: its package's version, each daemon's configuration
+// (runtimes, CDI on or off), and the spec directories it reads besides /etc/cdi.
+
+#include <regex>
+#include <set>
+
+#include "cdi-gen/spec_index.h"
+#include "core/joined.h"
+#include "core/machine_paths.h"
+#include "core/structured_text.h"
+#include "doctor/runtime/runtime_checks.h"
+
+namespace rgpu::doctor {
+namespace {
+
+constexpr CheckMaker kCheck{Layer::runtime};
+
+// One daemon configuration's word on runtimes: the nvidia runtime injects GPUs from environment
+// variables (an image's own ENV included), which no request shows the gate.
+std::optional<std::string> runtime_problem(const nlohmann::json& c, const std::string& path) {
+  const bool nvidia = c.contains("runtimes") && c["runtimes"].is_object() && c["runtimes"].contains("nvidia");
+  const std::string fallback = c.value("default-runtime", std::string());
+  if (!fallback.empty() && fallback != "runc") return path + " makes \"" + fallback + "\" the default runtime";
+  if (nvidia) return path + " configures an nvidia runtime";
+  return std::nullopt;
+}
+
+// Names that a spec in a directory Docker also reads (and prefers) defines a second time.
+std::vector<std::string> shadowing_specs(const Facts& f) {
+  std::set<std::string> ours;
+  for (const auto& d : f.specs.devices) ours.insert(d.qualified_name);
+  if (f.grants) {
+    for (const auto& g : f.grants->grants) ours.insert(g.device);
+  }
+  std::vector<std::string> found;
+  std::set<std::string> seen_dirs;
+  for (const char* dir : {paths::kDockerRunCdiDir, paths::kPodmanRunCdiDir}) {
+    const auto real = f.fs.resolve(dir);
+    if (!real || !seen_dirs.insert(*real).second) continue;
+    const auto names = f.fs.list_dir(dir);
+    if (!names) continue;
+    for (const auto& name : *names) {
+      const auto ext = name.substr(name.find_last_of('.') + 1);
+      if (name.find('.') == std::string::npos || (ext != "json" && ext != "yaml")) continue;
+      const std::string path = join_path(dir, name);
+      const auto devices =
+          f.fs.read_file(path).and_then([&](const std::string& text) { return cdi::parse_spec(text, path); });
+      if (!devices) continue;
+      std::string clash;
+      for (const auto& d : *devices) {
+        if (ours.count(d.qualified_name)) clash += (clash.empty() ? "" : ", ") + d.qualified_name;
+      }
+      if (!clash.empty()) found.push_back(path + " (" + clash + ")");
+    }
+  }
+  return found;
+}
+
+// Docker's major.minor from the installed package's version ("5:28.1.1-1~debian.12", "20.10.24+dfsg1-1").
+std::optional<std::pair<int, int>> docker_release(const std::string& version) {
+  static const std::regex kRelease(R"(^(?:\d+:)?(\d+)\.(\d+))");
+  std::smatch m;
+  if (!std::regex_search(version, m, kRelease)) return std::nullopt;
+  return std::make_pair(std::stoi(m[1]), std::stoi(m[2]));
+}
+
+struct InstalledDocker {
+  std::string package;  ///< empty when none is
+  std::string version;
+  std::optional<std::pair<int, int>> release;
+};
+
+// Which Docker package dpkg records as installed.
+InstalledDocker installed_docker(const Facts& f) {
+  for (const char* candidate : {"docker-ce", "docker.io", "moby-engine"}) {
+    if (auto version = dpkg_version(f, candidate)) return {candidate, *version, docker_release(*version)};
+  }
+  return {};
+}
+
+// Docker 25+ reads /etc/cdi and /var/run/cdi unless cdi-spec-dirs says otherwise, and a spec in
+// /var/run/cdi wins: whoever writes there redefines what a granted name reaches.
+Check spec_dirs_of(const Facts& f, const std::optional<std::pair<int, int>>& release) {
+  if (!release || *release < std::make_pair(25, 0))
+    return kCheck.skip("cdi-spec-dirs", "no Docker that reads CDI specs (25 or later) is installed");
+  std::set<std::string> configs;
+  for (const auto& d : f.daemons) configs.insert(d.config_path());
+  if (configs.empty()) configs.insert("/etc/docker/daemon.json");
+  std::vector<std::string> problems;
+  for (const auto& path : configs) {
+    const auto& text = f.files.read(path);
+    const auto config = text && *text ? parse_json(**text, path) : Result<nlohmann::json>(nlohmann::json());
+    if (!config) continue;  // docker-daemon reports a file that does not parse
+    const auto dirs =
+        config->is_object() && config->contains("cdi-spec-dirs") ? (*config)["cdi-spec-dirs"] : nlohmann::json();
+    if (!dirs.is_array()) {
+      problems.push_back(path + " sets no cdi-spec-dirs, so dockerd also reads /var/run/cdi");
+      continue;
+    }
+    std::string others;
+    bool etc_cdi = false;
+    for (const auto& d : dirs) {
+      const std::string dir = d.is_string() ? d.get<std::string>() : d.dump();
+      if (dir == paths::kCdiSpecDir) {
+        etc_cdi = true;
+      } else {
+        others += (others.empty() ? "" : ", ") + dir;
+      }
+    }
+    if (!others.empty()) problems.push_back(path + " lets dockerd read " + others);
+    if (!etc_cdi) problems.push_back(path + " keeps dockerd from /etc/cdi, the specs grants are checked against");
+  }
+  const auto shadows = shadowing_specs(f);
+  for (const auto& s : shadows) problems.push_back(s + " defines names /etc/cdi or a grant uses");
+  if (problems.empty()) {
+    return kCheck.ok("cdi-spec-dirs", "each daemon's configuration names /etc/cdi alone in cdi-spec-dirs",
+                     Evidence(joined(std::vector<std::string>(configs.begin(), configs.end())) + ", " +
+                              paths::kDockerRunCdiDir + ", " + paths::kPodmanRunCdiDir));
+  }
+  std::string seen;
+  for (const auto& p : problems) seen += (seen.empty() ? "" : "; ") + p;
+  return kCheck.fail(
+      "cdi-spec-dirs", seen,
+      "a spec in another directory dockerd reads (/var/run/cdi wins over /etc/cdi) redefines what a granted name "
+      "reaches, and the gate never sees it",
+      "set \"cdi-spec-dirs\": [\"/etc/cdi\"] in each repository daemon's daemon.json and restart it" +
+          std::string(shadows.empty() ? "" : "; remove the specs named"));
+}
+
+}  // namespace
+
+// Every configuration a daemon here runs with (/etc/docker/daemon.json and each repository
+// daemon's --config-file), and what each daemon that answered says its default runtime is.
+Check docker_daemon(const Facts& f) {
+  const auto configs = docker::daemon_config_paths(f.daemons);
+  std::vector<std::string> problems, read;
+  for (const auto& path : configs) {
+    const auto& text = f.files.read(path);
+    if (!text || !*text) continue;
+    auto config = parse_json(**text, path);
+    if (!config || !config->is_object()) {
+      return kCheck.fail("docker-daemon", path + " does not parse", "dockerd refuses to start with it",
+                         "fix the file's JSON");
+    }
+    read.push_back(path);
+    if (auto p = runtime_problem(*config, path)) problems.push_back(*p);
+    const auto& c = *config;
+    if (c.contains("features") && c["features"].is_object() && c["features"].value("cdi", true) == false) {
+      return kCheck.fail("docker-daemon", path + " turns CDI off (features.cdi: false)",
+                         "dockerd cannot attach CDI devices: every granted request fails",
+                         "set \"features\": {\"cdi\": true} (Docker 25.0 to 28.1 need it; 28.2 and later have it on)");
+    }
+  }
+  for (const auto& a : f.answers) {
+    if (!a.info.is_object() || !a.info.contains("DefaultRuntime") || !a.info["DefaultRuntime"].is_string()) continue;
+    const auto runtime = a.info["DefaultRuntime"].get<std::string>();
+    read.push_back("GET /info of " + a.label);
+    if (runtime != "runc") problems.push_back(a.label + " runs \"" + runtime + "\" by default (GET /info)");
+  }
+  if (!problems.empty()) {
+    return kCheck.fail(
+        "docker-daemon", joined(problems, "; "),
+        "the nvidia runtime injects GPUs from environment variables and annotations (an image's own ENV "
+        "NVIDIA_VISIBLE_DEVICES=all included) that the gate never sees",
+        "remove the nvidia runtime and default-runtime from the daemon's configuration and restart it; CDI names are "
+        "the way to GPUs here");
+  }
+  if (read.empty()) {
+    return kCheck.ok("docker-daemon", "no daemon configuration, so no nvidia runtime and runc by default",
+                     Evidence("looked for " + joined(configs)));
+  }
+  return kCheck.ok("docker-daemon", "no configuration adds the nvidia runtime, and runc is the default runtime",
+                   Evidence(joined(read)));
+}
+
+// Which Docker the machine has, from dpkg, and whether it attaches CDI devices: from 25.0 with
+// "features": {"cdi": true}, on by default from 28.2.
+Check docker_cdi(const Facts& f) {
+  const auto docker = installed_docker(f);
+  const auto& release = docker.release;
+  if (!release) return kCheck.skip("docker-cdi", "no Docker package recorded by dpkg");
+  const std::string seen = docker.package + " " + docker.version;
+  if (*release < std::make_pair(25, 0)) {
+    return kCheck.fail("docker-cdi", seen + " predates CDI",
+                       "dockerd cannot attach CDI devices: every granted request fails at create",
+                       "install Docker 25 or later (28.2 or later has CDI on)");
+  }
+  if (*release < std::make_pair(28, 2)) {
+    const auto& text = f.files.read("/etc/docker/daemon.json");
+    auto config =
+        text && *text ? parse_json(**text, "/etc/docker/daemon.json") : Result<nlohmann::json>(nlohmann::json());
+    const bool on = config && config->is_object() && config->contains("features") &&
+                    (*config)["features"].is_object() && (*config)["features"].value("cdi", false);
+    if (!on) {
+      return kCheck.fail("docker-cdi", seen + " without \"features\": {\"cdi\": true}",
+                         "Docker 25.0 to 28.1 attach CDI devices only with the feature on",
+                         "add \"features\": {\"cdi\": true} to /etc/docker/daemon.json and restart dockerd");
+    }
+  }
+  // The package's version and daemon.json say it can; daemon-cdi asks the running daemons.
+  return kCheck.ok("docker-cdi", seen + " attaches CDI devices, by its version and /etc/docker/daemon.json",
+                   Evidence("dpkg's status, /etc/docker/daemon.json"));
+}
+
+Check spec_dirs(const Facts& f) { return spec_dirs_of(f, installed_docker(f).release); }
+
+}  // namespace rgpu::doctor

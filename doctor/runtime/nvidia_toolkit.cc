@@ -1,0 +1,198 @@
+// Layer 3, the NVIDIA side: the toolkit (installed only to make the NVIDIA spec), the spec it made,
+// and the refresh that keeps it current, written where Docker reads it.
+
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "cdi-gen/spec_index.h"
+#include "core/joined.h"
+#include "core/machine_paths.h"
+#include "core/machine_program.h"
+#include "doctor/runtime/runtime_checks.h"
+#include "installers/dpkg_status.h"
+#include "installers/nvidia_toolkit.h"
+#include "installers/os_release.h"
+#include "installers/package_manager.h"
+#include "probe/hardware_identity.h"
+#include "probe/sysfs_parsers.h"
+
+namespace rgpu::doctor {
+namespace {
+
+constexpr CheckMaker kCheck{Layer::runtime};
+
+std::optional<std::string> loaded_nvidia_version(const Facts& f) {
+  const auto text = f.fs.read_optional("/proc/driver/nvidia/version");
+  if (text && *text) return probe::parse_nvidia_version(**text);
+  return std::nullopt;
+}
+
+// The toolkit as setup sees it: the machine's own package database (dpkg's status file, or rpm
+// --root), so setup's "already installed" and this check never disagree.
+std::optional<std::string> installed_toolkit(const Facts& f) {
+  const auto& os_text = f.files.read("/etc/os-release");
+  std::optional<installers::PackageFamily> family;
+  if (os_text && *os_text) {
+    if (auto known = installers::package_family(installers::parse_os_release(**os_text), "/etc/os-release"))
+      family = *known;
+  }
+  if (!family || *family == installers::PackageFamily::apt || !f.runner)
+    return dpkg_version(f, installers::kToolkitPackage);
+  const auto pm = installers::make_package_manager(*family, f.fs.root().string());
+  return installers::installed_toolkit(f.fs, *pm, *f.runner);
+}
+
+// The driver versions in the spec's library paths (libcuda.so.550.54.15): the driver it was made for.
+std::set<std::string> spec_driver_versions(const std::string& spec) {
+  static const std::regex kLib(R"(lib(?:cuda|nvidia-ml)\.so\.(\d+\.\d+(?:\.\d+)?))");
+  std::set<std::string> found;
+  for (auto it = std::sregex_iterator(spec.begin(), spec.end(), kLib); it != std::sregex_iterator(); ++it) {
+    found.insert((*it)[1]);
+  }
+  return found;
+}
+
+// Each node nvidia.yaml maps must reach an NVIDIA GPU now: after a card change that regenerated
+// only our specs (the hot-plug rule), a stale nvidia.yaml can map another vendor's render node.
+std::optional<Check> nvidia_spec_nodes(const Facts& f) {
+  const probe::HardwareReader reader(f.fs);
+  for (const auto& d : f.specs.devices) {
+    if (d.spec_path != paths::kNvidiaSpec) continue;
+    for (const auto& node : d.device_nodes) {
+      if (!node.starts_with("/dev/dri/") && !(node.starts_with("/dev/nvidia") && !node.starts_with("/dev/nvidia-")))
+        continue;
+      if (node == "/dev/nvidiactl") continue;
+      const auto id = reader.identity(node);
+      if (id && (id->starts_with("GPU-") || id->starts_with("MIG-"))) continue;
+      return kCheck.fail(check_id::kNvidiaSpec,
+                         std::string(paths::kNvidiaSpec) + " maps " + node + " under " + d.qualified_name + ", which " +
+                             (id ? "is " + *id + " now, no NVIDIA GPU" : "reaches no GPU now"),
+                         "the spec is older than the last change of hardware: a container given that name gets "
+                         "another card's node (the gate refuses grants whose hardware moved, not this spec)",
+                         "regenerate it: systemctl start nvidia-cdi-refresh.service, or rediacc-gpu setup");
+    }
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+Check toolkit(const Facts& f) {
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia))
+    return kCheck.skip("toolkit", no_gpu_observed(f, probe::Vendor::nvidia, "NVIDIA"));
+  const auto version = installed_toolkit(f);
+  const auto ctk = machine_program(f.fs, "nvidia-ctk");
+  const std::string package = installers::kToolkitPackage;
+  if (version && !installers::check_toolkit_version(version->substr(0, version->find_first_of("-~")))) {
+    return kCheck.fail("toolkit",
+                       package + " " + *version + " is installed, below " + installers::kMinimumToolkitVersion,
+                       "older toolkits generate specs that miss devices or hooks this product relies on",
+                       "run rediacc-gpu setup (it installs " + std::string(installers::kDefaultToolkitVersion) + ")");
+  }
+  if (ctk) {
+    return kCheck
+        .ok("toolkit", *ctk + " is installed" + (version ? " (" + *version + ")" : std::string()),
+            Evidence(*ctk + (version ? ", the package database" : "")))
+        .because("it generates the NVIDIA CDI spec", "");
+  }
+  if (version) {
+    return kCheck.fail(
+        "toolkit", package + " " + *version + " is recorded as installed, but nvidia-ctk is not on the machine",
+        "nothing can generate or refresh the NVIDIA CDI spec", "reinstall " + package + ", then run rediacc-gpu setup");
+  }
+  return kCheck.fail("toolkit", "an NVIDIA GPU, but neither " + package + " nor nvidia-ctk is installed",
+                     "nothing can generate or refresh the NVIDIA CDI spec",
+                     "run rediacc-gpu setup (it installs the toolkit)");
+}
+
+Check nvidia_spec(const Facts& f) {
+  if (!has_vendor(f.fresh, probe::Vendor::nvidia))
+    return kCheck.skip(check_id::kNvidiaSpec, no_gpu_observed(f, probe::Vendor::nvidia, "NVIDIA"));
+  const auto spec = f.fs.read_optional(paths::kNvidiaSpec);
+  if (!spec || !*spec) {
+    return kCheck.fail(check_id::kNvidiaSpec, std::string(paths::kNvidiaSpec) + " is missing",
+                       "no nvidia.com/gpu name exists: NVIDIA GPUs cannot be granted or requested",
+                       "run rediacc-gpu setup (it generates the spec)");
+  }
+  const auto versions = spec_driver_versions(**spec);
+  const auto loaded = loaded_nvidia_version(f);
+  if (loaded && !versions.empty() && !versions.count(*loaded)) {
+    return kCheck.fail(
+        check_id::kNvidiaSpec,
+        std::string(paths::kNvidiaSpec) + " was generated for driver " + *versions.begin() + ", the driver now is " +
+            *loaded,
+        "drift: containers get the old driver's libraries, which do not match the kernel module (CUDA fails with "
+        "a driver/library version mismatch)",
+        "run rediacc-gpu setup (it regenerates the spec for the driver now loaded)");
+  }
+  if (auto nodes = nvidia_spec_nodes(f)) return *nodes;
+  if (versions.empty()) {
+    return kCheck.warn(check_id::kNvidiaSpec,
+                       std::string(paths::kNvidiaSpec) +
+                           " maps NVIDIA GPUs' nodes, but names no versioned driver library (libcuda.so.N), so which "
+                           "driver it was made for cannot be told",
+                       "nvidia-ctk writes those paths: this spec was made otherwise, or by hand",
+                       "regenerate it with rediacc-gpu setup");
+  }
+  return kCheck.ok(check_id::kNvidiaSpec,
+                   std::string(paths::kNvidiaSpec) +
+                       (loaded ? " names driver " + *loaded + "'s libraries, as loaded,"
+                               : " names driver " + *versions.begin() + "'s libraries,") +
+                       " and its nodes reach NVIDIA GPUs",
+                   Evidence(std::string(paths::kNvidiaSpec) + (loaded ? ", /proc/driver/nvidia/version" : "") +
+                            ", each node's device in /sys"));
+}
+
+Check shadowing_spec(const Facts& f) {
+  if (f.fs.kind("/var/run/cdi/nvidia.yaml") != NodeKind::file) {
+    return kCheck.ok("var-run-cdi", "no /var/run/cdi/nvidia.yaml", Evidence("/var/run/cdi"));
+  }
+  return kCheck.warn(
+      "var-run-cdi", "/var/run/cdi/nvidia.yaml exists",
+      "/var/run/cdi takes precedence over /etc/cdi: that spec, not ours, decides what nvidia.com/gpu names reach",
+      "run rediacc-gpu setup (it points nvidia-cdi-refresh at /etc/cdi and removes that file)");
+}
+
+Check refresh_wired(const Facts& f) {
+  if (!machine_program(f.fs, "nvidia-ctk")) {
+    return kCheck.skip("refresh-wired", "the toolkit is not installed");
+  }
+  // The drop-in names an environment file; that file is what says where the refresh writes.
+  const std::string dropin = "/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf";
+  const auto unit = f.fs.read_optional(dropin);
+  std::string env_file;
+  if (unit && *unit) {
+    std::istringstream lines(**unit);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with("EnvironmentFile=")) env_file = line.substr(16);
+    }
+    if (!env_file.empty() && env_file.front() == '-') env_file.erase(0, 1);
+  }
+  // The file's last assignment is the one systemd keeps.
+  const std::string variable = "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=";
+  const std::string wanted = variable + paths::kNvidiaSpec;
+  const auto env = env_file.empty() ? std::nullopt : f.fs.read_optional(env_file).value_or(std::nullopt);
+  std::string set;
+  std::istringstream env_lines(env.value_or(""));
+  for (std::string line; std::getline(env_lines, line);) {
+    if (line.starts_with(variable)) set = line;
+  }
+  if (set == wanted) {
+    return kCheck.ok("refresh-wired", std::string("nvidia-cdi-refresh writes ") + paths::kNvidiaSpec,
+                     Evidence(dropin + " and the " + env_file + " it names"));
+  }
+  return kCheck.warn("refresh-wired",
+                     !unit || !*unit    ? "nvidia-cdi-refresh is not redirected to /etc/cdi (no " + dropin + ")"
+                     : env_file.empty() ? dropin + " names no EnvironmentFile"
+                                        : env_file + " does not set " + wanted,
+                     "the package's refresh writes /var/run/cdi/nvidia.yaml, which shadows ours",
+                     "run rediacc-gpu setup");
+}
+
+std::optional<std::string> dpkg_version(const Facts& f, const std::string& package) {
+  const auto& status = f.files.read(installers::kDpkgStatus);
+  if (!status || !*status) return std::nullopt;
+  return installers::dpkg_installed_version_in(**status, package);
+}
+
+}  // namespace rgpu::doctor

@@ -1,0 +1,36 @@
+#pragma once
+// Layer 3's checks, shared by the files that make them and runtime.cc, which lists them in order.
+
+#include <optional>
+#include <string>
+
+#include "doctor/check.h"
+#include "doctor/facts.h"
+
+namespace rgpu::doctor {
+
+// nvidia_toolkit.cc
+Check toolkit(const Facts& facts);
+Check nvidia_spec(const Facts& facts);
+/// A /var/run/cdi/nvidia.yaml, which takes precedence over /etc/cdi's.
+Check shadowing_spec(const Facts& facts);
+/// Whether nvidia-cdi-refresh writes /etc/cdi/nvidia.yaml, as its drop-in's environment file says.
+Check refresh_wired(const Facts& facts);
+/// The version dpkg's status records for `package` as installed.
+std::optional<std::string> dpkg_version(const Facts& facts, const std::string& package);
+
+// docker_config.cc
+/// No daemon configuration adds the nvidia runtime or makes another runtime the default.
+Check docker_daemon(const Facts& facts);
+/// The installed Docker package attaches CDI devices (its version, features.cdi).
+Check docker_cdi(const Facts& facts);
+/// Each daemon configuration limits cdi-spec-dirs to /etc/cdi, and no other directory redefines our names.
+Check spec_dirs(const Facts& facts);
+
+// daemon_answers.cc
+/// What each reachable daemon reports it reads (GET /info CDISpecDirs, DiscoveredDevices).
+Check daemon_spec_dirs(const Facts& facts);
+/// Whether each reachable daemon attaches CDI devices (its version, CDISpecDirs in /info).
+Check daemon_cdi(const Facts& facts);
+
+}  // namespace rgpu::doctor
