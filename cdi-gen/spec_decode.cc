@@ -183,107 +183,122 @@ struct Edits {
 // True for a list field that holds at least one entry, or any other non-null value (intelRdt).
 bool present(const YAML::Node& n) { return !is_null(n) && (!n.IsSequence() || n.size() > 0); }
 
+// A list field of containerEdits: null when absent, else a sequence.
+YAML::Node list_field(const std::map<std::string, YAML::Node>& f, const char* field, const std::string& what) {
+  auto n = get(f, field);
+  if (!is_null(n) && !n.IsSequence()) throw Bad{what + ": \"" + field + "\" is not a list"};
+  return n;
+}
+
+// The host nodes deviceNodes maps (hostPath, else path); a hostPath needs 0.5.0.
+std::vector<std::string> decode_device_nodes(const YAML::Node& list, const std::string& what, int& at_least) {
+  std::vector<std::string> nodes;
+  if (is_null(list)) return nodes;
+  for (const auto& d : list) {
+    const auto dn = fields_of(d, what + ": a device node",
+                              {"path", "hostPath", "type", "major", "minor", "fileMode", "permissions", "uid", "gid"});
+    const std::string path = as_string(get(dn, "path"), "path");
+    const std::string host = as_string(get(dn, "hostPath"), "hostPath");
+    const std::string type = as_string(get(dn, "type"), "type");
+    const std::string permissions = as_string(get(dn, "permissions"), "permissions");
+    as_int(get(dn, "major"), "major", kI64Min, kI64Max);
+    as_int(get(dn, "minor"), "minor", kI64Min, kI64Max);
+    as_int(get(dn, "fileMode"), "fileMode", 0, kU32);
+    as_int(get(dn, "uid"), "uid", 0, kU32);
+    as_int(get(dn, "gid"), "gid", 0, kU32);
+    if (path.empty()) throw Bad{what + " has a device node with no path"};
+    if (type != "" && type != "b" && type != "c" && type != "u" && type != "p")
+      throw Bad{what + ": device " + path + " has the type \"" + type + "\" (b, c, u or p)"};
+    if (permissions.find_first_not_of("rwm") != std::string::npos)
+      throw Bad{what + ": device " + path + " has the permissions \"" + permissions + "\" (r, w and m only)"};
+    if (!host.empty()) need(at_least, 50);
+    nodes.push_back(host.empty() ? path : host);
+  }
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+void decode_hooks(const YAML::Node& list, const std::string& what, Carried& carried) {
+  if (is_null(list)) return;
+  static const std::set<std::string> kHookPoints = {"prestart",       "createRuntime", "createContainer",
+                                                    "startContainer", "poststart",     "poststop"};
+  for (const auto& h : list) {
+    const auto hf = fields_of(h, what + ": a hook", {"hookName", "path", "args", "env", "timeout"});
+    const std::string name = as_string(get(hf, "hookName"), "hookName");
+    if (!kHookPoints.count(name)) throw Bad{what + " has a hook named \"" + name + "\", which is no OCI hook point"};
+    const std::string path = as_string(get(hf, "path"), "path");
+    if (path.empty()) throw Bad{what + ": hook " + name + " has no path"};
+    carried.hooks.push_back({name, path, as_strings(get(hf, "args"), "args")});
+    check_env(as_strings(get(hf, "env"), "env"), what + ": hook " + name);
+    as_int(get(hf, "timeout"), "timeout", kI64Min, kI64Max);
+  }
+}
+
+// A mount's type needs 0.4.0.
+void decode_mounts(const YAML::Node& list, const std::string& what, Carried& carried, int& at_least) {
+  if (is_null(list)) return;
+  for (const auto& m : list) {
+    const auto mf = fields_of(m, what + ": a mount", {"hostPath", "containerPath", "options", "type"});
+    const std::string host = as_string(get(mf, "hostPath"), "hostPath");
+    const std::string inside = as_string(get(mf, "containerPath"), "containerPath");
+    if (host.empty()) throw Bad{what + " has a mount with no hostPath"};
+    if (inside.empty()) throw Bad{what + " has a mount with no containerPath"};
+    carried.mounts.push_back({host, inside});
+    as_strings(get(mf, "options"), "options");
+    if (!as_string(get(mf, "type"), "type").empty()) need(at_least, 40);
+  }
+}
+
+// intelRdt needs 0.7.0, its schemata and monitoring 1.1.0; the closID as runc accepts it.
+void check_intel_rdt(const YAML::Node& rdt, const std::string& what, int& at_least) {
+  if (is_null(rdt)) return;
+  const auto rf =
+      fields_of(rdt, what + ": intelRdt", {"closID", "l3CacheSchema", "memBwSchema", "schemata", "enableMonitoring"});
+  const std::string clos = as_string(get(rf, "closID"), "closID");
+  if (clos != "/" &&
+      (clos.size() >= 4096 || clos == "." || clos == ".." || clos.find_first_of("/\n") != std::string::npos))
+    throw Bad{what + ": intelRdt has the closID \"" + clos + "\""};
+  as_string(get(rf, "l3CacheSchema"), "l3CacheSchema");
+  as_string(get(rf, "memBwSchema"), "memBwSchema");
+  need(at_least, 70);
+  if (!is_null(get(rf, "schemata")) || !is_null(get(rf, "enableMonitoring"))) need(at_least, 110);
+  as_strings(get(rf, "schemata"), "schemata");
+}
+
+// Net devices need 1.1.0; each host interface and each name once.
+void decode_net_devices(const YAML::Node& list, const std::string& what, Carried& carried, int& at_least) {
+  if (is_null(list)) return;
+  std::set<std::string> hosts, names;
+  for (const auto& d : list) {
+    const auto nf = fields_of(d, what + ": a net device", {"hostInterfaceName", "name"});
+    const std::string host = as_string(get(nf, "hostInterfaceName"), "hostInterfaceName");
+    const std::string name = as_string(get(nf, "name"), "name");
+    if (host.empty() || name.empty() || !hosts.insert(host).second || !names.insert(name).second)
+      throw Bad{what + " has a net device with an empty or repeated name"};
+    carried.net_devices.push_back({host, name});
+  }
+  if (list.size() > 0) need(at_least, 110);
+}
+
+// The fields in the order the CDI library validates them, so the first fault named is the same.
 Edits decode_edits(const YAML::Node& n, const std::string& what, int& at_least) {
-  Carried carried;
   const auto f =
       fields_of(n, what, {"env", "deviceNodes", "hooks", "mounts", "intelRdt", "additionalGids", "netDevices"});
   check_env(as_strings(get(f, "env"), "env"), what);
-  std::vector<std::string> nodes;
-  const auto device_nodes = get(f, "deviceNodes");
-  if (!is_null(device_nodes)) {
-    if (!device_nodes.IsSequence()) throw Bad{what + ": \"deviceNodes\" is not a list"};
-    for (const auto& d : device_nodes) {
-      const auto dn =
-          fields_of(d, what + ": a device node",
-                    {"path", "hostPath", "type", "major", "minor", "fileMode", "permissions", "uid", "gid"});
-      const std::string path = as_string(get(dn, "path"), "path");
-      const std::string host = as_string(get(dn, "hostPath"), "hostPath");
-      const std::string type = as_string(get(dn, "type"), "type");
-      const std::string permissions = as_string(get(dn, "permissions"), "permissions");
-      as_int(get(dn, "major"), "major", kI64Min, kI64Max);
-      as_int(get(dn, "minor"), "minor", kI64Min, kI64Max);
-      as_int(get(dn, "fileMode"), "fileMode", 0, kU32);
-      as_int(get(dn, "uid"), "uid", 0, kU32);
-      as_int(get(dn, "gid"), "gid", 0, kU32);
-      if (path.empty()) throw Bad{what + " has a device node with no path"};
-      if (type != "" && type != "b" && type != "c" && type != "u" && type != "p")
-        throw Bad{what + ": device " + path + " has the type \"" + type + "\" (b, c, u or p)"};
-      if (permissions.find_first_not_of("rwm") != std::string::npos)
-        throw Bad{what + ": device " + path + " has the permissions \"" + permissions + "\" (r, w and m only)"};
-      if (!host.empty()) need(at_least, 50);
-      nodes.push_back(host.empty() ? path : host);
-    }
-  }
-  const auto hooks = get(f, "hooks");
-  if (!is_null(hooks)) {
-    if (!hooks.IsSequence()) throw Bad{what + ": \"hooks\" is not a list"};
-    static const std::set<std::string> kHookPoints = {"prestart",       "createRuntime", "createContainer",
-                                                      "startContainer", "poststart",     "poststop"};
-    for (const auto& h : hooks) {
-      const auto hf = fields_of(h, what + ": a hook", {"hookName", "path", "args", "env", "timeout"});
-      const std::string name = as_string(get(hf, "hookName"), "hookName");
-      if (!kHookPoints.count(name)) throw Bad{what + " has a hook named \"" + name + "\", which is no OCI hook point"};
-      const std::string path = as_string(get(hf, "path"), "path");
-      if (path.empty()) throw Bad{what + ": hook " + name + " has no path"};
-      carried.hooks.push_back({name, path, as_strings(get(hf, "args"), "args")});
-      check_env(as_strings(get(hf, "env"), "env"), what + ": hook " + name);
-      as_int(get(hf, "timeout"), "timeout", kI64Min, kI64Max);
-    }
-  }
-  const auto mounts = get(f, "mounts");
-  if (!is_null(mounts)) {
-    if (!mounts.IsSequence()) throw Bad{what + ": \"mounts\" is not a list"};
-    for (const auto& m : mounts) {
-      const auto mf = fields_of(m, what + ": a mount", {"hostPath", "containerPath", "options", "type"});
-      const std::string host = as_string(get(mf, "hostPath"), "hostPath");
-      const std::string inside = as_string(get(mf, "containerPath"), "containerPath");
-      if (host.empty()) throw Bad{what + " has a mount with no hostPath"};
-      if (inside.empty()) throw Bad{what + " has a mount with no containerPath"};
-      carried.mounts.push_back({host, inside});
-      as_strings(get(mf, "options"), "options");
-      if (!as_string(get(mf, "type"), "type").empty()) need(at_least, 40);
-    }
-  }
-  const auto rdt = get(f, "intelRdt");
-  if (!is_null(rdt)) {
-    const auto rf =
-        fields_of(rdt, what + ": intelRdt", {"closID", "l3CacheSchema", "memBwSchema", "schemata", "enableMonitoring"});
-    const std::string clos = as_string(get(rf, "closID"), "closID");
-    if (clos != "/" &&
-        (clos.size() >= 4096 || clos == "." || clos == ".." || clos.find_first_of("/\n") != std::string::npos))
-      throw Bad{what + ": intelRdt has the closID \"" + clos + "\""};
-    as_string(get(rf, "l3CacheSchema"), "l3CacheSchema");
-    as_string(get(rf, "memBwSchema"), "memBwSchema");
-    need(at_least, 70);
-    if (!is_null(get(rf, "schemata")) || !is_null(get(rf, "enableMonitoring"))) need(at_least, 110);
-    as_strings(get(rf, "schemata"), "schemata");
-  }
-  const auto gids = get(f, "additionalGids");
-  if (!is_null(gids)) {
-    if (!gids.IsSequence()) throw Bad{what + ": \"additionalGids\" is not a list"};
+  Edits out;
+  out.nodes = decode_device_nodes(list_field(f, "deviceNodes", what), what, at_least);
+  decode_hooks(list_field(f, "hooks", what), what, out.carried);
+  decode_mounts(list_field(f, "mounts", what), what, out.carried, at_least);
+  check_intel_rdt(get(f, "intelRdt"), what, at_least);
+  if (const auto gids = list_field(f, "additionalGids", what); !is_null(gids)) {
     for (const auto& g : gids) as_int(g, "additionalGids", 0, kU32);
     if (gids.size() > 0) need(at_least, 70);
   }
-  const auto net = get(f, "netDevices");
-  if (!is_null(net)) {
-    if (!net.IsSequence()) throw Bad{what + ": \"netDevices\" is not a list"};
-    std::set<std::string> hosts, names;
-    for (const auto& d : net) {
-      const auto nf = fields_of(d, what + ": a net device", {"hostInterfaceName", "name"});
-      const std::string host = as_string(get(nf, "hostInterfaceName"), "hostInterfaceName");
-      const std::string name = as_string(get(nf, "name"), "name");
-      if (host.empty() || name.empty() || !hosts.insert(host).second || !names.insert(name).second)
-        throw Bad{what + " has a net device with an empty or repeated name"};
-      carried.net_devices.push_back({host, name});
-    }
-    if (net.size() > 0) need(at_least, 110);
-  }
-  std::sort(nodes.begin(), nodes.end());
-  bool empty = true;
+  decode_net_devices(list_field(f, "netDevices", what), what, out.carried, at_least);
   for (const char* field : {"env", "deviceNodes", "hooks", "mounts", "intelRdt", "additionalGids", "netDevices"}) {
-    if (present(get(f, field))) empty = false;
+    if (present(get(f, field))) out.empty = false;
   }
-  return {nodes, std::move(carried), empty};
+  return out;
 }
 
 void check_annotations(const YAML::Node& n, const std::string& what, int& at_least) {
