@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/help_text.h"
 #include "cli/version.h"
 #include "core/edit_distance.h"
 
@@ -81,6 +82,17 @@ std::string examples_footer(const char* examples) {
   return out;
 }
 
+// Each command's description (cli/help) before what its --help already ends with, nested
+// commands included: the man page and docs/manual.md are made from these texts.
+void add_descriptions(CLI::App& app, const std::string& path) {
+  for (CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    const std::string at = path.empty() ? sub->get_name() : path + " " + sub->get_name();
+    if (const auto text = help_text(at); !text.empty())
+      sub->footer("\nDescription:\n" + help_footer(text) + sub->get_footer());
+    add_descriptions(*sub, at);
+  }
+}
+
 // The first word that is not an option (or --root's value): the subcommand the user meant.
 std::optional<std::string> command_word(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
@@ -130,6 +142,8 @@ int run(int argc, char** argv) {
     sub->footer(examples_footer(cmd.examples));
     runners.emplace_back(sub, cmd.attach(*sub, global));
   }
+  app.footer("\nDescription:\n" + help_footer(help_text("general")));
+  add_descriptions(app, "");
   if (auto unknown = unknown_command(argc, argv)) {
     return report_usage({*unknown});
   }

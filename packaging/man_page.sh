@@ -2,10 +2,12 @@
 # Writes rediacc-gpu.1 from the binary's own --help texts: help2man renders the top-level help,
 # a COMMANDS section is added with every subcommand's --help (nested ones too), and an EXAMPLES
 # section with each subcommand's examples, so the man page cannot drift from the binary.
+# Each command's description comes from cli/help/COMMAND.txt, the text its --help ends with.
 # Usage: packaging/man_page.sh BINARY OUTPUT
 set -euo pipefail
 bin=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
+texts=$here/../cli/help
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -15,7 +17,24 @@ roff() { sed -e 's/\\/\\e/g' -e 's/-/\\-/g' -e 's/^[.'"'"']/\\\&&/'; }
 # The names listed under "Subcommands:" in a --help text.
 subcommands() { awk '/^Subcommands:/ {on = 1; next} /^$/ {on = 0} on && /^  [a-z]/ {print $1}'; }
 
-# One subcommand's help as a .SS block: summary, usage, then each option as a tagged paragraph.
+# A description from cli/help as roff: paragraphs filled, ``` blocks and tables kept as written,
+# `code` in bold.
+# shellcheck disable=SC2016  # the backticks are the text's, not a command
+description() {
+  local file=$texts/${1// /_}.txt
+  [ -f "$file" ] || return 0
+  printf '.PP\n'
+  awk '/^```/ {print (on = !on) ? ".nf" : ".fi"; next}
+       /^\|/ && !on {print ".nf"; print; print ".fi"; next}
+       /^- / && !on {print ".IP \\(bu 2"; sub(/^- /, "")}
+       /^$/ {print ".PP"; next}
+       {print}' "$file" |
+    sed -e '/^\.\(nf\|fi\|PP\|IP .*\)$/b' -e 's/\\/\\e/g' -e 's/-/\\-/g' -e "s/^[.']/\\\\\&&/" \
+      -e 's/`\([^`]*\)`/\\fB\1\\fR/g'
+}
+
+# One subcommand's help as a .SS block: summary, usage, its description, then each option as a
+# tagged paragraph.
 section() {
   local path=$1 help
   # shellcheck disable=SC2086  # the path is words: "cdi list"
@@ -24,6 +43,8 @@ section() {
   head -n 1 <<<"$help" | roff
   printf '.PP\n'
   grep -m1 '^Usage:' <<<"$help" | sed "s|^Usage: [^ ]*rediacc-gpu|Usage: rediacc-gpu|" | roff
+  description "$path"
+  printf '.PP\nOptions:\n'
   awk '/^(Options|Positionals):/ {on = 1; next} /^[A-Z][a-z]*:/ {on = 0} on && /^  [^ ]/' <<<"$help" |
     while IFS= read -r line; do
       name=$(sed -E 's/^  ([^ ]+( [A-Z][A-Z:{},a-z_-]*)*).*/\1/' <<<"$line")

@@ -1,0 +1,25 @@
+# Writes OUT, a C++ source that holds each help/*.txt as the description of the command its name
+# spells ("cdi_list.txt" is `cdi list`), for --help, the man page and docs/manual.md alike.
+# Usage: cmake -DDIR=cli/help -DOUT=help_texts.cc -P embed.cmake
+file(GLOB texts "${DIR}/*.txt")
+list(SORT texts)
+set(body "// Generated from cli/help/*.txt by cli/help/embed.cmake: edit those files.\n")
+string(APPEND body "#include \"cli/help_text.h\"\n\nnamespace rgpu::cli {\n\n")
+string(APPEND body "const std::vector<HelpText>& help_texts() {\n  static const std::vector<HelpText> kTexts = {\n")
+foreach(path IN LISTS texts)
+  get_filename_component(name "${path}" NAME_WE)
+  string(REPLACE "_" " " command "${name}")
+  file(READ "${path}" text)
+  if(text MATCHES "\\)rgpu\"")
+    message(FATAL_ERROR "${path} holds )rgpu\", which ends the raw string it is embedded in")
+  endif()
+  string(APPEND body "      {\"${command}\", R\"rgpu(${text})rgpu\"},\n")
+endforeach()
+string(APPEND body "  };\n  return kTexts;\n}\n\n}  // namespace rgpu::cli\n")
+# Written only when it changes, so an unchanged text recompiles nothing.
+if(EXISTS "${OUT}")
+  file(READ "${OUT}" old)
+endif()
+if(NOT old STREQUAL body)
+  file(WRITE "${OUT}" "${body}")
+endif()
