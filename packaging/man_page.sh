@@ -39,7 +39,7 @@ section() {
   local path=$1 help
   # shellcheck disable=SC2086  # the path is words: "cdi list"
   help=$("$bin" $path --help)
-  printf '.SS "rediacc-gpu %s"\n' "$path"
+  printf '.SS "rediacc\\-gpu %s"\n' "$(roff <<<"$path")"
   head -n 1 <<<"$help" | roff
   printf '.PP\n'
   grep -m1 '^Usage:' <<<"$help" | sed "s|^Usage: [^ ]*rediacc-gpu|Usage: rediacc-gpu|" | roff

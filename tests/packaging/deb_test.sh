@@ -23,17 +23,21 @@ snapshot >"$work/before"
 dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -i failed"; }
 version=$(/usr/bin/rediacc-gpu --version)
 [[ $version == "rediacc-gpu $(dpkg-deb -f "$deb" Version)"* ]] || fail "--version says '$version'"
-zcat /usr/share/man/man1/rediacc-gpu.1.gz | grep -q '^\.SH EXAMPLES' || fail "the man page has no EXAMPLES section"
+# Read once: `zcat | grep -q` fails under pipefail when grep stops before zcat has written it all.
+man_page=$(zcat /usr/share/man/man1/rediacc-gpu.1.gz)
+grep -q '^\.SH EXAMPLES' <<<"$man_page" || fail "the man page has no EXAMPLES section"
 python3 -c 'import json, sys; json.load(open(sys.argv[1]))' /usr/share/rediacc-gpu/inventory.schema.json ||
   fail "the package does not ship the inventory's JSON Schema"
-zcat /usr/share/man/man1/rediacc-gpu.1.gz | grep -q 'rediacc\\-gpu grant team\\-a' ||
+grep -q 'rediacc\\-gpu grant team\\-a' <<<"$man_page" ||
   fail "the man page's EXAMPLES lack the subcommands' examples"
 for f in /lib/systemd/system/rediacc-gpu-refresh.service /lib/systemd/system/rediacc-gpu-authz@.socket \
   /lib/systemd/system/rediacc-gpu-authz@.service /lib/udev/rules.d/90-rediacc-gpu.rules \
   /usr/share/man/man1/rediacc-gpu.1.gz /usr/share/bash-completion/completions/rediacc-gpu; do
   [[ -s $f ]] || fail "the package did not install $f"
 done
-zcat /usr/share/man/man1/rediacc-gpu.1.gz | grep -q 'rediacc\\-gpu grant' || fail "the man page lacks the grant command"
+grep -q '^\.SS "rediacc\\-gpu grant"' <<<"$man_page" || fail "the man page lacks the grant command"
+grep -q 'A grant records the hardware its name reaches' <<<"$man_page" ||
+  fail "the man page lacks the commands' descriptions (cli/help)"
 systemd-analyze verify /lib/systemd/system/rediacc-gpu-refresh.service /lib/systemd/system/rediacc-gpu-authz@x.socket \
   >"$work/verify.log" 2>&1 || { cat "$work/verify.log" >&2; fail "systemd-analyze verify rejects a packaged unit"; }
 
