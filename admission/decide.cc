@@ -15,8 +15,8 @@ namespace rgpu::admission {
 namespace {
 
 constexpr const char* kBuildkitWhy =
-    "BuildKit sessions can attach CDI devices to builds out of the gate's sight; build with "
-    "DOCKER_BUILDKIT=0 docker build, or ask an operator to turn off the builder's device entitlement.";
+    "BuildKit sessions can attach CDI devices to builds out of the gate's sight, and this gate was given no daemon "
+    "to check what its builds can reach; build with DOCKER_BUILDKIT=0 docker build.";
 
 Decision allow() { return {true, ""}; }
 Decision deny(std::string msg) { return {false, std::move(msg)}; }
@@ -234,11 +234,25 @@ Decision decide(const grants::GrantSet& grants, const std::string& repo, const A
   return decide(source, repo, request, options);
 }
 
-bool judges_stored_container(const AuthzRequest& request) {
+bool asks_the_daemon(const AuthzRequest& request) {
   auto route = route_of(request.method, request.uri);
   // A create may name --volumes-from containers, whose mounts are read from the daemon.
-  return route && (on_stored_container(route->kind) || route->kind == RouteKind::container_create);
+  return route &&
+         (on_stored_container(route->kind) || route->kind == RouteKind::container_create ||
+          route->kind == RouteKind::buildkit || (route->kind == RouteKind::image_pull && pulls_buildkit(*route)));
 }
+
+namespace {
+
+// Why BuildKit may not build for this repository now; nothing when it may.
+Refusal builds_refused(const DecideOptions& options) {
+  if (options.allow_buildkit) return std::nullopt;
+  if (!options.builds) return std::string(kBuildkitWhy);
+  if (auto why = (*options.builds)()) return "BuildKit builds are refused for this repository: " + *why;
+  return std::nullopt;
+}
+
+}  // namespace
 
 Decision decide(const grants::GrantsSource& source, const std::string& repo, const AuthzRequest& request,
                 const DecideOptions& options) {
@@ -252,18 +266,21 @@ Decision decide(const grants::GrantsSource& source, const std::string& repo, con
           "Compose.");
     case RouteKind::plugin:
       return deny("refused: installing or configuring Docker plugins can grant devices; ask an operator.");
-    case RouteKind::buildkit:
-      if (options.allow_buildkit) return allow();
-      return deny(std::string("refused: ") + kBuildkitWhy);
-    case RouteKind::image_pull:
+    case RouteKind::buildkit: {
+      const auto why = builds_refused(options);
+      return why ? deny("refused: " + *why) : allow();
+    }
+    case RouteKind::image_pull: {
       // Refused /grpc, buildx silently falls back to a docker-container builder and pulls
       // moby/buildkit: refusing that pull is how the user gets to read why, instead of a
-      // registry error (and the daemon does not reach for the network).
-      if (!options.allow_buildkit && pulls_buildkit(*route))
-        return deny(std::string("refused: buildx fell back to a moby/buildkit container after the gate refused "
-                                "BuildKit. ") +
-                    kBuildkitWhy);
-      return allow();
+      // registry error (and the daemon does not reach for the network). Where builds pass, the
+      // pull is only a pull: the builder's privileged container is refused at its create.
+      if (!pulls_buildkit(*route)) return allow();
+      const auto why = builds_refused(options);
+      return why ? deny("refused: buildx fell back to a moby/buildkit container after the gate refused BuildKit. " +
+                        *why)
+                 : allow();
+    }
     case RouteKind::build: return decide_build(request, *route);
     case RouteKind::checkpoint_create:
       return deny("refused: checkpoints are restored by CRIU as root on the host; run the container anew instead.");

@@ -9,6 +9,7 @@
 #include "admission/authz_request.h"
 #include "admission/body_checks.h"
 #include "admission/host_paths.h"
+#include "admission/refusal.h"
 #include "grants/grant_set.h"
 
 namespace rgpu::admission {
@@ -18,9 +19,13 @@ namespace rgpu::admission {
 /// 1 MiB and send a larger body as none, which the gate refuses on every route it judges.
 inline constexpr size_t kMaxBody = 4 * 1024 * 1024;
 
+/// Whether BuildKit may build now: nothing when it may, else why not and what to fix
+/// (plugin::BuildSafety asks the repository's daemon).
+using BuildSource = std::function<Refusal()>;
+
 struct DecideOptions {
   /// BuildKit's /session and /grpc carry builds the gate cannot read, which can attach CDI
-  /// devices; allow them only for daemons whose builder has device entitlements turned off.
+  /// devices: the operator's word that they may, whatever `builds` says.
   bool allow_buildkit = false;
   /// The machine the daemon runs on, where bind and mount sources are resolved (links followed)
   /// before they are judged; null judges their text alone (benchmarks, the libFuzzer target).
@@ -39,12 +44,15 @@ struct DecideOptions {
   /// Where a granted name's hardware is read live (SpecReviews::hardware); null skips the
   /// identity and reservation checks (benchmarks, the libFuzzer target).
   const HardwareSource* hardware = nullptr;
+  /// Whether builds are safe for this repository now (its daemon reads only its view); null
+  /// refuses BuildKit unless allow_buildkit.
+  const BuildSource* builds = nullptr;
 };
 
-/// True for a route whose decision may ask the daemon for a stored container (every create, for
-/// its --volumes-from): the plugin answers those off its event loop, so the daemon's own call for
-/// that lookup is served meanwhile.
-bool judges_stored_container(const AuthzRequest& request);
+/// True for a route whose decision may ask the daemon: a stored container (every create, for its
+/// --volumes-from) or, for BuildKit's routes, what the daemon reads. The plugin answers those
+/// off its event loop, so the daemon's own call for that lookup is served meanwhile.
+bool asks_the_daemon(const AuthzRequest& request);
 
 /// The grants (read from `grants` only if the request names CDI devices) and the request in,
 /// allow or deny with a message out. A source that fails refuses only requests that need it.

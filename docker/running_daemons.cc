@@ -122,26 +122,30 @@ std::map<std::string, std::string> repo_daemon_addresses(const RootFs& fs, const
   return hosts;
 }
 
+std::optional<RunningDaemon> read_daemon(const RootFs& fs, const std::string& pid) {
+  const auto cmdline = fs.read_file("/proc/" + pid + "/cmdline");
+  if (!cmdline || cmdline->empty()) return std::nullopt;
+  auto args = split_nul(*cmdline);
+  if (args.empty() || base_name(args.front()) != "dockerd") return std::nullopt;
+  RunningDaemon d{pid, std::move(args)};
+  // "Uid:\t<real>\t<effective>...": a rootless dockerd runs as its user's real uid.
+  if (const auto status = fs.read_file("/proc/" + pid + "/status")) {
+    if (const auto at = status->find("\nUid:"); at != std::string::npos) {
+      const auto first = status->find_first_not_of(" \t", at + 5);
+      const auto end = status->find_first_of(" \t\n", first);
+      d.root_user = first != std::string::npos && status->substr(first, end - first) == "0";
+    }
+  }
+  return d;
+}
+
 std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs) {
   std::vector<RunningDaemon> out;
   const auto pids = fs.list_dir("/proc");
   if (!pids) return out;
   for (const auto& pid : *pids) {
     if (pid.empty() || !std::all_of(pid.begin(), pid.end(), [](unsigned char c) { return std::isdigit(c); })) continue;
-    const auto cmdline = fs.read_file("/proc/" + pid + "/cmdline");
-    if (!cmdline || cmdline->empty()) continue;
-    auto args = split_nul(*cmdline);
-    if (args.empty() || base_name(args.front()) != "dockerd") continue;
-    RunningDaemon d{pid, std::move(args)};
-    // "Uid:\t<real>\t<effective>...": a rootless dockerd runs as its user's real uid.
-    if (const auto status = fs.read_file("/proc/" + pid + "/status")) {
-      if (const auto at = status->find("\nUid:"); at != std::string::npos) {
-        const auto first = status->find_first_not_of(" \t", at + 5);
-        const auto end = status->find_first_of(" \t\n", first);
-        d.root_user = first != std::string::npos && status->substr(first, end - first) == "0";
-      }
-    }
-    out.push_back(std::move(d));
+    if (auto d = read_daemon(fs, pid)) out.push_back(std::move(*d));
   }
   return out;
 }

@@ -47,6 +47,9 @@ std::optional<std::string> daemon_address(const RootFs& fs, const RunningDaemon&
 /// (REDIACC_GPU_DOCKER_HOST), else the daemon_address of a daemon running behind its plugin.
 std::map<std::string, std::string> repo_daemon_addresses(const RootFs& fs, const std::vector<RunningDaemon>& daemons);
 
+/// The process `pid` when its argv[0] is dockerd; absent otherwise or when it is gone.
+std::optional<RunningDaemon> read_daemon(const RootFs& fs, const std::string& pid);
+
 /// Every process whose argv[0] is dockerd, by pid.
 std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs);
 

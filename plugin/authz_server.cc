@@ -71,7 +71,7 @@ class Session : public std::enable_shared_from_this<Session> {
       const auto path = path_of(std::string_view(target.data(), target.size()));
       if (path == "/AuthZPlugin.AuthZReq") {
         auto call = admission::parse_authz_request(request.body());
-        if (call && admission::judges_stored_container(*call)) return answer_off_loop(std::move(call));
+        if (call && admission::asks_the_daemon(*call)) return answer_off_loop(std::move(call));
         reply = authz_reply(call, shared_.grants, shared_.settings, shared_.log);
       } else {
         reply = plugin_reply(path, request.body(), shared_.grants, shared_.settings, shared_.log);

@@ -22,12 +22,15 @@ LiveGate::LiveGate(const RootFs& fs, GateSettings settings, admission::Container
       reviews_([this](const std::string& name) { return spec_reviews_.of(name); }),
       names_([this] { return spec_reviews_.defined(); }),
       hardware_([this](const std::string& name) { return spec_reviews_.hardware(name); }),
+      build_safety_(fs, settings_.repo, settings_.docker_host),
+      builds_([this] { return build_safety_.check(); }),
       options_{.allow_buildkit = settings_.allow_buildkit,
                .host_paths = &host_paths_,
                .containers = &containers_,
                .reviews = &reviews_,
                .names = &names_,
-               .hardware = &hardware_} {}
+               .hardware = &hardware_,
+               .builds = &builds_} {}
 
 admission::Decision LiveGate::decide(const admission::AuthzRequest& request) {
   return admission::decide_or_refuse(grants_, settings_.repo, request, options_);

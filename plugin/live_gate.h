@@ -2,7 +2,8 @@
 // The gate as it runs for one repository, assembled once for `admit` and `authz-plugin`: the
 // grants as they are at each request (reloaded when the file changes), the repository's spec
 // reviews and the hardware each name reaches now, the host paths a bind may not reach, and the
-// repository daemon's stored containers for the routes that act on one.
+// repository daemon's stored containers for the routes that act on one, and whether BuildKit may
+// build for it (BuildSafety).
 
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include "core/result.h"
 #include "core/root_fs.h"
 #include "grants/cache.h"
+#include "plugin/build_safety.h"
 #include "plugin/spec_reviews.h"
 
 namespace rgpu::plugin {
@@ -51,6 +53,8 @@ class LiveGate {
   admission::ReviewSource reviews_;
   admission::NameSource names_;
   admission::HardwareSource hardware_;
+  BuildSafety build_safety_;
+  admission::BuildSource builds_;
   admission::DecideOptions options_;
 };
 

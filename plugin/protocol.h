@@ -33,7 +33,7 @@ PluginReply plugin_reply(std::string_view path, std::string_view body, const gra
 
 /// The answer to an AuthZReq already read (plugin_reply reads it, then calls this): the server
 /// reads each call once, and answers one that asks the daemon for a stored container
-/// (judges_stored_container) off its event loop.
+/// (asks_the_daemon) off its event loop.
 PluginReply authz_reply(const Result<admission::AuthzRequest>& request, const grants::GrantsSource& grants,
                         const PluginSettings& settings, const RefusalLog& log);
 

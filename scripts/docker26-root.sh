@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A test dependency: a Debian 13 (trixie) root with a Docker that injects CDI devices (docker.io
-# 26, containerd, runc, docker-buildx, busybox-static) and Docker Compose 2.30 or later (from
-# unstable), made with debootstrap from the same Debian archive as this machine. The tests run its
+# 26, containerd, runc, busybox-static), and Docker Compose 2.30 or later and buildx 0.17 or later
+# from unstable (Compose 2.40 builds only through buildx 0.17+), made with debootstrap from the same Debian archive as this machine. The tests run its
 # dockerd in a chroot, behind our authorization plugin running on the host.
 #
 # Prints the root's path. Cached under $RGPU_TEST_CACHE (default /var/cache/rediacc-gpu-tests),
@@ -10,8 +10,8 @@
 set -euo pipefail
 self=$(readlink -f "$0")
 
-PACKAGES=(docker.io docker-cli containerd runc docker-buildx busybox-static ca-certificates)
-UNSTABLE_PACKAGES=(docker-compose)
+PACKAGES=(docker.io docker-cli containerd runc busybox-static ca-certificates)
+UNSTABLE_PACKAGES=(docker-compose docker-buildx)
 
 cache=${RGPU_TEST_CACHE:-/var/cache/rediacc-gpu-tests}
 key=$(sha256sum "$self" | cut -c1-16)
@@ -63,5 +63,6 @@ cleanup
 trap - EXIT
 in_root docker --version >&2
 in_root docker compose version >&2
+in_root docker buildx version >&2
 touch "$dir/complete"
 echo "$root"

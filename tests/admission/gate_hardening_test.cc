@@ -285,6 +285,43 @@ TEST_CASE("gate: buildx's fallback pull of moby/buildkit is refused with what to
   allowed(pull("fromImage=moby%2Fbuildkit", DecideOptions{.allow_buildkit = true}));
 }
 
+TEST_CASE(
+    "gate: BuildKit passes where the repository's daemon can build safely, and is refused with its reason where not") {
+  const auto call = [](const std::string& uri, const DecideOptions& options) {
+    return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, {}, ""}, options);
+  };
+  int asked = 0;
+  const BuildSource safe = [&] {
+    ++asked;
+    return Refusal();
+  };
+  const BuildSource unsafe = [&] {
+    ++asked;
+    return Refusal("the repository's daemon reads CDI specs in /var/run/cdi, which is not its view.");
+  };
+  const DecideOptions on_view{.builds = &safe}, off_view{.builds = &unsafe};
+  for (const char* uri : {"/session", "/grpc", "/v1.45/session", "/v1.45/grpc"}) {
+    allowed(call(uri, on_view));
+    refused(call(uri, off_view), "BuildKit builds are refused for this repository: the repository's daemon reads");
+  }
+  CHECK(asked == 8);
+  // buildx's fallback pull shows the same reason, where the user reads it.
+  refused(call("/v1.45/images/create?fromImage=moby%2Fbuildkit&tag=buildx-stable-1", off_view),
+          "buildx fell back to a moby/buildkit container after the gate refused BuildKit. BuildKit builds are refused "
+          "for this repository: the repository's daemon reads CDI specs in /var/run/cdi");
+  allowed(call("/v1.45/images/create?fromImage=moby%2Fbuildkit&tag=buildx-stable-1", on_view));
+  // Other pulls never ask the daemon; the operator's --allow-buildkit never asks it either.
+  asked = 0;
+  allowed(call("/v1.45/images/create?fromImage=debian", off_view));
+  allowed(call("/grpc", DecideOptions{.allow_buildkit = true, .builds = &unsafe}));
+  CHECK(asked == 0);
+  // The classic builder is judged from its query as before, whatever BuildKit's verdict.
+  refused(call("/v1.45/build?networkmode=host", on_view), "--network host");
+  CHECK(asks_the_daemon(AuthzRequest{"POST", "/grpc", {}, ""}));
+  CHECK(asks_the_daemon(AuthzRequest{"POST", "/v1.45/images/create?fromImage=moby/buildkit", {}, ""}));
+  CHECK_FALSE(asks_the_daemon(AuthzRequest{"POST", "/v1.45/images/create?fromImage=debian", {}, ""}));
+}
+
 // The 8x H100 fixture's minors do not follow the GPUs' order: /dev/nvidia3 is nvidia.com/gpu=0.
 // A refusal's hint is the name the specs give that node, never one guessed from the minor.
 TEST_CASE("gate: a refused raw NVIDIA device or bind is pointed to the name that reaches it, from the specs") {

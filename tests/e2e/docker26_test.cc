@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/admit_on.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/docker26.h"
 #include "tests/support/fixture_root.h"
@@ -264,7 +265,8 @@ TEST_CASE("docker26: Compose 2.30+ runs contrib/compose's CDI services when gran
 }
 
 TEST_CASE(
-    "docker26: docker build works with the classic builder, and BuildKit's refusal reaches the user with what to do",
+    "docker26: a daemon that reads the machine's whole /etc/cdi builds with the classic builder, and BuildKit's "
+    "refusal says why and what to do",
     "[e2e][docker26]") {
   FixtureRoot machine;
   intel_discrete(machine);
@@ -280,5 +282,94 @@ TEST_CASE(
   const auto buildkit = docker.docker({"build", "-t", "built", "."}, context.str());
   INFO(buildkit.out << buildkit.err << docker.plugin_log());
   CHECK(buildkit.exit_code != 0);
+  CHECK_THAT(buildkit.err, Catch::Contains("reads CDI specs in /etc/cdi, which is not the repository's own view"));
   CHECK_THAT(buildkit.err, Catch::Contains("DOCKER_BUILDKIT=0 docker build"));
+}
+
+namespace {
+
+// What the builder may do without reaching past the gate: no step on the host's network (its
+// network-host entitlement is on unless turned off), none privileged.
+constexpr const char* kKeptBuilder = R"("builder": {"entitlements": {"network-host": false}})";
+
+// A build context whose RUN step writes a file, and a Compose file that builds it and prints it;
+// no network anywhere (the test daemon runs with --bridge=none: a step on the default bridge
+// fails with "network bridge not found").
+void build_context(FixtureRoot& context) {
+  context.write("/Dockerfile", "FROM img\nRUN echo built > /built\n");
+  context.write("/compose.yaml",
+                "services:\n  app:\n    build: {context: ., network: none}\n    image: composed\n"
+                "    network_mode: none\n    command: [\"cat\", \"/built\"]\n");
+}
+
+Docker26Options on_view(const FixtureRoot& machine) {
+  REQUIRE(tool_on(machine, {"cdi", "views"}).exit_code == 0);
+  Docker26Options options;
+  options.cdi_dir = machine.host("/var/lib/rediacc/gpu/cdi/web").string();
+  options.daemon_json_extra = kKeptBuilder;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "docker26: BuildKit builds and compose up --build pass for a repository with no grant whose daemon reads only its "
+    "own view, and a step on the host's network is refused by the builder itself",
+    "[e2e][docker26]") {
+  FixtureRoot machine;
+  intel_discrete(machine);
+  FixtureRoot context;
+  build_context(context);
+  Docker26 docker(machine, on_view(machine));
+  docker.import_busybox("img");
+  ran(docker, docker.docker({"build", "--network", "none", "-t", "built", "."}, context.str()));
+  const auto up = docker.docker({"compose", "up", "--build", "--abort-on-container-exit"}, context.str());
+  ran(docker, up);
+  CHECK_THAT(up.out, Catch::Contains("built"));
+  const auto host = docker.docker({"build", "--network", "host", "-t", "built", "."}, context.str());
+  INFO(host.out << host.err);
+  CHECK(host.exit_code != 0);
+  CHECK_THAT(host.err, Catch::Contains("network.host"));
+}
+
+TEST_CASE(
+    "docker26: BuildKit is refused, with the reason and the fix, while the builder may use the host's network or run "
+    "steps privileged, even on the view",
+    "[e2e][docker26]") {
+  FixtureRoot machine;
+  intel_discrete(machine);
+  FixtureRoot context;
+  build_context(context);
+  for (const auto& [extra, words] : std::vector<std::pair<std::string, std::string>>{
+           {"", "lets builds use the host's network"},
+           {R"("builder": {"entitlements": {"network-host": false, "security-insecure": true}})",
+            "lets builds run privileged"},
+           // Go's decoder lets the last of two spellings win; dockerd does not check keys under "builder".
+           {R"("builder": {"entitlements": {"network-host": false}, "Entitlements": {"network-host": true}})",
+            "cannot be judged"}}) {
+    auto options = on_view(machine);
+    options.daemon_json_extra = extra;
+    Docker26 docker(machine, options);
+    docker.import_busybox("img");
+    const auto build = docker.docker({"build", "--network", "none", "-t", "built", "."}, context.str());
+    INFO(extra << "\n" << build.out << build.err << docker.plugin_log());
+    CHECK(build.exit_code != 0);
+    CHECK_THAT(build.err, Catch::Contains(words));
+    CHECK_THAT(build.err, Catch::Contains("DOCKER_BUILDKIT=0 docker build"));
+  }
+}
+
+TEST_CASE(
+    "docker26: a socket-activated daemon, whose socket another process holds, is found behind its socket and builds "
+    "on its view",
+    "[e2e][docker26]") {
+  FixtureRoot machine;
+  intel_discrete(machine);
+  FixtureRoot context;
+  build_context(context);
+  auto options = on_view(machine);
+  options.socket_activated = true;
+  Docker26 docker(machine, options);
+  docker.import_busybox("img");
+  ran(docker, docker.docker({"build", "--network", "none", "-t", "built", "."}, context.str()));
 }

@@ -89,11 +89,27 @@ Docker26::Docker26(const FixtureRoot& machine, const Docker26Options& options)
     plugins_json = R"(, "authorization-plugins": [")" + plugin_name_ + R"("])";
   }
   std::ofstream(root_ + "/run/rgpu/daemon.json")
-      << R"({"features": {"cdi": true}, "cdi-spec-dirs": ["/etc/cdi"])" << plugins_json << "}";
-  daemon_ = bp::child("/usr/sbin/chroot", root_, "/usr/sbin/dockerd", "--config-file", "/run/rgpu/daemon.json",
-                      "--host", "unix:///run/docker.sock", "--pidfile", "/run/docker.pid", "--iptables=false",
-                      "--bridge=none", "--storage-driver=vfs", bp::std_out > bp::null,
-                      bp::std_err > (scratch_.path() / "dockerd.log").string());
+      << R"({"features": {"cdi": true}, "cdi-spec-dirs": ["/etc/cdi"])" << plugins_json
+      << (options.daemon_json_extra.empty() ? "" : ", " + options.daemon_json_extra) << "}";
+  const std::vector<std::string> flags = {"--config-file",       "/run/rgpu/daemon.json", "--pidfile",
+                                          "/run/docker.pid",     "--iptables=false",      "--bridge=none",
+                                          "--storage-driver=vfs"};
+  if (options.socket_activated) {
+    std::vector<std::string> args = {source_path("/tests/support/socket_activate.py"),
+                                     root_ + "/run/docker.sock",
+                                     root_,
+                                     "/usr/sbin/dockerd",
+                                     "--host",
+                                     "fd://"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    daemon_ = bp::child("/usr/bin/python3", args, bp::std_out > bp::null,
+                        bp::std_err > (scratch_.path() / "dockerd.log").string());
+  } else {
+    std::vector<std::string> args = {root_, "/usr/sbin/dockerd", "--host", "unix:///run/docker.sock"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    daemon_ = bp::child("/usr/sbin/chroot", args, bp::std_out > bp::null,
+                        bp::std_err > (scratch_.path() / "dockerd.log").string());
+  }
   for (int i = 0; i < 300; ++i) {
     if (!daemon_.running()) break;
     if (fs::exists(root_ + "/run/docker.sock") && docker({"version"}).exit_code == 0) return;

@@ -20,9 +20,13 @@ namespace rgpu::test {
 
 struct Docker26Options {
   std::string repo = "web";
-  bool plugin = true;     ///< false: a dockerd with no authorization plugin (the CDI view alone)
-  std::string cdi_dir;    ///< host directory bound over the chroot's /etc/cdi; empty: the machine's /etc/cdi
-  std::string data_from;  ///< a data root copied in (cp -a) before dockerd starts: a fork of its containers
+  bool plugin = true;             ///< false: a dockerd with no authorization plugin (the CDI view alone)
+  std::string cdi_dir;            ///< host directory bound over the chroot's /etc/cdi; empty: the machine's /etc/cdi
+  std::string data_from;          ///< a data root copied in (cp -a) before dockerd starts: a fork of its containers
+  std::string daemon_json_extra;  ///< members added to its daemon.json: R"("builder": {...})"
+  /// Its socket is made and held by another process that hands it to dockerd -H fd://, as
+  /// systemd's socket activation does: the socket's peer is then not dockerd.
+  bool socket_activated = false;
 };
 
 class Docker26 {

@@ -1,0 +1,136 @@
+#include "plugin/build_safety.h"
+
+#include <sys/stat.h>
+
+#include <nlohmann/json.hpp>
+
+#include "admission/go_json.h"
+#include "core/joined.h"
+#include "core/result.h"
+#include "core/state_paths.h"
+#include "core/structured_text.h"
+#include "docker/client.h"
+#include "docker/serving_daemon.h"
+
+namespace rgpu::plugin {
+namespace {
+
+constexpr auto kKeep = std::chrono::seconds(2);
+
+constexpr const char* kFallback =
+    " Until then, build with DOCKER_BUILDKIT=0 docker build (the classic builder, which the gate reads).";
+
+// True when `dir`, resolved inside the daemon's root as the daemon resolves it (its links and
+// ".." staying in that root), is the directory `view` of the host.
+bool is_view(const RootFs& daemon_root, const std::string& dir, const std::string& view) {
+  const auto seen = daemon_root.stat(dir);
+  struct stat host {};
+  return seen && S_ISDIR(seen->st_mode) && ::stat(view.c_str(), &host) == 0 && seen->st_dev == host.st_dev &&
+         seen->st_ino == host.st_ino;
+}
+
+// Every spec directory the daemon reads must be the view: a directory missing now could be made
+// later, and the daemon's CDI cache watches for it.
+admission::Refusal spec_dirs_refusal(const nlohmann::json& info, const RootFs& daemon_root, const std::string& view) {
+  const auto dirs = info.is_object() ? info.find("CDISpecDirs") : info.end();
+  if (!info.is_object() || dirs == info.end() || !dirs->is_array()) {
+    return "the repository's daemon reports no CDISpecDirs (Docker before 25), so which specs a build could use "
+           "cannot be told; use Docker 25 or later.";
+  }
+  std::vector<std::string> others;
+  for (const auto& d : *dirs) {
+    const std::string dir = d.is_string() ? d.get<std::string>() : d.dump();
+    if (!d.is_string() || dir.empty() || dir.front() != '/' || !is_view(daemon_root, dir, view)) others.push_back(dir);
+  }
+  if (others.empty()) return std::nullopt;
+  return "the repository's daemon reads CDI specs in " + joined(others) + ", which " +
+         (others.size() == 1 ? "is" : "are") + " not the repository's own view (" + view +
+         "), so a build could use a name the repository was not granted; ask an operator to bind the view over the "
+         "daemon's /etc/cdi (rediacc-gpu setup's drop-in does) and set \"cdi-spec-dirs\": [\"/etc/cdi\"].";
+}
+
+// The builder's entitlements that reach past the gate, as dockerd reads them from daemon.json
+// (Go's decoder: keys folded; two spellings of one key are refused here instead of guessed).
+// network-host is on unless set false, security-insecure off unless set true (dockerd 20.10 to
+// 29, builder-next/controller.go getEntitlements).
+struct Entitlements {
+  bool network_host = true;
+  bool security_insecure = false;
+};
+
+Result<Entitlements> builder_entitlements(const std::string& text) {
+  RGPU_TRY_ASSIGN(auto doc, admission::read_go_json(text));
+  Entitlements out;
+  try {
+    const auto builder = doc.root().field("builder");
+    const auto entitlements = builder ? builder->field("entitlements") : std::nullopt;
+    if (!entitlements) return out;
+    const auto flag = [&](std::string_view name, bool& value) {
+      const auto v = entitlements->field(name);
+      if (v && v->kind() == admission::GoValue::Kind::boolean) value = v->boolean();
+    };
+    flag("network-host", out.network_host);
+    flag("security-insecure", out.security_insecure);
+  } catch (const admission::FoldedDuplicate& e) {
+    return fail(std::string(e.what()));
+  }
+  return out;
+}
+
+// The builder's entitlements in the daemon's daemon.json, read as the daemon sees it: a build
+// step may neither run privileged nor share the host's network, as no container of the
+// repository may.
+admission::Refusal entitlements_refusal(const docker::RunningDaemon& daemon, const RootFs& daemon_root) {
+  const std::string config = daemon.config_path();
+  const auto text = daemon_root.read_optional(config);
+  if (!text) return "the repository's daemon's " + config + " cannot be read: " + text.error().message;
+  const auto granted = *text ? builder_entitlements(**text) : Result<Entitlements>(Entitlements{});
+  if (!granted)
+    return "the repository's daemon's " + config + " cannot be judged (" + granted.error().message +
+           "); ask an operator to fix it.";
+  if (granted->security_insecure) {
+    return "the repository's daemon lets builds run privileged (\"builder\": {\"entitlements\": "
+           "{\"security-insecure\": true}} in " +
+           config + "); ask an operator to remove it.";
+  }
+  if (granted->network_host) {
+    return "the repository's daemon lets builds use the host's network (its builder's network-host entitlement is "
+           "on unless " +
+           config + " says \"builder\": {\"entitlements\": {\"network-host\": false}}); ask an operator to set it.";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+BuildSafety::BuildSafety(const RootFs& fs, std::string repo, std::string docker_host)
+    : fs_(fs), repo_(std::move(repo)), docker_host_(std::move(docker_host)) {}
+
+admission::Refusal BuildSafety::check() {
+  const std::lock_guard lock(mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  if (!kept_ || now - kept_->first > kKeep) kept_.emplace(now, judge());
+  return kept_->second;
+}
+
+admission::Refusal BuildSafety::judge() const {
+  const auto why = [](std::string text) { return admission::Refusal(text + kFallback); };
+  if (docker_host_.empty())
+    return why("the plugin was given no daemon (--docker-host), so which specs a build could use cannot be told.");
+  const auto socket = docker::docker_socket(docker_host_);
+  if (!socket) return why(socket.error().message + ".");
+  const auto daemon = docker::serving_daemon(*socket);
+  if (!daemon) return why(daemon.error().message + ".");
+  const auto info = docker::docker_call_at(docker_host_, "GET", "/info", std::chrono::seconds(5));
+  if (!info || info->status != 200)
+    return why("the repository's daemon did not answer GET /info" + (info ? "" : ": " + info.error().message) + ".");
+  const auto doc = nlohmann::json::parse(info->body, nullptr, false);
+  // The daemon's files as it sees them: its mount namespace and root, through /proc/PID/root.
+  const RootFs daemon_root("/proc/" + daemon->pid + "/root");
+  const std::string view = fs_.host_path(std::string(state::kViewsDir) + "/" + repo_).string();
+  if (auto refused = spec_dirs_refusal(doc, daemon_root, view)) return why(*refused);
+  if (auto refused = entitlements_refusal(*daemon, daemon_root)) return why(*refused);
+  return std::nullopt;
+}
+
+}  // namespace rgpu::plugin

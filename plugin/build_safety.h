@@ -1,0 +1,41 @@
+#pragma once
+// Whether BuildKit may build for a repository. A build's /session and /grpc carry what the gate
+// cannot read, and a build step can attach CDI devices (RUN --device from Docker 29): builds are
+// safe only while dockerd itself can resolve no name the repository was not granted. That holds
+// when every CDI spec directory the repository's daemon reads is the repository's own view. Its
+// builder must also grant neither entitlement that reaches past the gate: security.insecure runs
+// build steps privileged, network.host (on by default) shares the host's network with them, as
+// the gate refuses for containers and for the classic builder.
+
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "admission/refusal.h"
+#include "core/root_fs.h"
+
+namespace rgpu::plugin {
+
+class BuildSafety {
+ public:
+  /// The daemon is the dockerd serving `docker_host`'s unix socket (docker::serving_daemon: a
+  /// host path, as --docker-host is), read through the host's /proc/PID/root, where its mount
+  /// namespace shows what it reads; the view is `fs`'s /var/lib/rediacc/gpu/cdi/REPO.
+  BuildSafety(const RootFs& fs, std::string repo, std::string docker_host);
+
+  /// Nothing when builds are safe now; else the refusal: what does not hold and what to fix. A
+  /// verdict is kept for two seconds (one build sends many requests).
+  admission::Refusal check();
+
+ private:
+  admission::Refusal judge() const;
+
+  const RootFs& fs_;
+  std::string repo_;
+  std::string docker_host_;
+  std::mutex mutex_;
+  std::optional<std::pair<std::chrono::steady_clock::time_point, admission::Refusal>> kept_;
+};
+
+}  // namespace rgpu::plugin
