@@ -53,9 +53,9 @@ std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<docker
                                       const std::vector<std::pair<std::string, std::string>>& also) {
   std::vector<DaemonAnswer> out;
   std::set<std::string> asked, repos;
-  const auto ask = [&](const std::string& label, bool rootless, const std::string& address) {
+  const auto ask = [&](const std::string& label, bool rootless, const std::string& address, const std::string& pid) {
     if (!asked.insert(address).second) return;
-    DaemonAnswer a{label, rootless, get(address, "/info"), get(address, "/version")};
+    DaemonAnswer a{label, rootless, pid, get(address, "/info"), get(address, "/version")};
     if (!a.info.is_null() || !a.version.is_null()) out.push_back(std::move(a));
   };
   for (const auto& d : daemons) {
@@ -63,13 +63,13 @@ std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<docker
     const auto repo = docker::plugin_repo(fs, d);
     if (!address) continue;
     if (repo) repos.insert(*repo);
-    ask("dockerd " + d.pid + (repo ? " of repository " + *repo : ""), !d.root_user, *address);
+    ask("dockerd " + d.pid + (repo ? " of repository " + *repo : ""), !d.root_user, *address, d.pid);
   }
   // Repository daemons that may run outside this root's /proc, as their plugins reach them.
   for (const auto& [repo, address] : docker::repo_daemon_addresses(fs, daemons)) {
-    if (!repos.count(repo)) ask("the daemon of repository " + repo, false, address);
+    if (!repos.count(repo)) ask("the daemon of repository " + repo, false, address, "");
   }
-  for (const auto& [label, address] : also) ask(label, false, address);
+  for (const auto& [label, address] : also) ask(label, false, address, "");
   return out;
 }
 

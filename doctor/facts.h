@@ -26,6 +26,7 @@ namespace rgpu::doctor {
 struct DaemonAnswer {
   std::string label;       ///< "dockerd 123 of repository web", "the daemon of repository web"
   bool rootless = false;   ///< a dockerd found running as a user other than root
+  std::string pid = "";    ///< its process, when found in /proc; empty for one reached only by address
   nlohmann::json info;     ///< GET /info; null when it did not answer
   nlohmann::json version;  ///< GET /version; null when it did not answer
 };

@@ -9,6 +9,7 @@
 #include "core/result.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
+#include "docker/builder_entitlements.h"
 #include "docker/client.h"
 #include "docker/serving_daemon.h"
 
@@ -49,18 +50,12 @@ admission::Refusal spec_dirs_refusal(const nlohmann::json& info, const RootFs& d
          "daemon's /etc/cdi (rediacc-gpu setup's drop-in does) and set \"cdi-spec-dirs\": [\"/etc/cdi\"].";
 }
 
-// The builder's entitlements that reach past the gate, as dockerd reads them from daemon.json
-// (Go's decoder: keys folded; two spellings of one key are refused here instead of guessed).
-// network-host is on unless set false, security-insecure off unless set true (dockerd 20.10 to
-// 29, builder-next/controller.go getEntitlements).
-struct Entitlements {
-  bool network_host = true;
-  bool security_insecure = false;
-};
-
-Result<Entitlements> builder_entitlements(const std::string& text) {
+// The builder's entitlements as dockerd reads them from daemon.json: Go's decoder folds keys, and
+// of two spellings of one key the last wins, which is refused here instead of guessed. The
+// defaults are docker::BuilderEntitlements'.
+Result<docker::BuilderEntitlements> go_builder_entitlements(const std::string& text) {
   RGPU_TRY_ASSIGN(auto doc, admission::read_go_json(text));
-  Entitlements out;
+  docker::BuilderEntitlements out;
   try {
     const auto builder = doc.root().field("builder");
     const auto entitlements = builder ? builder->field("entitlements") : std::nullopt;
@@ -71,6 +66,7 @@ Result<Entitlements> builder_entitlements(const std::string& text) {
     };
     flag("network-host", out.network_host);
     flag("security-insecure", out.security_insecure);
+    flag("device", out.device);
   } catch (const admission::FoldedDuplicate& e) {
     return fail(std::string(e.what()));
   }
@@ -84,7 +80,8 @@ admission::Refusal entitlements_refusal(const docker::RunningDaemon& daemon, con
   const std::string config = daemon.config_path();
   const auto text = daemon_root.read_optional(config);
   if (!text) return "the repository's daemon's " + config + " cannot be read: " + text.error().message;
-  const auto granted = *text ? builder_entitlements(**text) : Result<Entitlements>(Entitlements{});
+  const auto granted =
+      *text ? go_builder_entitlements(**text) : Result<docker::BuilderEntitlements>(docker::BuilderEntitlements{});
   if (!granted)
     return "the repository's daemon's " + config + " cannot be judged (" + granted.error().message +
            "); ask an operator to fix it.";

@@ -7,6 +7,8 @@
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "core/structured_text.h"
+#include "docker/builder_entitlements.h"
+#include "docker/running_daemons.h"
 #include "doctor/doctor.h"
 
 namespace rgpu::doctor {
@@ -77,28 +79,35 @@ Check rootless(const Facts& f) {
                      "give each --authorization-plugin, or keep GPU device nodes out of those users' reach");
 }
 
-// BuildKit can attach CDI devices to builds; the gate refuses /session and /grpc unless told.
-// Each daemon's own configuration decides for its builds.
+// What each daemon's own BuildKit grants its builds. A repository's gate lets BuildKit through
+// only where its daemon reads its view alone (repo-cdi-view) and the builder keeps off the host's
+// network and privileged steps; the device entitlement (Docker 29, on unless turned off) then
+// reaches only the repository's own names.
 Check buildkit(const Facts& f) {
-  std::vector<std::string> on, read;
-  for (const auto& path : docker::daemon_config_paths(f.daemons)) {
-    const auto& text = f.files.read(path);
-    auto config = text && *text ? parse_json(**text, path) : Result<nlohmann::json>(nlohmann::json());
-    if (text && *text) read.push_back(path);
-    bool off = false;
-    if (config && config->is_object() && config->contains("builder") && (*config)["builder"].is_object()) {
-      const auto& builder = (*config)["builder"];
-      off = builder.contains("entitlements") && builder["entitlements"].is_object() &&
-            builder["entitlements"].value("device", true) == false;
+  std::vector<std::string> seen, refused, read;
+  for (const auto& d : f.daemons) {
+    const auto config = docker::daemon_config(f.fs, d);
+    if (config) read.push_back(d.config_path());
+    const auto granted = docker::builder_entitlements(config ? *config : nlohmann::json());
+    const auto repo = docker::plugin_repo(f.fs, d);
+    const std::string who = "dockerd " + d.pid + (repo ? " of repository " + *repo : "");
+    seen.push_back(who + ": device entitlement " + (granted.device ? "on" : "off") + ", network-host " +
+                   (granted.network_host ? "on" : "off") + ", security-insecure " +
+                   (granted.security_insecure ? "on" : "off"));
+    if (repo && (granted.network_host || granted.security_insecure)) {
+      refused.push_back(*repo + " (" + d.config_path() + ": " +
+                        (granted.security_insecure ? "security-insecure is on" : "network-host is not off") + ")");
     }
-    if (!off) on.push_back(path);
   }
-  const Evidence from(read.empty() ? "no daemon configuration file" : joined(read));
-  if (on.empty())
-    return kCheck.ok("buildkit", "BuildKit's device entitlement is off in every daemon's configuration", from);
-  return kCheck.ok("buildkit", "BuildKit's device entitlement is not turned off (" + joined(on) + ")", from)
-      .because("builds can attach CDI devices: keep the plugin refusing BuildKit (its default, no --allow-buildkit)",
-               "to allow builds, first set \"builder\": {\"entitlements\": {\"device\": false}} in daemon.json");
+  if (seen.empty()) return kCheck.skip("buildkit", "no running dockerd");
+  const Evidence from("each dockerd's daemon.json (" + (read.empty() ? "none found" : joined(read)) + ")");
+  if (refused.empty()) return kCheck.ok("buildkit", joined(seen, "; "), from);
+  return kCheck.warn("buildkit", joined(seen, "; "),
+                     "the gate refuses BuildKit builds (docker build, compose build) for " + joined(refused) +
+                         ": its builder could run steps privileged or on the host's network; tenants must use "
+                         "DOCKER_BUILDKIT=0",
+                     "set \"builder\": {\"entitlements\": {\"network-host\": false}} (and no security-insecure) in "
+                     "that daemon.json and restart the daemon");
 }
 
 }  // namespace

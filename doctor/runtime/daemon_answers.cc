@@ -1,6 +1,8 @@
 // Layer 3, the running daemons as they say they are: which spec directories they read, which
 // devices their CDI driver sees (GET /info), and whether they attach CDI devices at all.
 
+#include <sys/stat.h>
+
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "doctor/policy/known_escapes.h"
@@ -11,12 +13,38 @@ namespace {
 
 constexpr CheckMaker kRuntime{Layer::runtime};
 
+std::string parent_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+// Who other than root could put a spec in `dir` as the daemon sees it (`root`: its /proc/PID/root):
+// the directory, or the one where it would be made while it is missing, and every one above,
+// owned by another user or writable by group or others (a sticky one only where the next
+// directory down is missing and so can be made). Nothing when only root can.
+std::optional<std::string> writer_other_than_root(const RootFs& root, const std::string& dir) {
+  bool below_missing = false;
+  for (std::string at = dir;; at = parent_of(at)) {
+    const auto st = root.stat(at);
+    if (!st) {
+      below_missing = true;
+    } else {
+      if (st->st_uid != 0) return at + " is owned by uid " + std::to_string(st->st_uid);
+      const bool shared = (st->st_mode & (S_IWGRP | S_IWOTH)) != 0;
+      if (shared && (!(st->st_mode & S_ISVTX) || below_missing))
+        return at + " is writable by " + ((st->st_mode & S_IWOTH) ? "everyone" : "its group");
+      below_missing = false;
+    }
+    if (at == "/") return std::nullopt;
+  }
+}
+
 }  // namespace
 
 Check daemon_spec_dirs(const Facts& f) {
   const auto& asked = f.answers;
   if (asked.empty()) return kRuntime.skip("daemon-cdi-dirs", "no running dockerd answered on a unix socket");
-  std::vector<std::string> bad, rootless, seen;
+  std::vector<std::string> bad, rootless, seen, writable;
   for (const auto& a : asked) {
     const std::string version = answer_text(a.version, "Version");
     if (!a.info.contains("CDISpecDirs") || !a.info["CDISpecDirs"].is_array()) {
@@ -25,10 +53,14 @@ Check daemon_spec_dirs(const Facts& f) {
       continue;
     }
     std::vector<std::string> dirs, other;
+    // The directories as the daemon sees them: a rootless one's $HOME is its user's.
+    const RootFs seen_by(a.pid.empty() ? f.fs : RootFs(f.fs.host_path("/proc/" + a.pid + "/root")));
     for (const auto& d : a.info["CDISpecDirs"]) {
       if (!d.is_string()) continue;
       dirs.push_back(d.get<std::string>());
       if (dirs.back() != paths::kCdiSpecDir) other.push_back(dirs.back());
+      if (auto writer = writer_other_than_root(seen_by, dirs.back()))
+        writable.push_back(a.label + " reads specs in " + dirs.back() + ", where " + *writer);
     }
     std::string line = a.label + " reads " + (dirs.empty() ? "no spec directory" : joined(dirs));
     if (a.info.contains("DiscoveredDevices") && a.info["DiscoveredDevices"].is_array())
@@ -39,6 +71,14 @@ Check daemon_spec_dirs(const Facts& f) {
       rootless.push_back(a.label + " is rootless Docker " + version +
                          ", which also reads $XDG_CONFIG_HOME/cdi and $XDG_RUNTIME_DIR/cdi: its user can write specs "
                          "there");
+  }
+  if (!writable.empty()) {
+    return kRuntime.fail(
+        "daemon-cdi-dirs", joined(writable, "; "),
+        "someone other than root can write a CDI spec there, and a spec there can define a granted name anew: the "
+        "daemon then hands its tenant whatever device that spec names",
+        "set \"cdi-spec-dirs\": [\"/etc/cdi\"] in the daemon's daemon.json and restart it (a rootless Docker 29.2 "
+        "or later reads its user's $XDG_CONFIG_HOME/cdi and $XDG_RUNTIME_DIR/cdi by default)");
   }
   if (!bad.empty() || !rootless.empty()) {
     std::vector<std::string> all = bad;

@@ -441,6 +441,33 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     expect(d, "rootless", 5, "warn", "--authorization-plugin");
     CHECK_THAT(d.check("rootless")["observed"].get<std::string>(), Catch::Contains("dockerd 4545 (not run by root)"));
   }
+  SECTION("layer 5: each daemon's builder entitlements, and the repositories whose builds the gate refuses for them") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    using namespace std::string_literals;
+    root.write(
+        "/proc/4242/cmdline",
+        "/usr/sbin/dockerd\0--authorization-plugin=rediacc-gpu-web\0--config-file=/etc/rediacc-docker/web.json\0"s);
+    root.write("/proc/4242/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
+    root.write("/etc/rediacc-docker/web.json", R"({"cdi-spec-dirs":["/etc/cdi"]})");
+    auto d = doctor(root);
+    expect(d, "buildkit", 5, "warn", "\"network-host\": false");
+    CHECK_THAT(d.check("buildkit")["observed"].get<std::string>(),
+               Catch::Contains("dockerd 4242 of repository web: device entitlement on, network-host on, "
+                               "security-insecure off"));
+    CHECK_THAT(d.check("buildkit")["meaning"].get<std::string>(),
+               Catch::Contains("web (/etc/rediacc-docker/web.json: network-host is not off)"));
+    root.write("/etc/rediacc-docker/web.json",
+               R"({"cdi-spec-dirs":["/etc/cdi"],"Builder":{"Entitlements":{"network-host":false,"device":false}}})");
+    d = doctor(root);
+    CHECK(d.check("buildkit")["status"] == "ok");
+    CHECK_THAT(d.check("buildkit")["observed"].get<std::string>(),
+               Catch::Contains("device entitlement off, network-host off, security-insecure off"));
+    root.write("/etc/rediacc-docker/web.json",
+               R"({"builder":{"entitlements":{"network-host":false,"security-insecure":true}}})");
+    CHECK_THAT(doctor(root).check("buildkit")["meaning"].get<std::string>(),
+               Catch::Contains("security-insecure is on"));
+  }
   SECTION("layer 5: a repository daemon whose container root is host root") {
     FixtureRoot root;
     healthy_nvidia(root);

@@ -2,6 +2,9 @@
 // a stand-in daemon answering GET /info and /version on a fixture machine's socket, and a
 // recorded fake of `runc --version`, with and without the distribution's changelog.
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -145,6 +148,45 @@ TEST_CASE("doctor: each daemon is asked which spec directories it reads, and roo
     CHECK(dirs["status"] == "ok");
     CHECK_THAT(dirs["observed"].get<std::string>(),
                Catch::Contains("dockerd 4242 reads /etc/cdi, its CDI driver sees 2 devices"));
+  }
+  SECTION("a directory someone other than root can write fails, as the daemon sees it through /proc/PID/root") {
+    // A rootless Docker 29.2+ lists its user's XDG directories; a root daemon an operator pointed
+    // at a shared directory.
+    root.mkdir("/proc/4444/root/etc/cdi");
+    root.mkdir("/proc/4444/root/home/u/.config/cdi");
+    REQUIRE(::chown(root.host("/proc/4444/root/home/u").c_str(), 1000, 1000) == 0);
+    StandInDaemon rootless(
+        root, "4444",
+        answers(info_of({"/etc/cdi", "/home/u/.config/cdi", "/run/user/1000/cdi"}), {{"Version", "29.2.0"}}), 1000);
+    const auto dirs = check(root, fakes, "daemon-cdi-dirs");
+    INFO(dirs.dump(2));
+    CHECK(dirs["status"] == "fail");
+    CHECK_THAT(dirs["observed"].get<std::string>(),
+               Catch::Contains("reads specs in /home/u/.config/cdi, where /home/u is owned by uid 1000") &&
+                   !Catch::Contains("reads specs in /etc/cdi"));
+    CHECK_THAT(dirs["meaning"].get<std::string>(), Catch::Contains("define a granted name anew"));
+  }
+  SECTION("a shared directory made world-writable, or a missing one under a sticky /tmp, fails; /etc/cdi passes") {
+    // One daemon per case (a stand-in's socket is named by its pid).
+    for (const char* pid : {"4242", "4343", "4545"}) {
+      root.mkdir("/proc/" + std::string(pid) + "/root/etc/cdi");
+      root.mkdir("/proc/" + std::string(pid) + "/root/opt/cdi");
+      root.mkdir("/proc/" + std::string(pid) + "/root/tmp");
+      REQUIRE(::chmod(root.host("/proc/" + std::string(pid) + "/root/opt/cdi").c_str(), 0777) == 0);
+      REQUIRE(::chmod(root.host("/proc/" + std::string(pid) + "/root/tmp").c_str(), 01777) == 0);
+    }
+    {
+      StandInDaemon daemon(root, "4242", answers(info_of({"/etc/cdi", "/opt/cdi"}), {{"Version", "27.5.1"}}));
+      CHECK_THAT(check(root, fakes, "daemon-cdi-dirs")["observed"].get<std::string>(),
+                 Catch::Contains("reads specs in /opt/cdi, where /opt/cdi is writable by everyone"));
+    }
+    {
+      StandInDaemon daemon(root, "4343", answers(info_of({"/etc/cdi", "/tmp/cdi"}), {{"Version", "27.5.1"}}));
+      CHECK_THAT(check(root, fakes, "daemon-cdi-dirs")["observed"].get<std::string>(),
+                 Catch::Contains("reads specs in /tmp/cdi, where /tmp is writable by everyone"));
+    }
+    StandInDaemon daemon(root, "4545", answers(info_of({"/etc/cdi"}), {{"Version", "27.5.1"}}));
+    CHECK(check(root, fakes, "daemon-cdi-dirs")["status"] == "ok");
   }
   SECTION("rootless 28.2 and later also reads its user's XDG directories") {
     StandInDaemon daemon(root, "4444", answers(info_of({"/etc/cdi"}), {{"Version", "28.2.1"}}), 1000);
