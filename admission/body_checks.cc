@@ -182,6 +182,21 @@ Refusal check_cdi_request(const GoValue& req, CheckContext& context) {
   return std::nullopt;
 }
 
+// Docker 29.2 and later turn an NVIDIA --gpus into CDI names by number (29.3 an AMD one too),
+// names no grant keys to one card; the tenant reads why, and the names it can ask for instead.
+std::string driver_refusal(const std::string& driver, CheckContext& context) {
+  std::string out = "refused: a device request with driver \"" + driver +
+                    "\" (docker run --gpus, Compose gpus: or deploy.resources.reservations.devices); Docker 29.2 "
+                    "and later turn --gpus into numbered names (--gpus 2 is nvidia.com/gpu=0 and nvidia.com/gpu=1), "
+                    "and a number can name another card after a reboot; ";
+  const auto& set = context.grants.get();
+  const std::vector<std::string> defined = context.names ? (*context.names)() : std::vector<std::string>{};
+  const auto held = set ? held_names(**set, context.repo, defined) : std::vector<std::string>{};
+  if (held.empty()) return out + kCdiForm + ".";
+  return out + "ask for devices by CDI name: docker run --device " + held.front() + " (Compose: devices: [" +
+         held.front() + "]); repository \"" + context.repo + "\" holds " + joined(held) + ".";
+}
+
 Refusal check_device_requests(const Fields& hc, CheckContext& context) {
   const auto& requests = hc[kDeviceRequests];
   if (!requests || requests->is_null()) return std::nullopt;
@@ -189,11 +204,8 @@ Refusal check_device_requests(const Fields& hc, CheckContext& context) {
   for (const GoValue req : requests->items()) {
     const auto driver = req.field("Driver");
     if (req.kind() != GoValue::Kind::object || !driver || driver->kind() != GoValue::Kind::string ||
-        driver->text() != "cdi") {
-      const std::string name(driver ? driver->text() : "");
-      return "refused: a device request with driver \"" + name +
-             "\" (docker run --gpus, Compose gpus: or deploy.resources.reservations.devices); " + kCdiForm + ".";
-    }
+        driver->text() != "cdi")
+      return driver_refusal(driver ? std::string(driver->text()) : std::string(), context);
     if (auto bad = check_cdi_request(req, context)) return bad;
     if (auto bad = check_known_fields(req, ApiObject::device_request)) return bad;
   }

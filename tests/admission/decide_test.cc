@@ -107,6 +107,39 @@ TEST_CASE("admission: device requests other than cdi, and malformed cdi requests
       "management device");
 }
 
+// Docker 29.2 and later turn these into CDI names by number on the daemon's side (29.3 for AMD), so
+// the request is refused as sent, whatever names it would become, and says what to ask for instead.
+TEST_CASE("admission: what a Docker 29 client sends for --gpus is refused, naming numbered names and the granted ones") {
+  const char* const kBodies[] = {
+      // docker create --gpus all, --gpus 2, --gpus device=0 and device=UUID, as the CLI encodes them
+      R"({"Driver":"","Count":-1,"DeviceIDs":null,"Capabilities":[["gpu"]],"Options":{}})",
+      R"({"Driver":"","Count":2,"DeviceIDs":null,"Capabilities":[["gpu"]],"Options":{}})",
+      R"({"Driver":"","Count":0,"DeviceIDs":["0"],"Capabilities":[["gpu"]],"Options":{}})",
+      R"({"Driver":"","Count":0,"DeviceIDs":["GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"],"Capabilities":[["gpu"]]})",
+      // a DeviceID holding "=" goes to the cdi driver whole in 29.2: even a granted name is refused
+      R"({"Driver":"","Count":0,"DeviceIDs":["nvidia.com/gpu=all"],"Capabilities":[["gpu"]]})",
+      R"({"Driver":"","Count":1,"Capabilities":[["compute","utility"]]})",
+      // Compose's deploy reservations, 29.2's explicit NVIDIA drivers, 29.3's AMD one
+      R"({"Driver":"nvidia","Count":-1,"Capabilities":[["gpu"]]})",
+      R"({"Driver":"nvidia.cdi","DeviceIDs":["0"]})",
+      R"({"Driver":"nvidia.runtime-hook","DeviceIDs":["0"]})",
+      R"({"Driver":"amd","Count":-1,"Capabilities":[["gpu"]]})",
+  };
+  for (const char* body : kBodies) {
+    INFO(body);
+    const std::string create_body = std::string(R"({"HostConfig":{"DeviceRequests":[)") + body + "]}}";
+    const auto held = decide(web_grants(), "web", req("POST", "/v1.53/containers/create", create_body));
+    refused(held, "Docker 29.2 and later turn --gpus into numbered names (--gpus 2 is nvidia.com/gpu=0 and "
+                  "nvidia.com/gpu=1), and a number can name another card after a reboot");
+    refused(held, "docker run --device nvidia.com/gpu=all (Compose: devices: [nvidia.com/gpu=all]); repository "
+                  "\"web\" holds nvidia.com/gpu=all, rediacc.io/dri=renderD128.");
+    // A repository holding nothing is shown the form, with no names of another's.
+    refused(decide(web_grants(), "fresh", req("POST", "/v1.53/containers/create", create_body)),
+            "ask for devices by CDI name: docker run --device nvidia.com/gpu=all (Compose: devices: "
+            "[nvidia.com/gpu=all]).");
+  }
+}
+
 TEST_CASE("admission: runtimes, annotations, devices, cgroup rules, privileges and unconfining options are refused") {
   refused(create(R"({"Runtime":"nvidia"})"), "runtime \"nvidia\"");
   refused(create(R"({"Annotations":{"cdi.k8s.io/x":"nvidia.com/gpu=all"}})"), "cdi.k8s.io/x");
