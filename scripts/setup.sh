@@ -22,8 +22,8 @@ BUILD_DEPS=(
 # behind the authorization plugin; prometheus brings promtool, which checks our metrics;
 # shellcheck, lintian, cloud-init, ansible-core and ansible-lint check what contrib/ and the
 # package ship (zsh runs the completion script through bashcompinit; clang builds it all once more) (python3-apt lets Ansible's apt module install the .deb); golang-go and dockerd's own
-# Go source build the oracle the gate is fuzzed against; debootstrap makes the Debian 13 root whose
-# Docker 26 injects CDI devices (scripts/docker26-root.sh); ccache keeps compiled objects between
+# Go source build the oracle the gate is fuzzed against; debootstrap makes the Debian 13 and unstable roots
+# whose Docker 26 and 28.5 inject CDI devices (scripts/docker-root.sh); ccache keeps compiled objects between
 # runs and libclang-rt-14-dev is clang's sanitizer runtime.
 TEST_DEPS=(
   git catch2 clang clang-format pciutils libpci-dev libvalijson-dev
@@ -92,7 +92,10 @@ print_phases() {
 }
 LAUNCHER=()
 
-make_docker26_root() { docker26_root=$(bash scripts/docker26-root.sh); }
+make_docker_roots() {
+  docker26_root=$(bash scripts/docker-root.sh 26)
+  docker28_root=$(bash scripts/docker-root.sh 28)
+}
 # Each ctest run's output is also kept in its build folder, for the closing count of tests.
 test_release() { (cd build && ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))" | tee ctest.log); }
 test_sanitized() {
@@ -118,20 +121,20 @@ case "${1:-}" in
     trap print_phases EXIT
     phase "install packages" install_packages "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}"
     phase "clang-format check" check_format
-    # Debian 13's Docker 26 (CDI), Compose and buildx in a cached debootstrap root.
-    phase "Docker 26 root" make_docker26_root
+    # Debian 13's Docker 26 and unstable's 28.5 (CDI), Compose and buildx in cached debootstrap roots.
+    phase "Docker 26 and 28.5 roots" make_docker_roots
     use_test_cache
     # Warnings are errors here (RGPU_WERROR), never in a packager's build. GCC builds everything
     # optimised and runs every test; clang builds everything again with AddressSanitizer + UBSan
     # and runs every test again: both compilers build it all, and the sanitizers see every test.
     # RGPU_BUILD_TESTS=ON outright: the main job configured the same build folder without tests.
     phase "build: GCC Release" build build Release -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON \
-      -DRGPU_DOCKER26_ROOT="$docker26_root" "${LAUNCHER[@]}"
+      -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}"
     phase "tests: GCC Release" test_release
     # -O1 and line tables only: what the sanitizers' reports need, at a fraction of -O2 -g's cost.
     phase "build: clang ASan+UBSan" build build-asan Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DCMAKE_C_FLAGS_DEBUG="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
-      -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_SANITIZE=ON -DRGPU_DOCKER26_ROOT="$docker26_root" "${LAUNCHER[@]}"
+      -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_SANITIZE=ON -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}"
     phase "tests: clang ASan+UBSan" test_sanitized
     ;;
   *)

@@ -109,7 +109,8 @@ TEST_CASE("admission: device requests other than cdi, and malformed cdi requests
 
 // Docker 29.2 and later turn these into CDI names by number on the daemon's side (29.3 for AMD), so
 // the request is refused as sent, whatever names it would become, and says what to ask for instead.
-TEST_CASE("admission: what a Docker 29 client sends for --gpus is refused, naming numbered names and the granted ones") {
+TEST_CASE(
+    "admission: what a Docker 29 client sends for --gpus is refused, naming numbered names and the granted ones") {
   const char* const kBodies[] = {
       // docker create --gpus all, --gpus 2, --gpus device=0 and device=UUID, as the CLI encodes them
       R"({"Driver":"","Count":-1,"DeviceIDs":null,"Capabilities":[["gpu"]],"Options":{}})",
@@ -129,10 +130,12 @@ TEST_CASE("admission: what a Docker 29 client sends for --gpus is refused, namin
     INFO(body);
     const std::string create_body = std::string(R"({"HostConfig":{"DeviceRequests":[)") + body + "]}}";
     const auto held = decide(web_grants(), "web", req("POST", "/v1.53/containers/create", create_body));
-    refused(held, "Docker 29.2 and later turn --gpus into numbered names (--gpus 2 is nvidia.com/gpu=0 and "
-                  "nvidia.com/gpu=1), and a number can name another card after a reboot");
-    refused(held, "docker run --device nvidia.com/gpu=all (Compose: devices: [nvidia.com/gpu=all]); repository "
-                  "\"web\" holds nvidia.com/gpu=all, rediacc.io/dri=renderD128.");
+    refused(held,
+            "Docker 29.2 and later turn --gpus into numbered names (--gpus 2 is nvidia.com/gpu=0 and "
+            "nvidia.com/gpu=1), and a number can name another card after a reboot");
+    refused(held,
+            "docker run --device nvidia.com/gpu=all (Compose: devices: [nvidia.com/gpu=all]); repository "
+            "\"web\" holds nvidia.com/gpu=all, rediacc.io/dri=renderD128.");
     // A repository holding nothing is shown the form, with no names of another's.
     refused(decide(web_grants(), "fresh", req("POST", "/v1.53/containers/create", create_body)),
             "ask for devices by CDI name: docker run --device nvidia.com/gpu=all (Compose: devices: "

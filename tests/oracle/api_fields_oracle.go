@@ -1,5 +1,6 @@
-// api-fields-oracle: every JSON field name dockerd 20.10 (Debian's own Go source,
-// golang-github-docker-docker-dev) decodes in the request bodies the gate judges, found by
+// api-fields-oracle: every JSON field name a dockerd (Debian's own Go source,
+// golang-github-docker-docker-dev: 20.10 with docker2010_bodies.go, 28.5 with docker28_bodies.go)
+// decodes in the request bodies the gate judges, found by
 // reflection over the very types dockerd decodes into, as encoding/json names them. The gate's
 // table of fields (admission/api_fields.cc) must hold every one.
 //
@@ -11,11 +12,8 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
-	"github.com/docker/docker/api/types/volume"
-	"github.com/docker/docker/runconfig"
 )
 
 func dump(object string, t reflect.Type) {
@@ -41,17 +39,17 @@ func dump(object string, t reflect.Type) {
 }
 
 func main() {
-	// The create body as runconfig.ContainerDecoder reads it (Config, HostConfig, the legacy
-	// top-level HostConfig fields, Cpuset and NetworkingConfig).
-	dump("create", reflect.TypeOf(runconfig.ContainerConfigWrapper{}))
+	// The create body as runconfig.ContainerDecoder reads it (Config, HostConfig and
+	// NetworkingConfig; up to 26.1 the legacy top-level HostConfig fields and Cpuset too).
+	dump("create", reflect.TypeOf(createBody{}))
 	dump("host_config", reflect.TypeOf(container.HostConfig{}))
 	dump("update", reflect.TypeOf(container.UpdateConfig{}))
-	dump("exec", reflect.TypeOf(types.ExecConfig{}))
+	dump("exec", reflect.TypeOf(execBody{}))
 	dump("mount", reflect.TypeOf(mount.Mount{}))
 	dump("bind_options", reflect.TypeOf(mount.BindOptions{}))
 	dump("volume_options", reflect.TypeOf(mount.VolumeOptions{}))
 	dump("volume_driver", reflect.TypeOf(mount.Driver{}))
 	dump("tmpfs_options", reflect.TypeOf(mount.TmpfsOptions{}))
 	dump("device_request", reflect.TypeOf(container.DeviceRequest{}))
-	dump("volume_create", reflect.TypeOf(volume.VolumeCreateBody{}))
+	dump("volume_create", reflect.TypeOf(volumeCreateBody{}))
 }

@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """rediacc-gpu's reading of /etc/cdi against the CDI Go library's (cdi-oracle, built from Debian
-12's library 0.5.2), over generated spec directories, valid and broken.
+12's library 0.5.2, or with --library 1.0 from unstable's 1.0.1, Docker 28.5's), over generated spec
+directories, valid and broken.
 
 Every directory is read by both: `rediacc-gpu cdi list -o json --root ROOT` and `cdi-oracle
 ROOT/etc/cdi`. The CDI names each offers must be the same, except in three deliberate classes
 where we follow the CDI versions Docker 25 and later read rather than 0.5.2 (docs/decisions.md):
-  newer      cdiVersion 0.6.0 and later, or a "v" prefix: 0.5.2 refuses them; not compared here
+  newer      cdiVersion 0.6.0 and later (1.1.0 for 1.0.1), or a "v" prefix: the library refuses them; not compared here
              (tests/cdi-gen/spec_index_test.cc holds what we accept).
   below-min  a cdiVersion below what the content needs (0.3.0 floor, hostPath and digit-first
              names 0.5.0, mount type 0.4.0): newer libraries refuse it, so we offer none of its names.
   panic      a one-letter vendor or class: 0.5.2 (and every release to 1.1.0) panics, so we offer
              none of its names.
 
-Usage: cdi_differential.py --binary rediacc-gpu --oracle cdi-oracle [--seed N] [--count N]
+Usage: cdi_differential.py --binary rediacc-gpu --oracle cdi-oracle [--seed N] [--count N] [--library 0.5|1.0]
 Exits 1 on the first mismatch, printing the directory's files.
 """
 import argparse
@@ -215,10 +216,17 @@ def as_text(v):
     return str(v) if isinstance(v, int) else v if isinstance(v, str) else ""
 
 
+# The spec versions each library reads: 0.5.2 up to 0.5.0, 1.0.1 up to 1.0.0 (specs-go/version.go).
+READS = {"0.5": ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0"),
+         "1.0": ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0", "1.0.0")}
+LIBRARY = "0.5"
+
+
 def classify(spec):
     """The deliberate class of a spec's final content, or None when both must read it alike."""
     version = as_text(get_ci(spec, "cdiVersion"))
-    if version in ("0.6.0", "0.7.0", "0.8.0", "1.0.0", "1.1.0") or version.startswith("v"):
+    if version in ("0.6.0", "0.7.0", "0.8.0", "1.0.0", "1.1.0") and version not in READS[LIBRARY] or \
+            version.startswith("v"):
         return "newer"
     kind = as_text(get_ci(spec, "kind"))
     if "/" in kind:
@@ -263,7 +271,11 @@ def main():
     ap.add_argument("--oracle", required=True)
     ap.add_argument("--seed", type=int, default=20261130)
     ap.add_argument("--count", type=int, default=600)
+    ap.add_argument("--library", choices=sorted(READS), default="0.5",
+                    help="the CDI library the oracle was built with: which spec versions it reads")
     args = ap.parse_args()
+    global LIBRARY
+    LIBRARY = args.library
     rng = random.Random(args.seed)
     gen = Gen(rng)
     work = tempfile.mkdtemp(prefix="rgpu-cdi-diff.")

@@ -1,6 +1,7 @@
-// cdi-oracle: which CDI names the CDI Go library (Debian 12's
-// golang-github-container-orchestrated-devices-container-device-interface-dev, 0.5.2) loads from a
-// spec directory, as Docker and podman build their device cache from it. The test built from this
+// cdi-oracle: which CDI names the CDI Go library loads from a spec directory, as Docker and podman
+// build their device cache from it: built with cdi_library_0_5.go, Debian 12's 0.5.2
+// (golang-github-container-orchestrated-devices-container-device-interface-dev), with
+// cdi_library_1_0.go unstable's 1.0.1 (golang-tags.cncf-container-device-interface-dev, Docker 28.5's). The test built from this
 // file judges rediacc-gpu's own reading of /etc/cdi (tests/oracle/cdi_differential.py).
 //
 // Usage: cdi-oracle DIR...   One JSON line per DIR: {"dir":…,"devices":[sorted names],"panic":"…"}.
@@ -11,8 +12,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-
-	"github.com/container-orchestrated-devices/container-device-interface/pkg/cdi"
 )
 
 type verdict struct {
@@ -30,8 +29,7 @@ func load(dir string) (v verdict) {
 			v.Panic = fmt.Sprint(r)
 		}
 	}()
-	cache, _ := cdi.NewCache(cdi.WithSpecDirs(dir), cdi.WithAutoRefresh(false))
-	v.Devices = append(v.Devices, cache.ListDevices()...)
+	v.Devices = append(v.Devices, listDevices(dir)...)
 	sort.Strings(v.Devices)
 	return v
 }

@@ -1,6 +1,6 @@
-// dockerd-oracle: what Debian 12's dockerd (20.10, its own Go source from
-// golang-github-docker-docker-dev) would apply for a request body, and whether rediacc-gpu's
-// policy forbids it. The gate's tests judge the gate with it: every body the gate allows must be
+// dockerd-oracle: what a dockerd (its own Go source from golang-github-docker-docker-dev: Debian
+// 12's 20.10 built with docker2010_bodies.go, unstable's 28.5 with docker28_bodies.go) would apply
+// for a request body, and whether rediacc-gpu's policy forbids it. The gate's tests judge the gate with it: every body the gate allows must be
 // one this program finds harmless or one dockerd refuses.
 //
 // Input: one request a line, "ROUTE<TAB>BASE64-BODY", ROUTE being create or exec.
@@ -31,7 +31,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/sysinfo"
 	"github.com/docker/docker/runconfig"
@@ -479,7 +478,7 @@ func decide(route string, body []byte, grants map[string]bool) answer {
 			return fail(err)
 		}
 	case "exec":
-		var ec types.ExecConfig
+		var ec execBody
 		if err := json.NewDecoder(bytes.NewReader(body)).Decode(&ec); err != nil {
 			return fail(err)
 		}

@@ -5,14 +5,14 @@ Starts from the real docker CLI's create bodies (tests/fixtures/docker-cli/corpu
 bodies, mutates them (key case and Unicode folding, escapes, duplicate and merged keys, legacy
 top-level fields with and without HostConfig, spellings of capabilities, security options, paths
 and links, combinations), and sends every mutant through `rediacc-gpu admit --jsonl` and through
-dockerd-oracle (Debian's dockerd 20.10 source deciding what the daemon would apply, and the
-policy's verdict on it). On a fixture machine with links a tenant could make.
+dockerd-oracle (dockerd's own source deciding what the daemon would apply, and the policy's verdict
+on it: Debian 12's dockerd 20.10, or with --top-level-ignored unstable's 28.5). On a fixture machine with links a tenant could make.
 
 Fails when the gate allows a mutant that dockerd would accept and the policy forbids (a bypass),
 or when the gate refuses a harmless mutant for a reason not listed in DELIBERATE (the classes
 docs/decisions.md explains). Prints the counts per class.
 
-usage: gate_fuzz.py --binary rediacc-gpu --oracle dockerd-oracle [--seed N] [--count N]
+usage: gate_fuzz.py --binary rediacc-gpu --oracle dockerd-oracle [--seed N] [--count N] [--top-level-ignored]
 """
 import argparse, base64, http.server, json, os, random, re, shutil, socketserver, stat, subprocess, sys, tempfile
 import threading, time
@@ -324,6 +324,12 @@ def legacy_beside_host_config(doc):
         any(n in HOST_CONFIG_FIELDS for n, _ in names)
 
 
+def legacy_at_top_level(doc):
+    """A HostConfig field at the body's top level: dockerd 26.1 and earlier read it there when no
+    HostConfig object stands, 27 and later (API 1.44's types) never; the gate checks it anyway."""
+    return any(go_name(k) in HOST_CONFIG_FIELDS for k, _ in doc.members)
+
+
 def mutate_create(rng, doc):
     hc_index = find(doc, "HostConfig")
     for _ in range(rng.randint(1, 4)):
@@ -419,6 +425,8 @@ def main():
     ap.add_argument("--seed", type=int, default=20261130)
     ap.add_argument("--count", type=int, default=30000)
     ap.add_argument("--show", type=int, default=5, help="examples printed per failing class")
+    ap.add_argument("--top-level-ignored", action="store_true",
+                    help="the oracle's dockerd reads no HostConfig field at the body's top level (27 and later)")
     args = ap.parse_args()
 
     rng = random.Random(args.seed)
@@ -442,6 +450,8 @@ def main():
             mutate_create(rng, doc)
             text = dump(doc)
             shape = "legacy top-level field beside HostConfig" if legacy_beside_host_config(doc) else None
+            if shape is None and args.top_level_ignored and legacy_at_top_level(doc):
+                shape = "legacy top-level field (dockerd 26.1 reads it, this dockerd ignores it)"
             if rng.random() < 0.02:
                 text += rng.choice([" ", "\n", "{}", "x"])
                 shape = shape or (None if text[-1].isspace() else "data after the body's JSON value")

@@ -20,11 +20,13 @@ std::string built_tool();
 /// The fake libnvidia-ml.so.1 that fixture roots carry.
 std::string fake_nvml_library();
 
-/// The build's RGPU_DOCKER26_ROOT (empty when the build was configured without it).
+/// The build's RGPU_DOCKER26_ROOT and RGPU_DOCKER28_ROOT (empty when configured without them).
 std::string docker26_root_setting();
+std::string docker28_root_setting();
 
 /// The Go oracles built from Debian's source: the CDI library's and dockerd's request fields.
 std::string cdi_oracle_program();
 std::string api_fields_oracle_program();
+std::string api_fields_oracle_28_program();
 
 }  // namespace rgpu::test

@@ -2,7 +2,7 @@
 // Real Docker for end-to-end tests: a private dockerd (Debian's docker.io) with its own data,
 // exec and socket directories, no iptables, no bridge and the vfs driver, stopped by its pid;
 // and our authorization plugin serving it. Debian 12's docker CLI (docker.io's 20.10) talks to
-// that daemon only; the CDI chain runs through Docker 26 (tests/support/docker26.h).
+// that daemon only; the CDI chain runs through Docker 26 and 28.5 (tests/support/cdi_docker.h).
 
 #include <boost/process.hpp>
 #include <filesystem>

@@ -1,6 +1,7 @@
 #pragma once
-// A Docker that injects CDI devices, for end-to-end tests: Debian 13's dockerd 26 running in the
-// chroot scripts/docker26-root.sh makes, with features.cdi, vfs, no iptables or bridge, and
+// A Docker that injects CDI devices, for end-to-end tests: Debian 13's dockerd 26 or unstable's
+// 28.5 (RGPU_CDI_DOCKER=26 or 28, as ctest sets it for each copy of the [cdi-docker] tests) running
+// in the chroot scripts/docker-root.sh makes, with features.cdi, vfs, no iptables or bridge, and
 // --authorization-plugin naming our plugin, which runs on the host. Both sides read the /etc/cdi of
 // the test's fixture machine (bound over the chroot's), so a grant made with `rediacc-gpu grant
 // --root FIXTURE` is what the plugin reads and what dockerd injects. The chroot gets its own /run,
@@ -18,7 +19,7 @@
 
 namespace rgpu::test {
 
-struct Docker26Options {
+struct CdiDockerOptions {
   std::string repo = "web";
   bool plugin = true;             ///< false: a dockerd with no authorization plugin (the CDI view alone)
   std::string cdi_dir;            ///< host directory bound over the chroot's /etc/cdi; empty: the machine's /etc/cdi
@@ -29,18 +30,18 @@ struct Docker26Options {
   bool socket_activated = false;
 };
 
-class Docker26 {
+class CdiDocker {
  public:
   /// Starts the plugin for `repo` (reading `machine`'s grants and specs, and the daemon's stored
-  /// containers through its socket) and dockerd 26 behind it; fails the test when the root is
+  /// containers through its socket) and the chosen dockerd behind it; fails the test when the root is
   /// missing or the daemon does not answer within 60 s.
-  Docker26(const FixtureRoot& machine, const std::string& repo);
-  Docker26(const FixtureRoot& machine, const Docker26Options& options);
-  ~Docker26();
-  Docker26(const Docker26&) = delete;
-  Docker26& operator=(const Docker26&) = delete;
+  CdiDocker(const FixtureRoot& machine, const std::string& repo);
+  CdiDocker(const FixtureRoot& machine, const CdiDockerOptions& options);
+  ~CdiDocker();
+  CdiDocker(const CdiDocker&) = delete;
+  CdiDocker& operator=(const CdiDocker&) = delete;
 
-  /// Runs Docker 26's CLI (inside the chroot) against this daemon; `dir`, when given, is a host
+  /// Runs the root's docker CLI (inside the chroot) against this daemon; `dir`, when given, is a host
   /// directory made visible in the chroot at /work, and the command runs there.
   RunResult docker(const std::vector<std::string>& args, const std::string& dir = "",
                    const std::map<std::string, std::string>& env = {}) const;
@@ -52,13 +53,15 @@ class Docker26 {
   /// Writes `text` to `path` inside the chroot, whose /run is this daemon's own tmpfs.
   void write_file(const std::string& path, const std::string& text) const;
   std::string daemon_log() const;
+  /// The daemon's version as it answers GET /version ("26.1.5", "28.5.2+dfsg4").
+  std::string server_version() const;
   /// The chroot's root, where /run/docker.sock is the daemon's socket.
   const std::string& root() const { return root_; }
   /// The daemon's data root on the host (containers/<id>/hostconfig.json), for a fork to copy.
   std::string data_root() const { return (scratch_.path() / "data").string(); }
 
  private:
-  void mount_all(const FixtureRoot& machine, const Docker26Options& options);
+  void mount_all(const FixtureRoot& machine, const CdiDockerOptions& options);
 
   /// Unmounts everything under the root when it goes, also when the constructor fails half-way;
   /// declared before the processes, so they are stopped first.
@@ -76,13 +79,16 @@ class Docker26 {
 };
 
 /// Checks that `r` failed with the plugin's refusal, and that the refusal says `words`.
-void refused_by_gate(const Docker26& docker, const RunResult& r, const std::string& words);
+void refused_by_gate(const CdiDocker& docker, const RunResult& r, const std::string& words);
 
 /// Checks that `r` succeeded (showing the plugin's and the daemon's logs when it did not).
-void ran(const Docker26& docker, const RunResult& r);
+void ran(const CdiDocker& docker, const RunResult& r);
 
-/// The chroot made by scripts/docker26-root.sh, from the build's RGPU_DOCKER26_ROOT; fails the test
-/// with the README's test command when it is not there.
-std::string docker26_root();
+/// Which Docker the chain runs: 26 (RGPU_CDI_DOCKER unset or 26) or 28.
+int cdi_docker_major();
+
+/// The chroot made by scripts/docker-root.sh for that Docker, from the build's RGPU_DOCKER26_ROOT or
+/// RGPU_DOCKER28_ROOT; fails the test with the README's test command when it is not there.
+std::string cdi_docker_root();
 
 }  // namespace rgpu::test

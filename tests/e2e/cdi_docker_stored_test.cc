@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "tests/support/docker26.h"
+#include "tests/support/cdi_docker.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
@@ -28,13 +28,13 @@ void tool(const std::vector<std::string>& args) {
 }  // namespace
 
 TEST_CASE(
-    "docker26: after a revoke, start, restart, rename, update --restart, exec and Compose of containers made while "
+    "cdi docker: after a revoke, start, restart, rename, update --restart, exec and Compose of containers made while "
     "granted are refused",
-    "[e2e][docker26]") {
+    "[e2e][cdi-docker]") {
   FixtureRoot machine;
   two_amd_instinct(machine);
   tool({"cdi", "generate", "--root", machine.str()});
-  Docker26 docker(machine, "web");
+  CdiDocker docker(machine, "web");
   docker.import_busybox("img");
   tool({"grant", "web", "--device", kDri, "--root", machine.str()});
 
@@ -117,17 +117,17 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "docker26: a fork, a copied data-root behind another repository's plugin, starts none of its parent's devices",
-    "[e2e][docker26]") {
+    "cdi docker: a fork, a copied data-root behind another repository's plugin, starts none of its parent's devices",
+    "[e2e][cdi-docker]") {
   FixtureRoot machine;
   two_amd_instinct(machine);
   tool({"cdi", "generate", "--root", machine.str()});
   tool({"grant", "alpha", "--device", kDri, "--root", machine.str()});
   FixtureRoot copy;
   {
-    Docker26Options alpha_options;
+    CdiDockerOptions alpha_options;
     alpha_options.repo = "alpha";
-    Docker26 alpha(machine, alpha_options);
+    CdiDocker alpha(machine, alpha_options);
     alpha.import_busybox("img");
     ran(alpha, alpha.docker({"create", "--name", "held", "--device", kDri, "img", "sh", "-c", kShow}));
     ran(alpha, alpha.docker({"create", "--name", "plain", "img", "true"}));
@@ -135,30 +135,32 @@ TEST_CASE(
     const auto copied = run_program("/bin/cp", {"-a", alpha.data_root() + "/.", copy.str()});
     REQUIRE(copied.exit_code == 0);
   }
-  Docker26Options beta_options;
+  CdiDockerOptions beta_options;
   beta_options.repo = "beta";
   beta_options.data_from = copy.str();
-  Docker26 beta(machine, beta_options);
+  CdiDocker beta(machine, beta_options);
   for (const char* verb : {"start", "restart"}) {
     refused_by_gate(beta, beta.docker({verb, "held"}), "container \"/held\" (");
     refused_by_gate(beta, beta.docker({verb, "held"}), "repository \"beta\" has no grant for " + kDri);
   }
   ran(beta, beta.docker({"start", "plain"}));  // what attaches nothing still runs in the fork
-  CHECK_THAT(beta.plugin_log(), Catch::Contains("refused repo=beta route=\"POST /v1.45/containers/held/start\""));
+  // The route as the CLI sends it: API 1.45 from Docker 26's, 1.51 from 28.5's.
+  CHECK_THAT(beta.plugin_log(),
+             Catch::Matches(R"([\s\S]*refused repo=beta route="POST /v1\.(45|51)/containers/held/start"[\s\S]*)"));
 }
 
 // The second layer alone: a daemon with no plugin whose /etc/cdi is the repository's view, as
 // the drop-in setup writes binds it. dockerd itself resolves only the names the repository holds.
-TEST_CASE("docker26: a daemon reading its repository's view resolves only held names, following grants as it runs",
-          "[e2e][docker26]") {
+TEST_CASE("cdi docker: a daemon reading its repository's view resolves only held names, following grants as it runs",
+          "[e2e][cdi-docker]") {
   FixtureRoot machine;
   two_amd_instinct(machine);
   tool({"cdi", "generate", "--root", machine.str()});
   tool({"grant", "web", "--device", kDri, "--root", machine.str()});
-  Docker26Options options;
+  CdiDockerOptions options;
   options.plugin = false;
   options.cdi_dir = machine.host("/var/lib/rediacc/gpu/cdi/web").string();
-  Docker26 docker(machine, options);
+  CdiDocker docker(machine, options);
   docker.import_busybox("img");
 
   const auto seen = docker.docker({"run", "--rm", "--device", kDri, "img", "sh", "-c", kShow});
@@ -170,6 +172,16 @@ TEST_CASE("docker26: a daemon reading its repository's view resolves only held n
   CHECK(unresolved.exit_code != 0);
   CHECK_THAT(unresolved.err, Catch::Contains("unresolvable CDI devices " + other));
   ran(docker, docker.docker({"create", "--name", "held", "--device", kDri, "img", "sh", "-c", kShow}));
+  // Docker 28.2 and later list what the daemon can inject in GET /info: the view's names alone.
+  const auto info = docker.docker({"info", "--format", "{{json .}}"});
+  ran(docker, info);
+  const auto discovered = nlohmann::json::parse(info.out).value("DiscoveredDevices", nlohmann::json());
+  INFO(discovered.dump());
+  if (cdi_docker_major() >= 28) {
+    CHECK(discovered == nlohmann::json::parse(R"([{"Source":"cdi","ID":")" + kDri + R"("}])"));
+  } else {
+    CHECK(discovered.is_null());  // 26 has no such field
+  }
 
   // Grants change while the daemon runs: the view's files are rewritten inside the bound directory.
   tool({"grant", "web", "--device", other, "--root", machine.str()});
@@ -181,12 +193,13 @@ TEST_CASE("docker26: a daemon reading its repository's view resolves only held n
   CHECK_THAT(revoked.err, Catch::Contains("unresolvable CDI devices " + kDri));
 }
 
-TEST_CASE("docker26: grants apply --prune names the containers still using what it revokes, and the gate refuses them",
-          "[e2e][docker26]") {
+TEST_CASE(
+    "cdi docker: grants apply --prune names the containers still using what it revokes, and the gate refuses them",
+    "[e2e][cdi-docker]") {
   FixtureRoot machine;
   two_amd_instinct(machine);
   tool({"cdi", "generate", "--root", machine.str()});
-  Docker26 docker(machine, "web");
+  CdiDocker docker(machine, "web");
   docker.import_busybox("img");
   const std::string desired = machine.host("/desired.json").string();
   machine.write("/desired.json", R"({"schema": 1, "repositories": [{"name": "web", "grants": [")" + kDri + R"("]}]})");
@@ -221,13 +234,13 @@ TEST_CASE("docker26: grants apply --prune names the containers still using what 
 // numbered name is refused for a new container and for one made before, and the name keyed by
 // the card follows it to its new node.
 TEST_CASE(
-    "docker26: after the cards trade numbers, the numbered grant is refused at run and at start, the keyed one "
+    "cdi docker: after the cards trade numbers, the numbered grant is refused at run and at start, the keyed one "
     "follows its card",
-    "[e2e][docker26]") {
+    "[e2e][cdi-docker]") {
   FixtureRoot machine;
   workstation_numbered(machine, {128, 129, 130});
   tool({"cdi", "generate", "--root", machine.str()});
-  Docker26 docker(machine, "alpha");
+  CdiDocker docker(machine, "alpha");
   docker.import_busybox("img");
   tool({"grant", "alpha", "--device", "rediacc.io/dri=renderD129", "--root", machine.str()});
   tool({"grant", "alpha", "--device", "rediacc.io/dri=pci-0000-01-00.0", "--root", machine.str()});

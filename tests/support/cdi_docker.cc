@@ -1,4 +1,4 @@
-#include "tests/support/docker26.h"
+#include "tests/support/cdi_docker.h"
 #include "tests/support/build_paths.h"
 
 #include <signal.h>
@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -50,23 +52,29 @@ std::vector<std::string> mounts_under(const std::string& dir) {
 
 }  // namespace
 
-std::string docker26_root() {
-  const std::string root = docker26_root_setting();
-  INFO("the Debian 13 root with Docker 26 is missing (RGPU_DOCKER26_ROOT=\"" << root
-                                                                             << "\"): run bash scripts/setup.sh test");
+int cdi_docker_major() {
+  const char* which = std::getenv("RGPU_CDI_DOCKER");
+  return which && std::string(which) == "28" ? 28 : 26;
+}
+
+std::string cdi_docker_root() {
+  const int major = cdi_docker_major();
+  const std::string root = major == 28 ? docker28_root_setting() : docker26_root_setting();
+  INFO("the root with Docker " << major << " is missing (RGPU_DOCKER" << major << "_ROOT=\"" << root
+                               << "\"): run bash scripts/setup.sh test");
   REQUIRE((!root.empty() && fs::exists(fs::path(root) / "usr/sbin/dockerd")));
   return root;
 }
 
-Docker26::Docker26(const FixtureRoot& machine, const std::string& repo)
-    : Docker26(machine, [&] {
-        Docker26Options o;
+CdiDocker::CdiDocker(const FixtureRoot& machine, const std::string& repo)
+    : CdiDocker(machine, [&] {
+        CdiDockerOptions o;
         o.repo = repo;
         return o;
       }()) {}
 
-Docker26::Docker26(const FixtureRoot& machine, const Docker26Options& options)
-    : root_(docker26_root()), plugin_name_(unique_name("rgpu-docker26")) {
+CdiDocker::CdiDocker(const FixtureRoot& machine, const CdiDockerOptions& options)
+    : root_(cdi_docker_root()), plugin_name_(unique_name("rgpu-docker" + std::to_string(cdi_docker_major()))) {
   // One daemon at a time uses the root's mount points.
   REQUIRE(mounts_under(root_).empty());
   mounts_.root = root_;
@@ -89,8 +97,11 @@ Docker26::Docker26(const FixtureRoot& machine, const Docker26Options& options)
     plugins_json = R"(, "authorization-plugins": [")" + plugin_name_ + R"("])";
   }
   std::ofstream(root_ + "/run/rgpu/daemon.json")
-      << R"({"features": {"cdi": true}, "cdi-spec-dirs": ["/etc/cdi"])" << plugins_json
-      << (options.daemon_json_extra.empty() ? "" : ", " + options.daemon_json_extra) << "}";
+      // Docker 26 injects CDI devices only with the feature on; 28.2 and later by default, so the
+      // 28.5 daemon runs without it and every test through it proves the default.
+      << (cdi_docker_major() == 28 ? R"({"cdi-spec-dirs": ["/etc/cdi"])"
+                                   : R"({"features": {"cdi": true}, "cdi-spec-dirs": ["/etc/cdi"])")
+      << plugins_json << (options.daemon_json_extra.empty() ? "" : ", " + options.daemon_json_extra) << "}";
   const std::vector<std::string> flags = {"--config-file",       "/run/rgpu/daemon.json", "--pidfile",
                                           "/run/docker.pid",     "--iptables=false",      "--bridge=none",
                                           "--storage-driver=vfs"};
@@ -116,22 +127,22 @@ Docker26::Docker26(const FixtureRoot& machine, const Docker26Options& options)
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   INFO(daemon_log());
-  FAIL("dockerd 26 did not answer within 60 s");
+  FAIL("dockerd " << cdi_docker_major() << " did not answer within 60 s");
 }
 
-Docker26::~Docker26() {
+CdiDocker::~CdiDocker() {
   stop(daemon_);
   stop(plugin_);
 }
 
-Docker26::Mounts::~Mounts() {
+CdiDocker::Mounts::~Mounts() {
   if (root.empty()) return;
   for (const auto& point : mounts_under(root)) {
     if (::umount2(point.c_str(), 0) != 0) ::umount2(point.c_str(), MNT_DETACH);
   }
 }
 
-void Docker26::mount_all(const FixtureRoot& machine, const Docker26Options& options) {
+void CdiDocker::mount_all(const FixtureRoot& machine, const CdiDockerOptions& options) {
   // The chroot's root must be a mount point, or dockerd cannot remount it for image layers.
   must_mount(root_, root_, nullptr, MS_BIND);
   must_mount("proc", root_ + "/proc", "proc", 0);
@@ -169,8 +180,8 @@ void Docker26::mount_all(const FixtureRoot& machine, const Docker26Options& opti
   must_mount(cdi, root_ + "/etc/cdi", nullptr, MS_BIND);
 }
 
-RunResult Docker26::docker(const std::vector<std::string>& args, const std::string& dir,
-                           const std::map<std::string, std::string>& env) const {
+RunResult CdiDocker::docker(const std::vector<std::string>& args, const std::string& dir,
+                            const std::map<std::string, std::string>& env) const {
   std::vector<std::string> argv = {root_, "/usr/bin/env"};
   if (!dir.empty()) {
     const std::string work = root_ + "/work";
@@ -186,7 +197,7 @@ RunResult Docker26::docker(const std::vector<std::string>& args, const std::stri
   return r;
 }
 
-void Docker26::import_busybox(const std::string& name) const {
+void CdiDocker::import_busybox(const std::string& name) const {
   FixtureRoot rootfs;
   rootfs.mkdir("/bin");
   fs::copy_file("/bin/busybox", rootfs.host("/bin/busybox"));
@@ -200,25 +211,32 @@ void Docker26::import_busybox(const std::string& name) const {
   REQUIRE(imported.exit_code == 0);
 }
 
-void Docker26::write_file(const std::string& path, const std::string& text) const {
+void CdiDocker::write_file(const std::string& path, const std::string& text) const {
   REQUIRE(path.rfind("/run/", 0) == 0);  // the cached root itself stays as it was made
   std::ofstream(root_ + path) << text;
 }
 
-void refused_by_gate(const Docker26& docker, const RunResult& r, const std::string& words) {
+void refused_by_gate(const CdiDocker& docker, const RunResult& r, const std::string& words) {
   INFO(r.out << r.err << docker.plugin_log());
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.err, Catch::Contains("authorization denied by plugin " + docker.plugin_name() + ": refused: "));
   CHECK_THAT(r.err, Catch::Contains(words));
 }
 
-void ran(const Docker26& docker, const RunResult& r) {
+void ran(const CdiDocker& docker, const RunResult& r) {
   INFO(r.out << r.err << docker.plugin_log() << docker.daemon_log());
   CHECK(r.exit_code == 0);
 }
 
-std::string Docker26::plugin_log() const { return slurp(scratch_.path() / "plugin.log"); }
+std::string CdiDocker::plugin_log() const { return slurp(scratch_.path() / "plugin.log"); }
 
-std::string Docker26::daemon_log() const { return slurp(scratch_.path() / "dockerd.log"); }
+std::string CdiDocker::daemon_log() const { return slurp(scratch_.path() / "dockerd.log"); }
+
+std::string CdiDocker::server_version() const {
+  auto r = docker({"version", "--format", "{{.Server.Version}}"});
+  REQUIRE(r.exit_code == 0);
+  while (!r.out.empty() && std::isspace(static_cast<unsigned char>(r.out.back()))) r.out.pop_back();
+  return r.out;
+}
 
 }  // namespace rgpu::test

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "tests/support/admit_on.h"
-#include "tests/support/docker26.h"
+#include "tests/support/cdi_docker.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
@@ -53,8 +53,8 @@ json gpu_use(const FixtureRoot& machine) {
 
 }  // namespace
 
-TEST_CASE("docker26: usage names the repository and container holding a GPU, and doctor fails it once revoked",
-          "[e2e][docker26]") {
+TEST_CASE("cdi docker: usage names the repository and container holding a GPU, and doctor fails it once revoked",
+          "[e2e][cdi-docker]") {
   FixtureRoot machine;
   intel_discrete(machine);
   // No GPU driver here opens 226:128; the render node gets /dev/full's numbers (1:7, which nothing
@@ -63,7 +63,7 @@ TEST_CASE("docker26: usage names the repository and container holding a GPU, and
   machine.char_node("/dev/dri/renderD128", 1, 7);
   ok(tool_on(machine, {"cdi", "generate"}));
   ok(tool_on(machine, {"grant", "web", "--device", kDri}));
-  Docker26 docker(machine, "web");
+  CdiDocker docker(machine, "web");
   docker.import_busybox("img");
   // Where usage asks web which containers are its own, as setup writes it.
   machine.write("/etc/rediacc/gpu/plugins/web.env",
@@ -108,12 +108,12 @@ TEST_CASE("docker26: usage names the repository and container holding a GPU, and
   ran(docker, docker.docker({"rm", "-f", "train"}));
 }
 
-TEST_CASE("docker26: the canary goes through the repository's own gate and view, and is judged from inside",
-          "[e2e][docker26]") {
+TEST_CASE("cdi docker: the canary goes through the repository's own gate and view, and is judged from inside",
+          "[e2e][cdi-docker]") {
   FixtureRoot machine;
   intel_discrete(machine);
   ok(tool_on(machine, {"cdi", "generate"}));
-  Docker26 docker(machine, "web");
+  CdiDocker docker(machine, "web");
   docker.import_busybox("img");
   const std::vector<std::string> canary = {
       "canary", "--repo", "web", "--image", "img", "--docker-host", "unix://" + docker.root() + "/run/docker.sock",

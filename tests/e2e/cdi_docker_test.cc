@@ -12,7 +12,7 @@
 
 #include "tests/support/admit_on.h"
 #include "tests/support/build_paths.h"
-#include "tests/support/docker26.h"
+#include "tests/support/cdi_docker.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 #include "tests/support/run_binary.h"
@@ -27,7 +27,7 @@ void grant(const FixtureRoot& machine, const std::string& name, const std::strin
   REQUIRE(r.exit_code == 0);
 }
 
-RunResult run_with(const Docker26& docker, const std::vector<std::string>& flags, const std::string& command) {
+RunResult run_with(const CdiDocker& docker, const std::vector<std::string>& flags, const std::string& command) {
   std::vector<std::string> args = {"run", "--rm"};
   args.insert(args.end(), flags.begin(), flags.end());
   args.insert(args.end(), {"img", "sh", "-c", command});
@@ -37,13 +37,13 @@ RunResult run_with(const Docker26& docker, const std::vector<std::string>& flags
 }  // namespace
 
 TEST_CASE(
-    "docker26: a granted CDI name runs and the container sees the node, and ungranted, revoked or other names are "
+    "cdi docker: a granted CDI name runs and the container sees the node, and ungranted, revoked or other names are "
     "refused",
-    "[e2e][docker26]") {
+    "[e2e][cdi-docker]") {
   FixtureRoot machine;
   two_amd_instinct(machine);
   REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
-  Docker26 docker(machine, "web");
+  CdiDocker docker(machine, "web");
   docker.import_busybox("img");
   const std::vector<std::string> dri = {"--device", "rediacc.io/dri=renderD128"};
   const std::string show = "stat -c '%F %t:%T' /dev/dri/renderD128";
@@ -98,12 +98,12 @@ TEST_CASE(
 
 // On an MI300X in CPX mode each partition is grantable alone and the card's name gives all of it:
 // Docker 26 injects exactly the nodes the gate let through.
-TEST_CASE("docker26: a partition's name gives that partition alone, the card's name every partition",
-          "[e2e][docker26]") {
+TEST_CASE("cdi docker: a partition's name gives that partition alone, the card's name every partition",
+          "[e2e][cdi-docker]") {
   FixtureRoot machine;
   amd_mi300x_partitioned(machine);
   REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
-  Docker26 docker(machine, "web");
+  CdiDocker docker(machine, "web");
   docker.import_busybox("img");
   const std::string list = "ls /dev/dri | tr '\\n' ' '; test -c /dev/kfd && echo kfd";
   refused_by_gate(docker, run_with(docker, {"--device", "rediacc.io/amd=gpu0-cpx3"}, list),
@@ -121,12 +121,12 @@ TEST_CASE("docker26: a partition's name gives that partition alone, the card's n
 }
 
 TEST_CASE(
-    "docker26: nvidia.com/gpu=all passes the gate only when granted, and then dockerd (not the gate) fails on the "
+    "cdi docker: nvidia.com/gpu=all passes the gate only when granted, and then dockerd (not the gate) fails on the "
     "missing host files",
-    "[e2e][docker26]") {
+    "[e2e][cdi-docker]") {
   FixtureRoot machine;
   two_nvidia_datacenter(machine, true);  // a real-shaped nvidia.yaml, no NVIDIA driver here
-  Docker26 docker(machine, "web");
+  CdiDocker docker(machine, "web");
   docker.import_busybox("img");
   const std::vector<std::string> all = {"--device", "nvidia.com/gpu=all"};
   refused_by_gate(docker, run_with(docker, all, "true"), "has no grant for nvidia.com/gpu=all");
@@ -138,15 +138,15 @@ TEST_CASE(
   CHECK_THAT(r.err, Catch::Contains("CDI device injection failed"));
 }
 
-TEST_CASE("docker26: doctor's container check sees a granted device inside, and tells the gate's refusal apart",
-          "[e2e][docker26]") {
+TEST_CASE("cdi docker: doctor's container check sees a granted device inside, and tells the gate's refusal apart",
+          "[e2e][cdi-docker]") {
   FixtureRoot machine;
   intel_discrete(machine);
   REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
   // The canary's engine asks the daemon itself, on its socket as seen from the machine.
   const auto container_check = [&] {
     const auto r = run_tool({"doctor", "-o", "json", "--root", machine.str(), "--repo", "web", "--image", "img",
-                             "--docker-host", "unix://" + docker26_root() + "/run/docker.sock"});
+                             "--docker-host", "unix://" + cdi_docker_root() + "/run/docker.sock"});
     INFO(r.out << r.err);
     nlohmann::json found;
     const auto doctor_doc = nlohmann::json::parse(r.out);
@@ -159,7 +159,7 @@ TEST_CASE("docker26: doctor's container check sees a granted device inside, and 
     return found;
   };
   {
-    Docker26 docker(machine, "web");
+    CdiDocker docker(machine, "web");
     docker.import_busybox("img");
     const auto none = container_check();
     CHECK(none["status"] == "fail");
@@ -167,7 +167,7 @@ TEST_CASE("docker26: doctor's container check sees a granted device inside, and 
 
     // What the daemon itself says: the spec directories it reads (API 1.44+) and its version.
     machine.write("/etc/rediacc/gpu/plugins/web.env",
-                  "REDIACC_GPU_DOCKER_HOST=unix://" + docker26_root() + "/run/docker.sock\n");
+                  "REDIACC_GPU_DOCKER_HOST=unix://" + cdi_docker_root() + "/run/docker.sock\n");
     const auto checks =
         nlohmann::json::parse(run_tool({"doctor", "-o", "json", "--root", machine.str()}).out)["checks"];
     std::map<std::string, nlohmann::json> by_id;
@@ -177,8 +177,8 @@ TEST_CASE("docker26: doctor's container check sees a granted device inside, and 
                Catch::Contains("the daemon of repository web reads /"));
     CHECK(by_id["docker-escapes"]["status"] == "warn");
     CHECK_THAT(by_id["docker-escapes"]["observed"].get<std::string>(),
-               Catch::Contains("the daemon of repository web 26.1.5") && Catch::Contains("CVE-2026-34040") &&
-                   !Catch::Contains("CVE-2024-41110 ("));
+               Catch::Contains("the daemon of repository web " + docker.server_version()) &&
+                   Catch::Contains("CVE-2026-34040") && !Catch::Contains("CVE-2024-41110 ("));
     std::filesystem::remove(machine.host("/etc/rediacc/gpu/plugins/web.env"));
 
     grant(machine, "rediacc.io/dri=renderD128");
@@ -191,7 +191,7 @@ TEST_CASE("docker26: doctor's container check sees a granted device inside, and 
     CHECK(docker.docker({"ps", "-aq"}).out.empty());  // and removed after
   }
   // The daemon behind a plugin serving another repository: the refusal is the gate's, not a device fault.
-  Docker26 other(machine, "ci");
+  CdiDocker other(machine, "ci");
   other.import_busybox("img");
   const auto refused = container_check();
   INFO(refused.dump());
@@ -200,12 +200,12 @@ TEST_CASE("docker26: doctor's container check sees a granted device inside, and 
   CHECK_THAT(refused["observed"].get<std::string>(), Catch::Contains("repository \"ci\" has no grant"));
 }
 
-TEST_CASE("docker26: Compose 2.30+ runs contrib/compose's CDI services when granted, and shows the gate's refusals",
-          "[e2e][docker26]") {
+TEST_CASE("cdi docker: Compose 2.30+ runs contrib/compose's CDI services when granted, and shows the gate's refusals",
+          "[e2e][cdi-docker]") {
   FixtureRoot machine;
   two_nvidia_datacenter(machine, true);  // nvidia.yaml, and render nodes renderD128 and renderD129
   REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
-  Docker26 docker(machine, "team-a");
+  CdiDocker docker(machine, "team-a");
   docker.import_busybox("img");
   const std::filesystem::path compose = source_path("/contrib/compose");
   // Each file's service, run as `docker compose run` would from the file's directory, on the
@@ -265,12 +265,12 @@ TEST_CASE("docker26: Compose 2.30+ runs contrib/compose's CDI services when gran
 }
 
 TEST_CASE(
-    "docker26: a daemon that reads the machine's whole /etc/cdi builds with the classic builder, and BuildKit's "
+    "cdi docker: a daemon that reads the machine's whole /etc/cdi builds with the classic builder, and BuildKit's "
     "refusal says why and what to do",
-    "[e2e][docker26]") {
+    "[e2e][cdi-docker]") {
   FixtureRoot machine;
   intel_discrete(machine);
-  Docker26 docker(machine, "web");
+  CdiDocker docker(machine, "web");
   docker.import_busybox("img");
   FixtureRoot context;
   context.write("/Dockerfile", "FROM img\nRUN true\n");
@@ -302,9 +302,9 @@ void build_context(FixtureRoot& context) {
                 "    network_mode: none\n    command: [\"cat\", \"/built\"]\n");
 }
 
-Docker26Options on_view(const FixtureRoot& machine) {
+CdiDockerOptions on_view(const FixtureRoot& machine) {
   REQUIRE(tool_on(machine, {"cdi", "views"}).exit_code == 0);
-  Docker26Options options;
+  CdiDockerOptions options;
   options.cdi_dir = machine.host("/var/lib/rediacc/gpu/cdi/web").string();
   options.daemon_json_extra = kKeptBuilder;
   return options;
@@ -313,14 +313,15 @@ Docker26Options on_view(const FixtureRoot& machine) {
 }  // namespace
 
 TEST_CASE(
-    "docker26: BuildKit builds and compose up --build pass for a repository with no grant whose daemon reads only its "
+    "cdi docker: BuildKit builds and compose up --build pass for a repository with no grant whose daemon reads only "
+    "its "
     "own view, and a step on the host's network is refused by the builder itself",
-    "[e2e][docker26]") {
+    "[e2e][cdi-docker]") {
   FixtureRoot machine;
   intel_discrete(machine);
   FixtureRoot context;
   build_context(context);
-  Docker26 docker(machine, on_view(machine));
+  CdiDocker docker(machine, on_view(machine));
   docker.import_busybox("img");
   ran(docker, docker.docker({"build", "--network", "none", "-t", "built", "."}, context.str()));
   const auto up = docker.docker({"compose", "up", "--build", "--abort-on-container-exit"}, context.str());
@@ -333,9 +334,9 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "docker26: BuildKit is refused, with the reason and the fix, while the builder may use the host's network or run "
+    "cdi docker: BuildKit is refused, with the reason and the fix, while the builder may use the host's network or run "
     "steps privileged, even on the view",
-    "[e2e][docker26]") {
+    "[e2e][cdi-docker]") {
   FixtureRoot machine;
   intel_discrete(machine);
   FixtureRoot context;
@@ -349,7 +350,7 @@ TEST_CASE(
             "cannot be judged"}}) {
     auto options = on_view(machine);
     options.daemon_json_extra = extra;
-    Docker26 docker(machine, options);
+    CdiDocker docker(machine, options);
     docker.import_busybox("img");
     const auto build = docker.docker({"build", "--network", "none", "-t", "built", "."}, context.str());
     INFO(extra << "\n" << build.out << build.err << docker.plugin_log());
@@ -360,16 +361,16 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "docker26: a socket-activated daemon, whose socket another process holds, is found behind its socket and builds "
+    "cdi docker: a socket-activated daemon, whose socket another process holds, is found behind its socket and builds "
     "on its view",
-    "[e2e][docker26]") {
+    "[e2e][cdi-docker]") {
   FixtureRoot machine;
   intel_discrete(machine);
   FixtureRoot context;
   build_context(context);
   auto options = on_view(machine);
   options.socket_activated = true;
-  Docker26 docker(machine, options);
+  CdiDocker docker(machine, options);
   docker.import_busybox("img");
   ran(docker, docker.docker({"build", "--network", "none", "-t", "built", "."}, context.str()));
 }

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# A test dependency: a Debian root with a Docker that injects CDI devices, made with debootstrap
+# from the same Debian archive as this machine. The tests run its dockerd in a chroot, behind our
+# authorization plugin running on the host.
+#   26: Debian 13 (trixie): docker.io 26, containerd 1.7, runc; Compose 2.30 or later and buildx
+#       0.17 or later from unstable (Compose 2.40 builds only through buildx 0.17+).
+#   28: Debian unstable: docker.io 28.5, containerd 2.1, buildx 0.29, Compose; and dockerd's own Go
+#       source with the Go that builds it, for the oracle of that version.
+#
+# Usage: scripts/docker-root.sh 26|28. Prints the root's path. Cached under $RGPU_TEST_CACHE
+# (default /var/cache/rediacc-gpu-tests), keyed on this script's own text (the package lists live
+# here): a second run reuses it, a root left half-made (no stamp) is removed and made again.
+set -euo pipefail
+self=$(readlink -f "$0")
+docker=${1:-}
+
+COMMON=(docker.io docker-cli containerd runc busybox-static ca-certificates)
+case "$docker" in
+  26) suite=trixie PACKAGES=("${COMMON[@]}") UNSTABLE_PACKAGES=(docker-compose docker-buildx) ;;
+  28) suite=sid PACKAGES=("${COMMON[@]}" docker-compose docker-buildx golang-go golang-github-docker-docker-dev)
+    UNSTABLE_PACKAGES=() ;;
+  *) echo "usage: scripts/docker-root.sh 26|28" >&2; exit 2 ;;
+esac
+
+cache=${RGPU_TEST_CACHE:-/var/cache/rediacc-gpu-tests}
+key=$(sha256sum "$self" | cut -c1-16)
+dir="$cache/docker$docker-$key"
+root="$dir/root"
+if [ -f "$dir/complete" ]; then
+  echo "$root"
+  exit 0
+fi
+
+# The archive this machine installs from, for debootstrap and the root's own apt.
+mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+[ -n "$mirror" ] || mirror=$(awk '/^deb / { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
+[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+
+say() { echo "docker-root $docker: $*" >&2; }
+command -v debootstrap >/dev/null || { say "debootstrap is missing; run bash scripts/setup.sh test"; exit 1; }
+mkdir -p "$cache"
+# Leftovers of an earlier attempt for this Docker (mounts first, if it died inside the chroot).
+for old in "$cache"/docker"$docker"-*; do
+  [ -e "$old" ] || continue
+  [ "$old" = "$dir" ] && [ -f "$dir/complete" ] && continue
+  umount -R "$old/root" 2>/dev/null || true
+  findmnt -rno TARGET | grep -q "^$old/" && { say "$old still has mounts; unmount them"; exit 1; }
+  rm -rf --one-file-system "$old"
+done
+mkdir -p "$dir"
+say "making $root ($suite) from $mirror (about two minutes)"
+# unstable's Release file may be past its Valid-Until on a snapshot archive.
+debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$dir/debootstrap.log" 2>&1 ||
+  { tail -20 "$dir/debootstrap.log" >&2; exit 1; }
+
+cleanup() { umount "$root/proc" 2>/dev/null || true; }
+trap cleanup EXIT
+mount -t proc proc "$root/proc"
+if [ "${#UNSTABLE_PACKAGES[@]}" -gt 0 ]; then
+  echo "deb $mirror unstable main" >"$root/etc/apt/sources.list.d/unstable.list"
+  printf 'Package: *\nPin: release a=unstable\nPin-Priority: 100\n' >"$root/etc/apt/preferences.d/unstable"
+fi
+# Nothing inside the root starts a service while it is being made.
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod +x "$root/usr/sbin/policy-rc.d"
+in_root() { chroot "$root" env DEBIAN_FRONTEND=noninteractive "$@"; }
+in_root apt-get -o Acquire::Check-Valid-Until=false update -qq >"$dir/apt.log" 2>&1 ||
+  { tail -20 "$dir/apt.log" >&2; exit 1; }
+in_root apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}" >>"$dir/apt.log" 2>&1 ||
+  { tail -20 "$dir/apt.log" >&2; exit 1; }
+if [ "${#UNSTABLE_PACKAGES[@]}" -gt 0 ]; then
+  in_root apt-get install -y -qq --no-install-recommends -t unstable "${UNSTABLE_PACKAGES[@]}" >>"$dir/apt.log" 2>&1 ||
+    { tail -20 "$dir/apt.log" >&2; exit 1; }
+fi
+in_root apt-get clean
+cleanup
+trap - EXIT
+in_root docker --version >&2
+in_root docker compose version >&2
+in_root docker buildx version >&2
+touch "$dir/complete"
+echo "$root"

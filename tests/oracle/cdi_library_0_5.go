@@ -1,0 +1,9 @@
+// The CDI library as Debian 12 ships it (0.5.2), under its old import path.
+package main
+
+import "github.com/container-orchestrated-devices/container-device-interface/pkg/cdi"
+
+func listDevices(dir string) []string {
+	cache, _ := cdi.NewCache(cdi.WithSpecDirs(dir), cdi.WithAutoRefresh(false))
+	return cache.ListDevices()
+}
