@@ -353,6 +353,8 @@ std::vector<IndexedDevice> decode(const YAML::Node& root, const std::string& whe
   if (declared < at_least)
     throw Bad{"declares cdiVersion " + version + " but uses what " + version_text(at_least) +
               " introduced; CDI refuses it (set cdiVersion to " + version_text(at_least) + " or later)"};
+  // 0.5.2 loads such a file silently, 1.0 (Docker 28's) reports it broken: the operator hears of it.
+  if (out.empty()) throw Bad{"defines no devices (CDI 1.0 and later, as in Docker 28, report such a file broken)"};
   return out;
 }
 

@@ -57,6 +57,25 @@ SpecIndex index_files(const std::vector<std::string>& names, std::string_view di
   return index;
 }
 
+// The library reads every *.json and *.yaml entry that is not itself a directory, following its
+// links: a link to a directory, to nothing or round in a loop is a file it reports broken (and a
+// directory it skips), so the operator reads the same here.
+Result<std::optional<std::string>> broken_link(const std::string& path, NodeKind kind) {
+  const char* to = kind == NodeKind::directory ? "a directory"
+                   : kind == NodeKind::missing ? "nothing"
+                                               : "something that is no regular file";
+  return fail(path + " is a link to " + std::string(to) + "; CDI reports it broken, so it offers no names (remove it)");
+}
+
+// Whether the entry `name` of the machine's spec directory is itself a link, the directory's own
+// links aside; a loop counts as one.
+bool entry_is_link(const RootFs& fs, const std::string& name) {
+  auto dir = fs.resolve(paths::kCdiSpecDir);
+  if (!dir) return false;
+  std::vector<std::string> links;
+  return !fs.resolve(join_path(*dir, name), &links) || !links.empty();
+}
+
 }  // namespace
 
 SpecIndex read_spec_index(const RootFs& fs) {
@@ -68,8 +87,10 @@ SpecIndex read_spec_index(const RootFs& fs) {
   }
   return index_files(*names, paths::kCdiSpecDir, [&fs](const std::string& name) -> Result<std::optional<std::string>> {
     const std::string path = join_path(paths::kCdiSpecDir, name);
-    if (fs.kind(path) != NodeKind::file) return std::nullopt;
-    return fs.read_file(path);
+    const NodeKind kind = fs.kind(path);
+    if (kind == NodeKind::file) return fs.read_file(path);
+    if (entry_is_link(fs, name)) return broken_link(path, kind);
+    return std::nullopt;
   });
 }
 
@@ -78,16 +99,22 @@ SpecIndex read_spec_dir(const std::filesystem::path& host_dir) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(host_dir, ec)) names.push_back(entry.path().filename());
   std::sort(names.begin(), names.end());
-  return index_files(names, host_dir.string(),
-                     [&host_dir](const std::string& name) -> Result<std::optional<std::string>> {
-                       const auto path = host_dir / name;
-                       std::error_code kind_ec;
-                       if (!std::filesystem::is_regular_file(path, kind_ec)) return std::nullopt;
-                       std::ifstream in(path, std::ios::binary);
-                       std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-                       if (!in.good() && !in.eof()) return fail("cannot read " + path.string());
-                       return std::optional<std::string>(std::move(text));
-                     });
+  return index_files(
+      names, host_dir.string(), [&host_dir](const std::string& name) -> Result<std::optional<std::string>> {
+        const auto path = host_dir / name;
+        std::error_code kind_ec;
+        if (!std::filesystem::is_regular_file(path, kind_ec)) {
+          if (!std::filesystem::is_symlink(std::filesystem::symlink_status(path, kind_ec))) return std::nullopt;
+          const auto target = std::filesystem::status(path, kind_ec).type();
+          return broken_link(path.string(), target == std::filesystem::file_type::directory   ? NodeKind::directory
+                                            : target == std::filesystem::file_type::not_found ? NodeKind::missing
+                                                                                              : NodeKind::other);
+        }
+        std::ifstream in(path, std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (!in.good() && !in.eof()) return fail("cannot read " + path.string());
+        return std::optional<std::string>(std::move(text));
+      });
 }
 
 const IndexedDevice* find_device(const SpecIndex& index, std::string_view qualified_name) {

@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <map>
 
 #include "cdi-gen/reach_rules.h"
 #include "cdi-gen/spec_index.h"
@@ -95,9 +97,35 @@ TEST_CASE("cdi index: what the CDI library loads loads here too") {
   REQUIRE(newer);
   CHECK((*newer)[0].qualified_name == "x.com/gpu.v2=a");
   CHECK((*newer)[0].device_nodes == std::vector<std::string>{"/dev/b"});
+  // 0.5.2 loads a spec with no devices silently; 1.0.1 (Docker 28.5's) reports it broken, as we do.
   auto empty = cdi::parse_spec("cdiVersion: 0.3.0\nkind: x.com/gpu\ndevices: []\n", "/etc/cdi/t.yaml");
-  REQUIRE(empty);
-  CHECK(empty->empty());
+  REQUIRE_FALSE(empty);
+  CHECK_THAT(empty.error().message, Catch::Contains("defines no devices"));
+}
+
+// Found by the differential against the CDI library: it reads every *.json and *.yaml entry that
+// is not itself a directory, links followed, so a link to a directory, to nothing or round in a
+// loop is a file it reports broken; a directory of that name it skips.
+TEST_CASE("cdi index: a spec-named link to a directory, to nothing or in a loop is reported, a directory skipped") {
+  FixtureRoot root;
+  root.write("/etc/cdi/ok.json",
+             R"({"cdiVersion":"0.3.0","kind":"x.com/gpu","devices":[{"name":"a","containerEdits":{"env":["A=1"]}}]})");
+  std::filesystem::create_directories(root.host("/etc/cdi/sub"));
+  std::filesystem::create_directories(root.host("/etc/cdi/dir.json"));
+  std::filesystem::create_symlink("sub", root.host("/etc/cdi/to-dir.json"));
+  std::filesystem::create_symlink("missing.json", root.host("/etc/cdi/dangling.yaml"));
+  std::filesystem::create_symlink("loop-b.json", root.host("/etc/cdi/loop-a.json"));
+  std::filesystem::create_symlink("loop-a.json", root.host("/etc/cdi/loop-b.json"));
+  const auto index = cdi::read_spec_index(RootFs(root.str()));
+  REQUIRE(index.devices.size() == 1);
+  std::map<std::string, std::string> problems;
+  for (const auto& p : index.problems) problems[p.spec_path] = p.reason;
+  CHECK_THAT(problems["/etc/cdi/to-dir.json"], Catch::Contains("is a link to a directory"));
+  CHECK_THAT(problems["/etc/cdi/dangling.yaml"], Catch::Contains("is a link to nothing"));
+  CHECK(problems.count("/etc/cdi/loop-a.json") == 1);
+  CHECK(problems.count("/etc/cdi/loop-b.json") == 1);
+  CHECK(problems.count("/etc/cdi/dir.json") == 0);
+  CHECK(problems.size() == 4);
 }
 
 TEST_CASE("cdi index: a name two files define is a conflict, left out, both files named") {

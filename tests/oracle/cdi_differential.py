@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -259,10 +260,38 @@ def classify(spec):
 
 
 def ours(binary, root):
+    """The names `cdi list` offers, and the spec files it warns it skips."""
     r = subprocess.run([binary, "cdi", "list", "-o", "json", "--root", root], capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"rediacc-gpu cdi list failed on {root}: {r.stderr}")
-    return sorted(d["name"] for d in json.loads(r.stdout)["devices"])
+    skipped = {os.path.basename(p): why for p, why in re.findall(r"^warning: skipping CDI spec (\S+): (.*)$", r.stderr, re.M)}
+    return sorted(d["name"] for d in json.loads(r.stdout)["devices"]), skipped
+
+
+def add_links(rng, cdi_dir, files):
+    """Entries named like specs that are no plain file: links to a directory, to nothing, round in
+    a loop, to a spec of this directory (its names then defined twice) or outside it; a directory."""
+    root_dir = os.path.dirname(os.path.dirname(cdi_dir))
+    choice = rng.randrange(6)
+    if choice == 0:
+        os.makedirs(os.path.join(cdi_dir, "sub"), exist_ok=True)
+        os.symlink("sub", os.path.join(cdi_dir, "to-dir.json"))
+    elif choice == 1:
+        os.symlink("missing.json", os.path.join(cdi_dir, "dangling.yaml"))
+    elif choice == 2:
+        os.symlink("loop-b.json", os.path.join(cdi_dir, "loop-a.json"))
+        os.symlink("loop-a.json", os.path.join(cdi_dir, "loop-b.json"))
+    elif choice == 3 and files:
+        os.symlink(files[0][0], os.path.join(cdi_dir, "again-" + files[0][0]))
+    elif choice == 4:
+        os.makedirs(os.path.join(root_dir, "opt"), exist_ok=True)
+        with open(os.path.join(root_dir, "opt", "elsewhere.json"), "w") as f:
+            f.write(json.dumps({"cdiVersion": "0.3.0", "kind": "away.example.com/gpu",
+                                "devices": [{"name": "far", "containerEdits": {"env": ["A=1"]}}]}))
+        # relative: the oracle reads host paths, where an absolute link would leave the fixture root
+        os.symlink("../../opt/elsewhere.json", os.path.join(cdi_dir, "linked.json"))
+    else:
+        os.makedirs(os.path.join(cdi_dir, rng.choice(["x.json", "x.yaml"])))
 
 
 def main():
@@ -279,7 +308,7 @@ def main():
     rng = random.Random(args.seed)
     gen = Gen(rng)
     work = tempfile.mkdtemp(prefix="rgpu-cdi-diff.")
-    counts = {"same": 0, "named": 0, "newer": 0, "below-min": 0, "panic": 0}
+    counts = {"same": 0, "named": 0, "newer": 0, "below-min": 0, "panic": 0, "empty": 0}
     try:
         cases = []
         for i in range(args.count):
@@ -298,18 +327,17 @@ def main():
                     break
             if rng.random() < 0.05:
                 files.append(("ignored.yml", files[0][1], None))  # .yml is not a spec file
-            if rng.random() < 0.05:
-                # A directory with a spec's name: the library fails on it, so must we.
-                os.makedirs(os.path.join(cdi_dir, rng.choice(["x.json", "x.yaml"])))
             for fname, text, _ in files:
                 with open(os.path.join(cdi_dir, fname), "w") as f:
                     f.write(text)
+            if rng.random() < 0.15 and not any(k for _, _, k in files):
+                add_links(rng, cdi_dir, files)
             cases.append((root, files, next((k for _, _, k in files if k), None)))
         oracle = subprocess.run([args.oracle] + [os.path.join(c[0], "etc", "cdi") for c in cases],
                                 capture_output=True, text=True, check=True)
         verdicts = [json.loads(line) for line in oracle.stdout.splitlines()]
         for (root, files, klass), go in zip(cases, verdicts):
-            got = ours(args.binary, root)
+            got, skipped = ours(args.binary, root)
             if klass == "newer":
                 counts["newer"] += 1
                 continue
@@ -325,12 +353,21 @@ def main():
             if got != go["devices"]:
                 dump(files)
                 raise SystemExit(f"FAIL: rediacc-gpu offers {got}, the CDI library loads {go['devices']}")
+            if LIBRARY == "0.5":  # 0.5.2 loads a spec with no devices silently; 1.0 reports it
+                empty = [f for f, why in skipped.items() if "defines no devices" in why]
+                counts["empty"] += 1 if empty else 0
+                skipped = {f: why for f, why in skipped.items() if f not in empty}
+            skipped = sorted(skipped)
+            if skipped != go["broken"]:
+                dump(files)
+                raise SystemExit(f"FAIL: rediacc-gpu skips {skipped}, the CDI library reports {go['broken']} broken")
             counts["same"] += 1
             counts["named"] += 1 if got else 0
         print(f"cdi differential: {args.count} directories, seed {args.seed}: {counts['same']} read alike "
               f"({counts['named']} offering names, the rest none); "
               f"deliberate: {counts['newer']} newer-spec (not compared), {counts['below-min']} below the version "
-              f"their content needs and {counts['panic']} that crash the library, offered by neither")
+              f"their content needs and {counts['panic']} that crash the library, offered by neither; "
+              f"{counts['empty']} with a spec of no devices that this library loads silently (1.0 reports it)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

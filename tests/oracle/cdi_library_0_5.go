@@ -3,7 +3,8 @@ package main
 
 import "github.com/container-orchestrated-devices/container-device-interface/pkg/cdi"
 
-func listDevices(dir string) []string {
+// The names the cache offers, and the files it reports errors for.
+func listDevices(dir string) ([]string, map[string][]error) {
 	cache, _ := cdi.NewCache(cdi.WithSpecDirs(dir), cdi.WithAutoRefresh(false))
-	return cache.ListDevices()
+	return cache.ListDevices(), cache.GetErrors()
 }

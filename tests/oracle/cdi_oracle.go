@@ -4,19 +4,22 @@
 // cdi_library_1_0.go unstable's 1.0.1 (golang-tags.cncf-container-device-interface-dev, Docker 28.5's). The test built from this
 // file judges rediacc-gpu's own reading of /etc/cdi (tests/oracle/cdi_differential.py).
 //
-// Usage: cdi-oracle DIR...   One JSON line per DIR: {"dir":…,"devices":[sorted names],"panic":"…"}.
+// Usage: cdi-oracle DIR...   One JSON line per DIR: {"dir":…,"devices":[sorted names],
+// "broken":[sorted file names the library reports an error for],"panic":"…"}.
 package main
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 )
 
 type verdict struct {
 	Dir     string   `json:"dir"`
 	Devices []string `json:"devices"`
+	Broken  []string `json:"broken"`
 	Panic   string   `json:"panic,omitempty"`
 }
 
@@ -24,13 +27,19 @@ type verdict struct {
 func load(dir string) (v verdict) {
 	v.Dir = dir
 	v.Devices = []string{}
+	v.Broken = []string{}
 	defer func() {
 		if r := recover(); r != nil {
 			v.Panic = fmt.Sprint(r)
 		}
 	}()
-	v.Devices = append(v.Devices, listDevices(dir)...)
+	devices, broken := listDevices(dir)
+	v.Devices = append(v.Devices, devices...)
+	for path := range broken {
+		v.Broken = append(v.Broken, filepath.Base(path))
+	}
 	sort.Strings(v.Devices)
+	sort.Strings(v.Broken)
 	return v
 }
 
