@@ -67,6 +67,12 @@ Result<std::optional<std::string>> broken_link(const std::string& path, NodeKind
   return fail(path + " is a link to " + std::string(to) + "; CDI reports it broken, so it offers no names (remove it)");
 }
 
+// A host file type as the kinds broken_link tells apart.
+NodeKind kind_of(std::filesystem::file_type type) {
+  if (type == std::filesystem::file_type::directory) return NodeKind::directory;
+  return type == std::filesystem::file_type::not_found ? NodeKind::missing : NodeKind::other;
+}
+
 // Whether the entry `name` of the machine's spec directory is itself a link, the directory's own
 // links aside; a loop counts as one.
 bool entry_is_link(const RootFs& fs, const std::string& name) {
@@ -99,22 +105,20 @@ SpecIndex read_spec_dir(const std::filesystem::path& host_dir) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(host_dir, ec)) names.push_back(entry.path().filename());
   std::sort(names.begin(), names.end());
-  return index_files(
-      names, host_dir.string(), [&host_dir](const std::string& name) -> Result<std::optional<std::string>> {
-        const auto path = host_dir / name;
-        std::error_code kind_ec;
-        if (!std::filesystem::is_regular_file(path, kind_ec)) {
-          if (!std::filesystem::is_symlink(std::filesystem::symlink_status(path, kind_ec))) return std::nullopt;
-          const auto target = std::filesystem::status(path, kind_ec).type();
-          return broken_link(path.string(), target == std::filesystem::file_type::directory   ? NodeKind::directory
-                                            : target == std::filesystem::file_type::not_found ? NodeKind::missing
-                                                                                              : NodeKind::other);
-        }
-        std::ifstream in(path, std::ios::binary);
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (!in.good() && !in.eof()) return fail("cannot read " + path.string());
-        return std::optional<std::string>(std::move(text));
-      });
+  return index_files(names, host_dir.string(),
+                     [&host_dir](const std::string& name) -> Result<std::optional<std::string>> {
+                       const auto path = host_dir / name;
+                       std::error_code kind_ec;
+                       if (!std::filesystem::is_regular_file(path, kind_ec)) {
+                         if (!std::filesystem::is_symlink(std::filesystem::symlink_status(path, kind_ec)))
+                           return std::nullopt;
+                         return broken_link(path.string(), kind_of(std::filesystem::status(path, kind_ec).type()));
+                       }
+                       std::ifstream in(path, std::ios::binary);
+                       std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+                       if (!in.good() && !in.eof()) return fail("cannot read " + path.string());
+                       return std::optional<std::string>(std::move(text));
+                     });
 }
 
 const IndexedDevice* find_device(const SpecIndex& index, std::string_view qualified_name) {
