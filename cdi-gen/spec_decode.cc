@@ -2,7 +2,8 @@
 // into the spec structs, then the library's validation), so that the names we index are the
 // names Docker and podman can inject. Where Debian 12's library 0.5.2 is behind the spec Docker
 // 26 and later read (cdiVersion 0.6.0 to 1.1.0), the newer rules are followed; docs/decisions.md
-// lists each difference, and tests/oracle/cdi_differential.py holds us to 0.5.2 elsewhere.
+// lists each difference, and tests/oracle/cdi_differential.py holds us elsewhere to 0.5.2, to the
+// 0.7.2 Docker 26 vendors and to the 1.0.1 Docker 28.5 is built with.
 
 #include <yaml-cpp/yaml.h>
 
@@ -304,7 +305,13 @@ Edits decode_edits(const YAML::Node& n, const std::string& what, int& at_least) 
 void check_annotations(const YAML::Node& n, const std::string& what, int& at_least) {
   if (is_null(n)) return;
   if (!n.IsMap()) throw Bad{what + ": \"annotations\" is not a mapping"};
-  for (const auto& kv : n) as_string(kv.second, "annotations");
+  // The library's YAML layer turns the whole document into JSON before decoding it: a key that is
+  // null or not a scalar has no JSON spelling, and the file is refused (any other scalar is a string).
+  for (const auto& kv : n) {
+    if (is_null(kv.first)) throw Bad{what + ": \"annotations\" has a null key"};
+    if (!kv.first.IsScalar()) throw Bad{what + ": \"annotations\" has a key that is not a string"};
+    as_string(kv.second, "annotations");
+  }
   if (n.size() > 0) need(at_least, 60);
 }
 

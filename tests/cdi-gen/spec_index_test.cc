@@ -68,6 +68,17 @@ TEST_CASE("cdi index: specs that break the CDI rules are refused with the reason
       {"cdiVersion: 0.2.0\nkind: x.com/gpu\ndevices:\n" + device("a"), "0.3.0 introduced"},
       {std::string(kMinimal) + "- name: n\n  containerEdits:\n    deviceNodes: [{path: /dev/x, major: \"1\"}]\n",
        "not an integer"},
+      // Found by the differential against 0.7.2: the library's YAML layer turns the document into
+      // JSON first, and a key that is null or not a scalar has no JSON spelling.
+      {"cdiVersion: 0.6.0\nkind: x.com/gpu\nannotations:\n  : x\ndevices:\n" + device("a"), "null key"},
+      {"cdiVersion: 0.6.0\nkind: x.com/gpu\nannotations:\n  ~: x\ndevices:\n" + device("a"), "null key"},
+      {"cdiVersion: 0.6.0\nkind: x.com/gpu\ndevices:\n- name: a\n  annotations: {? [k]: x}\n"
+       "  containerEdits: {env: [A=1]}\n",
+       "not a string"},
+      {"cdiVersion: 0.7.0\nkind: x.com/gpu\ndevices:\n- name: a\n  containerEdits:\n    intelRdt: {closID: a/b}\n",
+       "closID \"a/b\""},
+      {"cdiVersion: 0.6.0\nkind: x.com/gpu\ndevices:\n- name: a\n  containerEdits:\n    additionalGids: [44]\n",
+       "0.7.0 introduced"},
       {"", "no CDI spec"},
       {"kind: [unclosed\n", "not valid YAML"},
   };
@@ -97,6 +108,17 @@ TEST_CASE("cdi index: what the CDI library loads loads here too") {
   REQUIRE(newer);
   CHECK((*newer)[0].qualified_name == "x.com/gpu.v2=a");
   CHECK((*newer)[0].device_nodes == std::vector<std::string>{"/dev/b"});
+  // The root CLOS "/" as 1.1.0 (Docker 29.2+) accepts it; 0.7.2 and 1.0.1 refuse the file.
+  CHECK(
+      cdi::parse_spec("cdiVersion: 0.7.0\nkind: x.com/gpu\ndevices:\n- name: a\n  containerEdits:\n"
+                      "    intelRdt: {closID: /}\n",
+                      "/etc/cdi/t.yaml"));
+  // An annotation key may be any scalar but null: an empty quoted one, a number, a bool.
+  CHECK(
+      cdi::parse_spec("cdiVersion: 0.6.0\nkind: x.com/gpu\nannotations: {\"\": a, 1: b, true: c, 1.5: d}\n"
+                      "devices:\n" +
+                          device("a"),
+                      "/etc/cdi/t.yaml"));
   // 0.5.2 loads a spec with no devices silently; 1.0.1 (Docker 28.5's) reports it broken, as we do.
   auto empty = cdi::parse_spec("cdiVersion: 0.3.0\nkind: x.com/gpu\ndevices: []\n", "/etc/cdi/t.yaml");
   REQUIRE_FALSE(empty);
