@@ -3,7 +3,9 @@
 # from the same Debian archive as this machine. The tests run its dockerd in a chroot, behind our
 # authorization plugin running on the host.
 #   26: Debian 13 (trixie): docker.io 26, containerd 1.7, runc; Compose 2.30 or later and buildx
-#       0.17 or later from unstable (Compose 2.40 builds only through buildx 0.17+).
+#       0.17 or later from unstable (Compose 2.40 builds only through buildx 0.17+); and the Go
+#       libraries its dockerd vendors (CDI 0.7.2, no Debian package) from its source package, in
+#       usr/share/docker-vendor as a GOPATH, for the CDI oracle of that version.
 #   28: Debian unstable: docker.io 28.5, containerd 2.1, buildx 0.29, Compose; and dockerd's own Go
 #       source with the Go that builds it, for the oracle of that version.
 #
@@ -71,6 +73,32 @@ in_root apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}" >>"$dir/
 if [ "${#UNSTABLE_PACKAGES[@]}" -gt 0 ]; then
   in_root apt-get install -y -qq --no-install-recommends -t unstable "${UNSTABLE_PACKAGES[@]}" >>"$dir/apt.log" 2>&1 ||
     { tail -20 "$dir/apt.log" >&2; exit 1; }
+fi
+if [ "$docker" = 26 ]; then
+  # Docker 26's CDI library is the one in its own source's vendor directory. Only the orig tarball
+  # is needed: its address and checksum come from the signed Sources index of the installed
+  # binary's source version, and apt's own helper fetches and checks it (a mirror may lack that
+  # version's .dsc, which apt-get source would insist on).
+  echo "deb-src $mirror $suite main" >"$root/etc/apt/sources.list.d/$suite-src.list"
+  in_root apt-get -o Acquire::Check-Valid-Until=false update -qq >>"$dir/apt.log" 2>&1 ||
+    { tail -20 "$dir/apt.log" >&2; exit 1; }
+  installed=$(in_root dpkg-query -W -f="\${source:Version}" docker.io)
+  upstream=${installed%-*}
+  orig="docker.io_$upstream.orig.tar.xz"
+  read -r uri hash < <(in_root apt-get source -qq --print-uris "docker.io=$installed" 2>>"$dir/apt.log" |
+    awk -v f="$orig" '$2 == f { gsub("\047", "", $1); print $1, $4 }') ||
+    { tail -20 "$dir/apt.log" >&2; say "the Sources index names no $orig"; exit 1; }
+  in_root /usr/lib/apt/apt-helper download-file "$uri" "/tmp/$orig" "$hash" >>"$dir/apt.log" 2>&1 ||
+    { tail -20 "$dir/apt.log" >&2; exit 1; }
+  unpack="$root/tmp/docker-src"
+  mkdir -p "$unpack" "$root/usr/share/docker-vendor"
+  tar -xJf "$root/tmp/$orig" -C "$unpack" --wildcards '*/engine/vendor/*'
+  mv "$unpack"/*/engine/vendor "$root/usr/share/docker-vendor/src"
+  rm -rf "$unpack" "$root/tmp/$orig" "$root/etc/apt/sources.list.d/$suite-src.list"
+  [ -d "$root/usr/share/docker-vendor/src/tags.cncf.io/container-device-interface/pkg/cdi" ] ||
+    { say "docker.io $installed's source vendors no CDI library"; exit 1; }
+  say "Go libraries vendored by docker.io $installed: $(grep -A0 '^# tags.cncf.io/container-device-interface ' \
+    "$root/usr/share/docker-vendor/src/modules.txt" | cut -d' ' -f2-)"
 fi
 in_root apt-get clean
 cleanup

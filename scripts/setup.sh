@@ -20,9 +20,9 @@ BUILD_DEPS=(
 # CDI package ships the official JSON schema that valijson checks our specs against; systemd
 # brings systemd-analyze, which verifies the units setup writes; docker.io is the real dockerd
 # behind the authorization plugin; prometheus brings promtool, which checks our metrics;
-# shellcheck, lintian, cloud-init, ansible-core and ansible-lint check what contrib/ and the
+# lintian, shellcheck, cloud-init, ansible-core and ansible-lint check what contrib/ and the
 # package ship (zsh runs the completion script through bashcompinit; clang builds it all once more) (python3-apt lets Ansible's apt module install the .deb); golang-go and dockerd's own
-# Go source build the oracle the gate is fuzzed against; debootstrap makes the Debian 13 and unstable roots
+# Go source build the oracle the gate is fuzzed against; debootstrap makes the Debian 13 and unstable roots (xz-utils unpacks Docker 26's source there)
 # whose Docker 26 and 28.5 inject CDI devices (scripts/docker-root.sh); ccache keeps compiled objects between
 # runs and libclang-rt-14-dev is clang's sanitizer runtime.
 TEST_DEPS=(
@@ -30,7 +30,7 @@ TEST_DEPS=(
   golang-github-container-orchestrated-devices-container-device-interface-dev
   podman runc busybox-static systemd docker.io prometheus shellcheck lintian
   cloud-init python3-yaml ansible-core ansible-lint python3-apt zsh
-  golang-go golang-github-docker-docker-dev debootstrap ccache libclang-rt-14-dev
+  golang-go golang-github-docker-docker-dev debootstrap xz-utils ccache libclang-rt-14-dev
 )
 
 install_packages() {

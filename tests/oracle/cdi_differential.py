@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""rediacc-gpu's reading of /etc/cdi against the CDI Go library's (cdi-oracle, built from Debian
-12's library 0.5.2, or with --library 1.0 from unstable's 1.0.1, Docker 28.5's), over generated spec
-directories, valid and broken.
+"""rediacc-gpu's reading of /etc/cdi against the CDI Go library's, over generated spec directories,
+valid and broken. cdi-oracle is built from Debian 12's library 0.5.2; with --library 0.7 from the
+0.7.2 that Debian 13's docker.io 26 vendors (its source package); with --library 1.0 from unstable's
+1.0.1, Docker 28.5's.
 
 Every directory is read by both: `rediacc-gpu cdi list -o json --root ROOT` and `cdi-oracle
 ROOT/etc/cdi`. The CDI names each offers must be the same, except in three deliberate classes
 where we follow the CDI versions Docker 25 and later read rather than 0.5.2 (docs/decisions.md):
-  newer      cdiVersion 0.6.0 and later (1.1.0 for 1.0.1), or a "v" prefix: the library refuses them; not compared here
-             (tests/cdi-gen/spec_index_test.cc holds what we accept).
+  newer      a cdiVersion past the library's (0.6.0 for 0.5.2, 0.8.0 for 0.7.2, 1.1.0 for 1.0.1), a "v"
+             prefix, or a field the library predates (annotations, intelRdt and additionalGids for
+             0.5.2; intelRdt's root CLOS "/" before 1.1.0): the library refuses them; not compared
+             here (tests/cdi-gen/spec_index_test.cc holds what we accept).
   below-min  a cdiVersion below what the content needs (0.3.0 floor, hostPath and digit-first
              names 0.5.0, mount type 0.4.0): newer libraries refuse it, so we offer none of its names.
   panic      a one-letter vendor or class: 0.5.2 (and every release to 1.1.0) panics, so we offer
              none of its names.
 
-Usage: cdi_differential.py --binary rediacc-gpu --oracle cdi-oracle [--seed N] [--count N] [--library 0.5|1.0]
+Usage: cdi_differential.py --binary rediacc-gpu --oracle cdi-oracle [--seed N] [--count N] [--library 0.5|0.7|1.0]
 Exits 1 on the first mismatch, printing the directory's files.
 """
 import argparse
@@ -48,7 +51,7 @@ def to_yaml(v, indent=0, quote_keys=False):
             return pad + "{}\n"
         out = ""
         for k, x in v.items():
-            key = json.dumps(k) if quote_keys else k
+            key = json.dumps(k) if quote_keys else "" if k is None else k  # None: a null key
             if isinstance(x, (dict, list)) and x:
                 out += f"{pad}{key}:\n" + to_yaml(x, indent + 1, quote_keys)
             else:
@@ -105,7 +108,7 @@ class Gen:
         devs = spec["devices"]
         d = r.choice(devs)
         e = d["containerEdits"]
-        choice = r.randrange(30)
+        choice = r.randrange(33)
         if choice == 0:
             r.choice([spec, d, e]).update({r.choice(["unknown", "annotation", "extra"]): "x"})
         elif choice == 1:
@@ -174,6 +177,19 @@ class Gen:
             spec["containerEdits"] = r.choice([{"env": ["A"]}, {"env": ["A=1"]}, {"bad": 1}, {}])
         elif choice == 29:
             e["deviceNodes"] = "not-a-list"
+        # What 0.6.0 and 0.7.0 added, declared at that version or below it.
+        elif choice == 30:
+            r.choice([spec, d])["annotations"] = r.choice(
+                [{"example.com/owner": "lab"}, {"a": ""}, {"bad key": "x"}, {"": "x"}, {"x/": "y"}, {}, "x",
+                 {None: "x"}, {"~": "x"}, {"a": None}])
+            spec["cdiVersion"] = r.choice(["0.5.0", "0.6.0", "0.7.0"])
+        elif choice == 31:
+            e["additionalGids"] = r.choice([[44, 109], [0], [], [-1], ["44"]])
+            spec["cdiVersion"] = r.choice(["0.6.0", "0.7.0"])
+        elif choice == 32:
+            e["intelRdt"] = r.choice([{"closID": "gpu"}, {"closID": "/"}, {"closID": ".."}, {"closID": "a/b"},
+                                      {"l3CacheSchema": "L3:0=f"}, {}, None])
+            spec["cdiVersion"] = r.choice(["0.6.0", "0.7.0"])
 
     def file(self):
         """(name, text, class): one spec file, valid or not."""
@@ -217,10 +233,32 @@ def as_text(v):
     return str(v) if isinstance(v, int) else v if isinstance(v, str) else ""
 
 
-# The spec versions each library reads: 0.5.2 up to 0.5.0, 1.0.1 up to 1.0.0 (specs-go/version.go).
+# The spec versions each library reads: 0.5.2 up to 0.5.0, 0.7.2 up to 0.7.0, 1.0.1 up to 1.0.0
+# (specs-go/version.go).
 READS = {"0.5": ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0"),
+         "0.7": ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0"),
          "1.0": ("0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0", "1.0.0")}
+# The libraries that load a spec with no devices without a word (1.0.0 refuses it; we report it).
+LOADS_EMPTY = ("0.5", "0.7")
 LIBRARY = "0.5"
+
+
+def uses_newer_fields(spec):
+    """Content the library predates whatever the version declared: 0.5.2 has no annotations,
+    intelRdt or additionalGids field at all (its strict decoding refuses the key, even empty);
+    before 1.1.0 the root CLOS ("/") is no valid intelRdt closID."""
+    devices = get_ci(spec, "devices")
+    devices = [d for d in devices if isinstance(d, dict)] if isinstance(devices, list) else []
+    holders = [spec] + devices
+    edits = [e for e in [get_ci(h, "containerEdits") for h in holders] if isinstance(e, dict)]
+    if LIBRARY == "0.5":
+        if any(get_ci(h, "annotations") is not None or
+               any(k.lower() == "annotations" for k in h if isinstance(k, str)) for h in holders):
+            return True
+        if any(k.lower() in ("intelrdt", "additionalgids") for e in edits for k in e if isinstance(k, str)):
+            return True
+    rdts = [get_ci(e, "intelRdt") for e in edits]
+    return any(isinstance(r, dict) and get_ci(r, "closID") == "/" for r in rdts)
 
 
 def classify(spec):
@@ -228,6 +266,8 @@ def classify(spec):
     version = as_text(get_ci(spec, "cdiVersion"))
     if version in ("0.6.0", "0.7.0", "0.8.0", "1.0.0", "1.1.0") and version not in READS[LIBRARY] or \
             version.startswith("v"):
+        return "newer"
+    if uses_newer_fields(spec):
         return "newer"
     kind = as_text(get_ci(spec, "kind"))
     if "/" in kind:
@@ -244,7 +284,13 @@ def classify(spec):
         if name[:1].isdigit():
             needs = max(needs, 50)
         edits.append(get_ci(d, "containerEdits"))
+    for a in [get_ci(spec, "annotations")] + [get_ci(d, "annotations") for d in
+                                              (devices if isinstance(devices, list) else [])]:
+        if isinstance(a, dict) and a:
+            needs = max(needs, 60)
     for e in edits:
+        if get_ci(e, "intelRdt") is not None or get_ci(e, "additionalGids"):
+            needs = max(needs, 70)
         nodes = get_ci(e, "deviceNodes")
         for n in nodes if isinstance(nodes, list) else []:
             if as_text(get_ci(n, "hostPath")):
@@ -253,7 +299,7 @@ def classify(spec):
         for m in mounts if isinstance(mounts, list) else []:
             if as_text(get_ci(m, "type")):
                 needs = max(needs, 40)
-    declared = {"0.3.0": 30, "0.4.0": 40, "0.5.0": 50}.get(version)
+    declared = {"0.3.0": 30, "0.4.0": 40, "0.5.0": 50, "0.6.0": 60, "0.7.0": 70, "0.8.0": 80, "1.0.0": 100}.get(version)
     if declared is not None and declared < needs:
         return "below-min"
     return None
@@ -353,7 +399,7 @@ def main():
             if got != go["devices"]:
                 dump(files)
                 raise SystemExit(f"FAIL: rediacc-gpu offers {got}, the CDI library loads {go['devices']}")
-            if LIBRARY == "0.5":  # 0.5.2 loads a spec with no devices silently; 1.0 reports it
+            if LIBRARY in LOADS_EMPTY:  # before 1.0 a spec with no devices loads silently
                 empty = [f for f, why in skipped.items() if "defines no devices" in why]
                 counts["empty"] += 1 if empty else 0
                 skipped = {f: why for f, why in skipped.items() if f not in empty}
@@ -367,7 +413,7 @@ def main():
               f"({counts['named']} offering names, the rest none); "
               f"deliberate: {counts['newer']} newer-spec (not compared), {counts['below-min']} below the version "
               f"their content needs and {counts['panic']} that crash the library, offered by neither; "
-              f"{counts['empty']} with a spec of no devices that this library loads silently (1.0 reports it)")
+              f"{counts['empty']} with a spec of no devices that this library loads silently (1.0 refuses it)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

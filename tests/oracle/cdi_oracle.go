@@ -1,8 +1,8 @@
 // cdi-oracle: which CDI names the CDI Go library loads from a spec directory, as Docker and podman
 // build their device cache from it: built with cdi_library_0_5.go, Debian 12's 0.5.2
 // (golang-github-container-orchestrated-devices-container-device-interface-dev), with
-// cdi_library_1_0.go unstable's 1.0.1 (golang-tags.cncf-container-device-interface-dev, Docker 28.5's). The test built from this
-// file judges rediacc-gpu's own reading of /etc/cdi (tests/oracle/cdi_differential.py).
+// cdi_library_cncf.go the 0.7.2 Docker 26 vendors or unstable's 1.0.1 (Docker 28.5's). The tests
+// built from this file judge rediacc-gpu's own reading of /etc/cdi (tests/oracle/cdi_differential.py).
 //
 // Usage: cdi-oracle DIR...   One JSON line per DIR: {"dir":…,"devices":[sorted names],
 // "broken":[sorted file names the library reports an error for],"panic":"…"}.
