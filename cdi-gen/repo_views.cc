@@ -31,7 +31,25 @@ std::map<std::string, nlohmann::json> held_specs(const RootFs& fs, const SpecInd
   return out;
 }
 
-// The spec with only the devices of `names` it defines, or null when it defines none.
+// BuildKit (Docker 28.2 and later) lets a build step use a CDI device only with the builder's
+// `device` entitlement, which only Docker 29 has, or when the device is marked with this. Every
+// device in a view is one the repository holds, as its containers may, so its builds may too.
+constexpr const char* kBuildAutoAllow = "org.mobyproject.buildkit.device.autoallow";
+
+// Device annotations need cdiVersion 0.6.0: a spec declaring less is raised to it (each later
+// version reads what the earlier ones did; a view's readers are Docker 25 and later).
+void mark_for_builds(nlohmann::json& spec) {
+  static const std::set<std::string> kBefore060 = {"0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0"};
+  const auto version = spec.value("cdiVersion", std::string());
+  if (kBefore060.count(version.starts_with("v") ? version.substr(1) : version)) spec["cdiVersion"] = "0.6.0";
+  for (auto& d : spec["devices"]) {
+    if (!d.contains("annotations") || !d["annotations"].is_object()) d["annotations"] = nlohmann::json::object();
+    d["annotations"][kBuildAutoAllow] = "true";
+  }
+}
+
+// The spec with only the devices of `names` it defines, each usable by the repository's builds,
+// or null when it defines none.
 nlohmann::json filtered(const nlohmann::json& spec, const std::set<std::string>& names) {
   const auto kind = spec.value("kind", std::string());
   auto devices = nlohmann::json::array();
@@ -45,6 +63,7 @@ nlohmann::json filtered(const nlohmann::json& spec, const std::set<std::string>&
   if (devices.empty()) return nullptr;
   auto copy = spec;
   copy["devices"] = std::move(devices);
+  mark_for_builds(copy);
   return copy;
 }
 

@@ -25,14 +25,23 @@ void tool(const FixtureRoot& machine, std::vector<std::string> args) {
   REQUIRE(r.exit_code == 0);
 }
 
-// The names the CDI Go library (Debian's 0.5.2, as Docker and podman load a directory) finds in `dir`.
-std::vector<std::string> cdi_library_names(const fs::path& dir) {
-  const auto r = run_program(cdi_oracle_program(), {dir.string()});
-  INFO(r.out << r.err);
+// The names the CDI Go library of `library` finds in `dir`, as Docker loads a directory.
+std::vector<std::string> library_names(const fs::path& dir, std::string_view library) {
+  const auto r = run_program(cdi_oracle_program(library), {dir.string()});
+  INFO(library << ": " << r.out << r.err);
   REQUIRE(r.exit_code == 0);
   const auto verdict = json::parse(r.out);
   CHECK_FALSE(verdict.contains("panic"));
+  CHECK(verdict["broken"].empty());
   return verdict["devices"].get<std::vector<std::string>>();
+}
+
+// What the Dockers that read a view (25 and later; CDI 0.6 and later) find in it: Docker 26's
+// library and 28.5's, which must agree.
+std::vector<std::string> cdi_library_names(const fs::path& dir) {
+  const auto names = library_names(dir, "0.7");
+  CHECK(library_names(dir, "1.0") == names);
+  return names;
 }
 
 std::vector<std::string> files_in(const fs::path& dir) {
@@ -40,6 +49,14 @@ std::vector<std::string> files_in(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// A grant written into grants.json by hand, past `grant`'s checks.
+void grant_by_hand(const FixtureRoot& machine, const std::string& repo, const std::string& device) {
+  auto grants = json::parse(machine.read("/etc/rediacc/gpu/grants.json"));
+  grants["grants"].push_back(
+      {{"repo", repo}, {"device", device}, {"exclusive", false}, {"granted_at", "2026-12-01T00:00:00Z"}});
+  machine.write("/etc/rediacc/gpu/grants.json", grants.dump(2));
 }
 
 }  // namespace
@@ -67,6 +84,13 @@ TEST_CASE("views: a repository's view holds only the names it holds, each spec's
   REQUIRE(view_spec["devices"].size() == 1);
   CHECK(view_spec["devices"][0]["name"] == "0");
   CHECK(cdi_schema_errors(view_spec).empty());
+  // Marked for BuildKit (Docker 28.2+), so the repository's builds may use what its containers
+  // may; the annotation raises the toolkit's 0.5.0 to 0.6.0, which CDI requires of it.
+  CHECK(machine_spec["cdiVersion"] == "0.5.0");
+  CHECK(view_spec["cdiVersion"] == "0.6.0");
+  CHECK(view_spec["devices"][0]["annotations"] == json{{"org.mobyproject.buildkit.device.autoallow", "true"}});
+  const auto dri = json::parse(machine.read("/var/lib/rediacc/gpu/cdi/web/rediacc.io-dri.json"));
+  CHECK(dri["devices"][0]["annotations"]["org.mobyproject.buildkit.device.autoallow"] == "true");
 
   // Revoked: the name leaves the view at once; a repository holding nothing keeps an empty view.
   tool(machine, {"revoke", "ci", "--device", "rediacc.io/dri=renderD128"});
@@ -111,12 +135,7 @@ TEST_CASE(
   machine.write("/etc/cdi/management.yaml",
                 "cdiVersion: 0.5.0\nkind: management.nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n"
                 "    deviceNodes:\n    - path: /dev/nvidia-caps/nvidia-cap1\n");
-  auto grants = json::parse(machine.read("/etc/rediacc/gpu/grants.json"));
-  grants["grants"].push_back({{"repo", "web"},
-                              {"device", "management.nvidia.com/gpu=all"},
-                              {"exclusive", false},
-                              {"granted_at", "2026-12-01T00:00:00Z"}});
-  machine.write("/etc/rediacc/gpu/grants.json", grants.dump(2));
+  grant_by_hand(machine, "web", "management.nvidia.com/gpu=all");
   CHECK(run_tool({"cdi", "views", "--root", machine.str()}).exit_code == 0);
   CHECK(cdi_library_names(machine.host("/var/lib/rediacc/gpu/cdi/web")) ==
         std::vector<std::string>{"nvidia.com/gpu=all"});
@@ -133,4 +152,23 @@ TEST_CASE("views: grants that do not parse leave every view as it was, and say s
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.err, Catch::Contains("grants.json"));
   CHECK(machine.read("/var/lib/rediacc/gpu/cdi/web/rediacc.io-dri.json") == before);
+}
+
+TEST_CASE("views: the build mark keeps a device's own annotations and a spec's version of 0.6.0 or later") {
+  FixtureRoot machine;
+  intel_discrete(machine);
+  tool(machine, {"cdi", "generate"});
+  tool(machine, {"grant", "web", "--device", "rediacc.io/dri=renderD128"});
+  machine.write("/etc/cdi/fpga.yaml",
+                "cdiVersion: 0.7.0\nkind: example.com/fpga\ndevices:\n- name: a\n  annotations:\n"
+                "    example.com/slot: \"1\"\n    org.mobyproject.buildkit.device.autoallow: \"false\"\n"
+                "  containerEdits:\n    deviceNodes:\n    - path: /dev/dri/renderD128\n");
+  grant_by_hand(machine, "web", "example.com/fpga=a");
+  tool(machine, {"cdi", "views"});
+  const auto view = json::parse(machine.read("/var/lib/rediacc/gpu/cdi/web/fpga.yaml"));
+  CHECK(view["cdiVersion"] == "0.7.0");
+  CHECK(view["devices"][0]["annotations"] ==
+        json{{"example.com/slot", "1"}, {"org.mobyproject.buildkit.device.autoallow", "true"}});
+  CHECK(cdi_library_names(machine.host("/var/lib/rediacc/gpu/cdi/web")) ==
+        std::vector<std::string>{"example.com/fpga=a", "rediacc.io/dri=renderD128"});
 }

@@ -24,8 +24,13 @@ std::string fake_nvml_library();
 std::string docker26_root_setting();
 std::string docker28_root_setting();
 
-/// The Go oracles built from Debian's source: the CDI library's and dockerd's request fields.
-std::string cdi_oracle_program();
+/// BuildKit's Dockerfile frontend with its labs features (RUN --device), which scripts/docker-root.sh
+/// builds in the Docker 28.5 root from the BuildKit source dockerd 28.5 vendors.
+std::string dockerfile_labs_frontend();
+
+/// The Go oracles built from Debian's source: the CDI library's of `library` ("0.5", Debian 12's;
+/// "0.7", Docker 26's; "1.0", Docker 28.5's) and dockerd's request fields.
+std::string cdi_oracle_program(std::string_view library);
 std::string api_fields_oracle_program();
 std::string api_fields_oracle_28_program();
 
