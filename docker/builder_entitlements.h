@@ -1,8 +1,9 @@
 #pragma once
 // What a dockerd's own BuildKit grants the builds it runs, from "builder": {"entitlements": …} of
 // its daemon.json. Each default is dockerd's when the key is absent (builder-next/controller.go
-// getEntitlements, 20.10 to 29): network-host on, security-insecure off, device on (29.0+; earlier
-// BuildKits attach no CDI device at all).
+// getEntitlements, 20.10 to 29): network-host on, security-insecure off, device on (29.0+; 28.x's
+// BuildKit attaches only the CDI devices its specs mark auto-allowed, as a view marks its own, and
+// 26's none at all).
 
 #include <nlohmann/json.hpp>
 

@@ -7,7 +7,9 @@
 #       libraries its dockerd vendors (CDI 0.7.2, no Debian package) from its source package, in
 #       usr/share/docker-vendor as a GOPATH, for the CDI oracle of that version.
 #   28: Debian unstable: docker.io 28.5, containerd 2.1, buildx 0.29, Compose; and dockerd's own Go
-#       source with the Go that builds it, for the oracle of that version.
+#       source with the Go that builds it, for the oracle of that version; and BuildKit's Dockerfile
+#       frontend with its labs features (RUN --device), which no package ships, built from the
+#       BuildKit source dockerd 28.5 vendors, in usr/local/libexec/rgpu-tests.
 #
 # Usage: scripts/docker-root.sh 26|28. Prints the root's path. Cached under $RGPU_TEST_CACHE
 # (default /var/cache/rediacc-gpu-tests), keyed on this script's own text (the package lists live
@@ -17,10 +19,13 @@ self=$(readlink -f "$0")
 docker=${1:-}
 
 COMMON=(docker.io docker-cli containerd runc busybox-static ca-certificates)
+# What BuildKit's Dockerfile frontend imports beyond dockerd's own source.
+FRONTEND_LIBRARIES=(golang-github-agext-levenshtein-dev golang-github-gofrs-flock-dev golang-github-google-shlex-dev
+  golang-github-mitchellh-hashstructure-dev)
 case "$docker" in
   26) suite=trixie PACKAGES=("${COMMON[@]}") UNSTABLE_PACKAGES=(docker-compose docker-buildx) ;;
-  28) suite=sid PACKAGES=("${COMMON[@]}" docker-compose docker-buildx golang-go golang-github-docker-docker-dev)
-    UNSTABLE_PACKAGES=() ;;
+  28) suite=sid PACKAGES=("${COMMON[@]}" docker-compose docker-buildx golang-go golang-github-docker-docker-dev
+    "${FRONTEND_LIBRARIES[@]}") UNSTABLE_PACKAGES=() ;;
   *) echo "usage: scripts/docker-root.sh 26|28" >&2; exit 2 ;;
 esac
 
@@ -99,6 +104,17 @@ if [ "$docker" = 26 ]; then
     { say "docker.io $installed's source vendors no CDI library"; exit 1; }
   say "Go libraries vendored by docker.io $installed: $(grep -A0 '^# tags.cncf.io/container-device-interface ' \
     "$root/usr/share/docker-vendor/src/modules.txt" | cut -d' ' -f2-)"
+fi
+if [ "$docker" = 28 ]; then
+  # Debian's GOPATH holds hashstructure without the /v2 its importers name.
+  gopath=/tmp/frontend-gopath
+  mkdir -p "$root$gopath/src/github.com/mitchellh/hashstructure" "$root/usr/local/libexec/rgpu-tests"
+  ln -s /usr/share/gocode/src/github.com/mitchellh/hashstructure "$root$gopath/src/github.com/mitchellh/hashstructure/v2"
+  in_root env GO111MODULE=off GOPATH="/usr/share/gocode:$gopath" GOCACHE=/tmp/frontend-cache GOFLAGS= GOTOOLCHAIN=local \
+    CGO_ENABLED=0 go build -tags "dfrundevice netgo osusergo static_build" \
+    -o /usr/local/libexec/rgpu-tests/dockerfile-frontend github.com/moby/buildkit/frontend/dockerfile/cmd/dockerfile-frontend \
+    >"$dir/frontend.log" 2>&1 || { tail -20 "$dir/frontend.log" >&2; exit 1; }
+  rm -rf "$root$gopath" "$root/tmp/frontend-cache"
 fi
 in_root apt-get clean
 cleanup

@@ -81,8 +81,8 @@ Check rootless(const Facts& f) {
 
 // What each daemon's own BuildKit grants its builds. A repository's gate lets BuildKit through
 // only where its daemon reads its view alone (repo-cdi-view) and the builder keeps off the host's
-// network and privileged steps; the device entitlement (Docker 29, on unless turned off) then
-// reaches only the repository's own names.
+// network and privileged steps; the device entitlement (Docker 29, on unless turned off), or on
+// 28.x the view's own build mark, then reaches only the repository's own names.
 Check buildkit(const Facts& f) {
   std::vector<std::string> seen, refused, read;
   for (const auto& d : f.daemons) {

@@ -374,3 +374,51 @@ TEST_CASE(
   docker.import_busybox("img");
   ran(docker, docker.docker({"build", "--network", "none", "-t", "built", "."}, context.str()));
 }
+
+// BuildKit parses `RUN --device` only in its Dockerfile frontend built with the labs tag, which a
+// tenant names with `# syntax=` (here the one built in the 28.5 root, imported as an image). 28.5's
+// BuildKit injects the CDI devices a step asks for from the daemon's CDI cache: only the view's, each
+// marked there for builds (without the mark 28.5 refuses every device: its builder has no `device`
+// entitlement). 26's BuildKit (0.13) knows no CDI and drops the request: the step runs with none.
+TEST_CASE(
+    "cdi docker: a build step's RUN --device reaches a granted name where BuildKit injects CDI devices, and "
+    "never one the repository does not hold",
+    "[e2e][cdi-docker]") {
+  FixtureRoot machine;
+  two_amd_instinct(machine);
+  REQUIRE(tool_on(machine, {"cdi", "generate"}).exit_code == 0);
+  grant(machine, "rediacc.io/dri=renderD128");
+  CdiDocker docker(machine, on_view(machine));
+  docker.import_busybox("img");
+  docker.import_program("rgpu/dockerfile-labs", dockerfile_labs_frontend());
+  const auto build_with = [&](const std::string& device) {
+    FixtureRoot context;
+    context.write("/Dockerfile", "# syntax=rgpu/dockerfile-labs\nFROM img\nRUN --device=" + device + " ls /dev/dri\n");
+    return docker.docker({"build", "--network", "none", "--progress", "plain", "--no-cache", "."}, context.str());
+  };
+  const auto granted = build_with("rediacc.io/dri=renderD128");
+  const auto kind = build_with("rediacc.io/dri");  // every device of the kind the daemon knows
+  const auto other = build_with("rediacc.io/dri=renderD129");
+  const auto required = build_with("rediacc.io/dri=renderD129,required");
+  INFO("granted:\n"
+       << granted.err << "\nkind:\n"
+       << kind.err << "\nother:\n"
+       << other.err << "\nrequired:\n"
+       << required.err << docker.plugin_log());
+  for (const auto* r : {&granted, &kind, &other, &required}) CHECK_THAT(r->err, !Catch::Contains("renderD129\n"));
+  CHECK(other.exit_code != 0);
+  CHECK_THAT(other.err, Catch::Contains("ls: /dev/dri: No such file or directory"));
+  CHECK(required.exit_code != 0);
+  if (docker.server_version().starts_with("26.")) {
+    for (const auto* r : {&granted, &kind, &required}) {
+      CHECK(r->exit_code != 0);
+      CHECK_THAT(r->err, Catch::Contains("ls: /dev/dri: No such file or directory"));
+    }
+  } else {
+    CHECK(granted.exit_code == 0);
+    CHECK_THAT(granted.err, Catch::Contains(" renderD128\n"));
+    CHECK(kind.exit_code == 0);
+    CHECK_THAT(kind.err, Catch::Contains(" renderD128\n"));
+    CHECK_THAT(required.err, Catch::Contains("required device \"rediacc.io/dri=renderD129\" is not registered"));
+  }
+}

@@ -211,6 +211,21 @@ void CdiDocker::import_busybox(const std::string& name) const {
   REQUIRE(imported.exit_code == 0);
 }
 
+void CdiDocker::import_program(const std::string& name, const std::string& program) const {
+  FixtureRoot rootfs;
+  fs::copy_file(program, rootfs.host("/entrypoint"));
+  const auto tar = run_program("/usr/bin/tar", {"-C", rootfs.str(), "-c", "."});
+  REQUIRE(tar.exit_code == 0);
+  // The label keeps the frontend's own container off the network, which this daemon (no bridge)
+  // could not give it; BuildKit's published frontend images carry it too.
+  const auto imported = run_program("/usr/sbin/chroot",
+                                    {root_, "docker", "import", "--change", R"(ENTRYPOINT ["/entrypoint"])", "--change",
+                                     R"(LABEL moby.buildkit.frontend.network.none="true")", "-", name},
+                                    tar.out);
+  INFO(imported.err << daemon_log());
+  REQUIRE(imported.exit_code == 0);
+}
+
 void CdiDocker::write_file(const std::string& path, const std::string& text) const {
   REQUIRE(path.rfind("/run/", 0) == 0);  // the cached root itself stays as it was made
   std::ofstream(root_ + path) << text;

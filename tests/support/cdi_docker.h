@@ -47,6 +47,9 @@ class CdiDocker {
                    const std::map<std::string, std::string>& env = {}) const;
   /// Imports a busybox-static image as `name` (/etc/group names video and render).
   void import_busybox(const std::string& name) const;
+  /// Imports an image as `name` holding only the host program `program`, as /ENTRYPOINT's target:
+  /// a BuildKit frontend built from source, which a `# syntax=` line can then name with no registry.
+  void import_program(const std::string& name, const std::string& program) const;
   /// The plugin's name, as dockerd's refusals quote it.
   const std::string& plugin_name() const { return plugin_name_; }
   std::string plugin_log() const;
