@@ -16,6 +16,10 @@ where we follow the CDI versions Docker 25 and later read rather than 0.5.2 (doc
   panic      a one-letter vendor or class: 0.5.2 (and every release to 1.1.0) panics, so we offer
              none of its names.
 
+Each run first reads PINNED: the kinds of difference the generator once found against 0.5.2
+(a link to a directory, a dotted vendor at 0.3.0, names listed by one reader and not the other in
+both directions, a conflict), so every library's run judges them.
+
 Usage: cdi_differential.py --binary rediacc-gpu --oracle cdi-oracle [--seed N] [--count N] [--library 0.5|0.7|1.0]
 Exits 1 on the first mismatch, printing the directory's files.
 """
@@ -340,6 +344,42 @@ def add_links(rng, cdi_dir, files):
         os.makedirs(os.path.join(cdi_dir, rng.choice(["x.json", "x.yaml"])))
 
 
+# The kinds of difference the differential once found against Debian 12's library, kept as
+# directories every run reads first, against whichever library it was built with. Each is
+# (name, {file: text}, [(link, target)], [directories]).
+_ENV = "  containerEdits:\n    env: [A=1]\n"
+PINNED = [
+    # The library reports a spec-named link to a directory broken; cdi list once said nothing.
+    ("link to a directory", {"ok.json": '{"cdiVersion":"0.3.0","kind":"x.com/gpu","devices":[{"name":"a",'
+                             '"containerEdits":{"env":["A=1"]}}]}'}, [("to-dir.json", "sub")], ["sub"]),
+    # A dotted vendor is no newer feature: 0.3.0 reads it; cdi list once asked for 0.5.0.
+    ("0.3.0 YAML, dotted vendor", {"v.yaml": "cdiVersion: 0.3.0\nkind: a.b.example.com/gpu\ndevices:\n- name: a\n" + _ENV},
+     [], []),
+    # Names the library lists: YAML in a .json file, keys in another case, YAML 1.1's "on".
+    ("names the library lists", {"y.json": "cdiVersion: 0.5.0\nKind: x.com/gpu\nDevices:\n- name: 0\n" + _ENV
+                                 + "- Name: on\n" + _ENV}, [], []),
+    # Names it does not: a .yml file, a directory named like a spec, a device name it refuses.
+    ("names the library does not list", {"n.yml": "cdiVersion: 0.3.0\nkind: x.com/gpu\ndevices:\n- name: yml\n" + _ENV,
+                                         "d.yaml/in.yaml": "cdiVersion: 0.3.0\nkind: x.com/gpu\ndevices:\n- name: in\n" + _ENV,
+                                         "bad.yaml": "cdiVersion: 0.3.0\nkind: x.com/gpu\ndevices:\n- name: a/b\n" + _ENV},
+     [], ["d.yaml"]),
+    # A name two files define: both files reported, the name offered by neither.
+    ("a conflict", {"a.yaml": "cdiVersion: 0.3.0\nkind: x.com/gpu\ndevices:\n- name: one\n" + _ENV,
+                    "b.yaml": "cdiVersion: 0.3.0\nkind: x.com/gpu\ndevices:\n- name: one\n" + _ENV
+                    + "- name: two\n" + _ENV}, [], []),
+]
+
+
+def write_pinned(cdi_dir, files, links, dirs):
+    for d in dirs:
+        os.makedirs(os.path.join(cdi_dir, d), exist_ok=True)
+    for fname, text in files.items():
+        with open(os.path.join(cdi_dir, fname), "w") as f:
+            f.write(text)
+    for link, target in links:
+        os.symlink(target, os.path.join(cdi_dir, link))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -357,6 +397,11 @@ def main():
     counts = {"same": 0, "named": 0, "newer": 0, "below-min": 0, "panic": 0, "empty": 0}
     try:
         cases = []
+        for i, (label, files, links, dirs) in enumerate(PINNED):
+            root = os.path.join(work, f"pinned-{i}")
+            os.makedirs(os.path.join(root, "etc", "cdi"))
+            write_pinned(os.path.join(root, "etc", "cdi"), files, links, dirs)
+            cases.append((root, [(f"{label}: {k}", v, None) for k, v in files.items()], None))
         for i in range(args.count):
             root = os.path.join(work, str(i))
             cdi_dir = os.path.join(root, "etc", "cdi")
@@ -409,7 +454,8 @@ def main():
                 raise SystemExit(f"FAIL: rediacc-gpu skips {skipped}, the CDI library reports {go['broken']} broken")
             counts["same"] += 1
             counts["named"] += 1 if got else 0
-        print(f"cdi differential: {args.count} directories, seed {args.seed}: {counts['same']} read alike "
+        print(f"cdi differential: {len(PINNED)} pinned and {args.count} generated directories, seed {args.seed}: "
+              f"{counts['same']} read alike "
               f"({counts['named']} offering names, the rest none); "
               f"deliberate: {counts['newer']} newer-spec (not compared), {counts['below-min']} below the version "
               f"their content needs and {counts['panic']} that crash the library, offered by neither; "
