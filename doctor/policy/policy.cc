@@ -83,6 +83,27 @@ Check rootless(const Facts& f) {
 // only where its daemon reads its view alone (repo-cdi-view) and the builder keeps off the host's
 // network and privileged steps; the device entitlement (Docker 29, on unless turned off), or on
 // 28.x the view's own build mark, then reaches only the repository's own names.
+// What a `RUN --device` step reaches on a daemon of `version` (its GET /version; empty when it did
+// not answer): Docker 29's device entitlement; 28.x's BuildKit has none and attaches only devices
+// their spec marks auto-allowed (a view marks its own); BuildKit before 0.20 (Docker 27 and
+// earlier) attaches no CDI device at all.
+std::string device_reach(const docker::BuilderEntitlements& granted, const std::string& version) {
+  const std::string entitlement = std::string("device entitlement ") + (granted.device ? "on" : "off");
+  const size_t digits = std::min(version.find_first_not_of("0123456789"), version.size());
+  if (digits == 0 || digits > 3) return entitlement;
+  const int major = std::stoi(version.substr(0, digits));
+  if (major >= 29) return entitlement;
+  if (major == 28) return "RUN --device: only devices marked auto-allowed (Docker 28 has no device entitlement)";
+  return "RUN --device: none (Docker " + version + "'s BuildKit attaches no CDI device)";
+}
+
+std::string answered_version(const Facts& f, const std::string& pid) {
+  for (const auto& a : f.answers) {
+    if (a.pid == pid) return answer_text(a.version, "Version");
+  }
+  return "";
+}
+
 Check buildkit(const Facts& f) {
   std::vector<std::string> seen, refused, read;
   for (const auto& d : f.daemons) {
@@ -91,7 +112,7 @@ Check buildkit(const Facts& f) {
     const auto granted = docker::builder_entitlements(config ? *config : nlohmann::json());
     const auto repo = docker::plugin_repo(f.fs, d);
     const std::string who = "dockerd " + d.pid + (repo ? " of repository " + *repo : "");
-    seen.push_back(who + ": device entitlement " + (granted.device ? "on" : "off") + ", network-host " +
+    seen.push_back(who + ": " + device_reach(granted, answered_version(f, d.pid)) + ", network-host " +
                    (granted.network_host ? "on" : "off") + ", security-insecure " +
                    (granted.security_insecure ? "on" : "off"));
     if (repo && (granted.network_host || granted.security_insecure)) {
@@ -100,7 +121,8 @@ Check buildkit(const Facts& f) {
     }
   }
   if (seen.empty()) return kCheck.skip("buildkit", "no running dockerd");
-  const Evidence from("each dockerd's daemon.json (" + (read.empty() ? "none found" : joined(read)) + ")");
+  const Evidence from("each dockerd's daemon.json (" + (read.empty() ? "none found" : joined(read)) +
+                      ") and each one's GET /version where it answered");
   if (refused.empty()) return kCheck.ok("buildkit", joined(seen, "; "), from);
   return kCheck.warn("buildkit", joined(seen, "; "),
                      "the gate refuses BuildKit builds (docker build, compose build) for " + joined(refused) +

@@ -468,6 +468,23 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     CHECK_THAT(doctor(root).check("buildkit")["meaning"].get<std::string>(),
                Catch::Contains("security-insecure is on"));
   }
+  SECTION("layer 5: what a build step's RUN --device reaches, by the version each daemon answers") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    const auto answers = [](const std::string& version) {
+      return std::map<std::string, nlohmann::json>{{"/info", nlohmann::json::object()},
+                                                   {"/version", {{"Version", version}}}};
+    };
+    StandInDaemon d29(root, "4329", answers("29.1.0"));
+    StandInDaemon d28(root, "4328", answers("28.5.2+dfsg4"));
+    StandInDaemon d26(root, "4326", answers("26.1.5+dfsg1"));
+    const auto seen = doctor(root).check("buildkit")["observed"].get<std::string>();
+    CHECK_THAT(seen, Catch::Contains("dockerd 4329: device entitlement on, network-host on"));
+    CHECK_THAT(seen, Catch::Contains("dockerd 4328: RUN --device: only devices marked auto-allowed (Docker 28 has no "
+                                     "device entitlement), network-host on"));
+    CHECK_THAT(seen, Catch::Contains("dockerd 4326: RUN --device: none (Docker 26.1.5+dfsg1's BuildKit attaches no "
+                                     "CDI device), network-host on"));
+  }
   SECTION("layer 5: a repository daemon whose container root is host root") {
     FixtureRoot root;
     healthy_nvidia(root);
