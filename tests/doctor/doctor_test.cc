@@ -480,6 +480,10 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     StandInDaemon d26(root, "4326", answers("26.1.5+dfsg1"));
     const auto seen = doctor(root).check("buildkit")["observed"].get<std::string>();
     CHECK_THAT(seen, Catch::Contains("dockerd 4329: device entitlement on, network-host on"));
+    root.write("/etc/docker/daemon.json", R"({"builder":{"entitlements":{"device":false}}})");
+    CHECK_THAT(doctor(root).check("buildkit")["observed"].get<std::string>(),
+               Catch::Contains("dockerd 4329: device entitlement off (devices marked auto-allowed still pass), "
+                               "network-host on"));
     CHECK_THAT(seen, Catch::Contains("dockerd 4328: RUN --device: only devices marked auto-allowed (Docker 28 has no "
                                      "device entitlement), network-host on"));
     CHECK_THAT(seen, Catch::Contains("dockerd 4326: RUN --device: none (Docker 26.1.5+dfsg1's BuildKit attaches no "
