@@ -31,7 +31,7 @@ std::map<std::string, nlohmann::json> held_specs(const RootFs& fs, const SpecInd
   return out;
 }
 
-// BuildKit (Docker 28.2 and later) lets a build step use a CDI device only with the builder's
+// BuildKit (Docker 28 and later) lets a build step use a CDI device only with the builder's
 // `device` entitlement, which only Docker 29 has, or when the device is marked with this. Every
 // device in a view is one the repository holds, as its containers may, so its builds may too.
 constexpr const char* kBuildAutoAllow = "org.mobyproject.buildkit.device.autoallow";

@@ -79,10 +79,6 @@ Check rootless(const Facts& f) {
                      "give each --authorization-plugin, or keep GPU device nodes out of those users' reach");
 }
 
-// What each daemon's own BuildKit grants its builds. A repository's gate lets BuildKit through
-// only where its daemon reads its view alone (repo-cdi-view) and the builder keeps off the host's
-// network and privileged steps; the device entitlement (Docker 29, on unless turned off), or on
-// 28.x the view's own build mark, then reaches only the repository's own names.
 // What a `RUN --device` step reaches on a daemon of `version` (its GET /version; empty when it did
 // not answer): Docker 29's device entitlement; 28.x's BuildKit has none and attaches only devices
 // their spec marks auto-allowed (a view marks its own); BuildKit before 0.20 (Docker 27 and
@@ -98,6 +94,7 @@ std::string device_reach(const docker::BuilderEntitlements& granted, const std::
   return "RUN --device: none (Docker " + version + "'s BuildKit attaches no CDI device)";
 }
 
+// What the daemon of process `pid` answered GET /version with; empty when it did not answer.
 std::string answered_version(const Facts& f, const std::string& pid) {
   for (const auto& a : f.answers) {
     if (a.pid == pid) return answer_text(a.version, "Version");
@@ -105,6 +102,10 @@ std::string answered_version(const Facts& f, const std::string& pid) {
   return "";
 }
 
+// What each daemon's own BuildKit grants its builds. A repository's gate lets BuildKit through
+// only where its daemon reads its view alone (repo-cdi-view) and the builder keeps off the host's
+// network and privileged steps; the device entitlement (Docker 29, on unless turned off), or on
+// 28.x the view's own build mark, then reaches only the repository's own names.
 Check buildkit(const Facts& f) {
   std::vector<std::string> seen, refused, read;
   for (const auto& d : f.daemons) {
