@@ -204,24 +204,25 @@ void CdiDocker::import_busybox(const std::string& name) const {
   for (const char* applet : {"sh", "true", "ls", "cat", "stat", "test", "sleep"})
     fs::create_symlink("busybox", rootfs.host("/bin/" + std::string(applet)));
   rootfs.write("/etc/group", "root:x:0:\nvideo:x:44:\nrender:x:105:\n");
-  const auto tar = run_program("/usr/bin/tar", {"-C", rootfs.str(), "-c", "."});
-  REQUIRE(tar.exit_code == 0);
-  const auto imported = run_program("/usr/sbin/chroot", {root_, "docker", "import", "-", name}, tar.out);
-  INFO(imported.err << daemon_log());
-  REQUIRE(imported.exit_code == 0);
+  import_rootfs(rootfs, name, {});
 }
 
 void CdiDocker::import_program(const std::string& name, const std::string& program) const {
   FixtureRoot rootfs;
   fs::copy_file(program, rootfs.host("/entrypoint"));
-  const auto tar = run_program("/usr/bin/tar", {"-C", rootfs.str(), "-c", "."});
-  REQUIRE(tar.exit_code == 0);
   // The label keeps the frontend's own container off the network, which this daemon (no bridge)
   // could not give it; BuildKit's published frontend images carry it too.
-  const auto imported = run_program("/usr/sbin/chroot",
-                                    {root_, "docker", "import", "--change", R"(ENTRYPOINT ["/entrypoint"])", "--change",
-                                     R"(LABEL moby.buildkit.frontend.network.none="true")", "-", name},
-                                    tar.out);
+  import_rootfs(rootfs, name, {R"(ENTRYPOINT ["/entrypoint"])", R"(LABEL moby.buildkit.frontend.network.none="true")"});
+}
+
+void CdiDocker::import_rootfs(const FixtureRoot& rootfs, const std::string& name,
+                              const std::vector<std::string>& changes) const {
+  const auto tar = run_program("/usr/bin/tar", {"-C", rootfs.str(), "-c", "."});
+  REQUIRE(tar.exit_code == 0);
+  std::vector<std::string> argv = {root_, "docker", "import"};
+  for (const auto& c : changes) argv.insert(argv.end(), {"--change", c});
+  argv.insert(argv.end(), {"-", name});
+  const auto imported = run_program("/usr/sbin/chroot", argv, tar.out);
   INFO(imported.err << daemon_log());
   REQUIRE(imported.exit_code == 0);
 }

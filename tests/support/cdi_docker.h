@@ -65,6 +65,8 @@ class CdiDocker {
 
  private:
   void mount_all(const FixtureRoot& machine, const CdiDockerOptions& options);
+  /// `docker import` of the files of `rootfs` as `name`, each of `changes` a Dockerfile line.
+  void import_rootfs(const FixtureRoot& rootfs, const std::string& name, const std::vector<std::string>& changes) const;
 
   /// Unmounts everything under the root when it goes, also when the constructor fails half-way;
   /// declared before the processes, so they are stopped first.
