@@ -3,6 +3,7 @@
 // GPU and the known escapes in files of their own.
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/joined.h"
 #include "core/machine_paths.h"
@@ -10,6 +11,7 @@
 #include "docker/builder_entitlements.h"
 #include "docker/running_daemons.h"
 #include "doctor/doctor.h"
+#include "doctor/policy/known_escapes.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -85,12 +87,12 @@ Check rootless(const Facts& f) {
 // earlier) attaches no CDI device at all.
 std::string device_reach(const docker::BuilderEntitlements& granted, const std::string& version) {
   const std::string entitlement = std::string("device entitlement ") + (granted.device ? "on" : "off");
-  const size_t digits = std::min(version.find_first_not_of("0123456789"), version.size());
-  if (digits == 0 || digits > 3) return entitlement;
-  const int major = std::stoi(version.substr(0, digits));
+  if (version.empty() || !std::isdigit(static_cast<unsigned char>(version.front()))) return entitlement;
   // BuildKit lets an auto-allowed device pass with the entitlement off too.
-  if (major >= 29) return granted.device ? entitlement : entitlement + " (devices marked auto-allowed still pass)";
-  if (major == 28) return "RUN --device: only devices marked auto-allowed (Docker 28 has no device entitlement)";
+  if (compare_versions(version, "29.0.0") >= 0)
+    return granted.device ? entitlement : entitlement + " (devices marked auto-allowed still pass)";
+  if (compare_versions(version, "28.0.0") >= 0)
+    return "RUN --device: only devices marked auto-allowed (Docker 28 has no device entitlement)";
   return "RUN --device: none (Docker " + version + "'s BuildKit attaches no CDI device)";
 }
 
