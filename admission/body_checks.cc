@@ -218,24 +218,31 @@ Refusal check_strings(const std::optional<GoValue>& list, const std::string& wha
 }
 
 // Modes that share one of the host's namespaces. "container:NAME" stays allowed: every name a
-// repository's daemon knows is one of its own containers.
-Refusal check_namespaces(const Fields& hc) {
+// repository's daemon knows is one of its own containers. The host's network and user namespace
+// follow the machine's policy (Rediacc runs every service on the host's network, isolated by eBPF
+// in the kernel; its checkpointed containers opt out of user-namespace remapping).
+Refusal check_namespaces(const Fields& hc, const PolicyRules& policy) {
   struct Mode {
     Field field;
     const char* flag;
     const char* why;
+    bool allowed;
   };
-  static constexpr Mode kModes[] = {
+  const Mode kModes[] = {
       {kPidMode, "--pid host",
        "its /proc/1/root is the host's root and every host process is in reach; --pid container:NAME shares one of "
-       "your own containers'"},
+       "your own containers'",
+       false},
       {kIpcMode, "--ipc host",
-       "it shares the host's and other tenants' shared memory; use --shm-size for a larger /dev/shm"},
+       "it shares the host's and other tenants' shared memory; use --shm-size for a larger /dev/shm", false},
       {kNetworkMode, "--network host",
-       "it sniffs and binds the host's interfaces and loopback services; publish ports with -p instead"},
-      {kUsernsMode, "--userns host", "it turns off the daemon's user-namespace remapping; leave it unset"},
+       "it sniffs and binds the host's interfaces and loopback services; publish ports with -p instead",
+       policy.host_network},
+      {kUsernsMode, "--userns host", "it turns off the daemon's user-namespace remapping; leave it unset",
+       policy.host_user_namespace},
   };
   for (const auto& m : kModes) {
+    if (m.allowed) continue;
     const auto& value = hc[m.field];
     if (value && value->kind() == GoValue::Kind::string && value->text() == "host")
       return std::string("refused: ") + m.flag + ": " + m.why + ".";
@@ -317,11 +324,24 @@ Refusal check_runtime_and_annotations(const Fields& hc) {
   return std::nullopt;
 }
 
-Refusal check_devices(const Fields& hc, const HostPathJudge* host_paths) {
+// The TUN device a WireGuard container opens, where the policy allows it: the host path must be
+// /dev/net/tun once cleaned and, on the machine, resolve to itself and be the TUN character device
+// (10:200), never a link or a node renamed there.
+bool allowed_tun(const GoValue& device, const HostPathJudge* host_paths, const PolicyRules& policy) {
+  if (!policy.tun_device) return false;
+  const auto host = device.field("PathOnHost");
+  if (!host || host->kind() != GoValue::Kind::string || clean_path(host->text()) != kTunDevice) return false;
+  return !host_paths || host_paths->is_tun_device(kTunDevice);
+}
+
+Refusal check_devices(const Fields& hc, const HostPathJudge* host_paths, const PolicyRules& policy) {
   const auto& devices = hc[kDevices];
   if (!devices || devices->is_empty()) return std::nullopt;
   std::string path = "a device";
+  bool refused = false;
   for (const GoValue d : devices->items()) {
+    if (allowed_tun(d, host_paths, policy)) continue;
+    refused = true;
     const auto host = d.field("PathOnHost");
     const std::string written(host ? host->text() : "");
     if (qualified_cdi_name(written)) {
@@ -332,6 +352,7 @@ Refusal check_devices(const Fields& hc, const HostPathJudge* host_paths) {
     }
     if (path == "a device" && host) path = written;
   }
+  if (!refused) return std::nullopt;
   return "refused: raw device \"" + path +
          "\"; ask for it by CDI name: " + (host_paths ? host_paths->cdi_form(path) : cdi_form_for(path)) + ".";
 }
@@ -377,16 +398,16 @@ Refusal check_host_config_fields(const Fields& hc, CheckContext& context) {
   }
   if (auto bad = check_device_requests(hc, context)) return bad;
   if (auto bad = check_runtime_and_annotations(hc)) return bad;
-  if (auto bad = check_devices(hc, context.host_paths)) return bad;
+  if (auto bad = check_devices(hc, context.host_paths, context.policy)) return bad;
   if (auto bad = check_strings(
           hc[kDeviceCgroupRules],
           "device cgroup rules; a CDI grant is the way to a device: --device rediacc.io/dri=renderD128.")) {
     return bad;
   }
-  if (auto bad = check_capabilities(hc[kCapAdd], hc[kCapDrop])) return bad;
-  if (auto bad = check_security_options(hc[kSecurityOpt])) return bad;
+  if (auto bad = check_capabilities(hc[kCapAdd], hc[kCapDrop], context.policy)) return bad;
+  if (auto bad = check_security_options(hc[kSecurityOpt], context.policy)) return bad;
   if (auto bad = check_system_paths(hc[kMaskedPaths], hc[kReadonlyPaths])) return bad;
-  if (auto bad = check_namespaces(hc)) return bad;
+  if (auto bad = check_namespaces(hc, context.policy)) return bad;
   if (auto bad = check_binds(hc[kBinds], context.host_paths)) return bad;
   if (auto bad = check_mounts(hc[kMounts], context.host_paths)) return bad;
   if (auto bad = check_volumes_from(hc[kVolumesFrom], context)) return bad;

@@ -9,6 +9,7 @@
 #include "admission/go_json.h"
 #include "admission/host_paths.h"
 #include "admission/refusal.h"
+#include "core/host_policy.h"
 #include "grants/grant_set.h"
 
 namespace rgpu::admission {
@@ -55,6 +56,8 @@ struct CheckContext {
   /// Where a granted name's hardware now is read, compared with what its grant recorded and with
   /// every other repository's reservation; null skips both (benchmarks, the libFuzzer target).
   const HardwareSource* hardware = nullptr;
+  /// What the machine's policy allows beyond the absolute refusals.
+  PolicyRules policy = {};
   /// Set by a check for the operator's log (the grants file's path and error), never the tenant.
   std::string detail = {};
 };

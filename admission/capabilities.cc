@@ -29,7 +29,7 @@ constexpr std::array<CapabilityRule, 41> kPolicy = {{
     {"SYS_MODULE", false, "loads code into the host's kernel"},
     {"SYS_RAWIO", false, "raw port I/O on host hardware (iopl, ioperm), /dev/mem"},
     {"SYS_CHROOT", true, "Docker default"},
-    {"SYS_PTRACE", false, "reads and writes other processes' memory, walks /proc/PID/root"},
+    {"SYS_PTRACE", false, "reads and writes other processes' memory, walks /proc/PID/root", true},
     {"SYS_PACCT", false, "host-wide process accounting file"},
     {"SYS_ADMIN", false, "mount, namespaces, bpf, cgroup release agents: host root"},
     {"SYS_BOOT", false, "reboot, kexec (the host's, with a shared PID namespace)"},
@@ -50,7 +50,7 @@ constexpr std::array<CapabilityRule, 41> kPolicy = {{
     {"AUDIT_READ", false, "reads the host's audit log"},
     {"PERFMON", false, "perf events: observes the host's kernel and other tenants"},
     {"BPF", false, "BPF programs: reads kernel memory, writes other processes' memory"},
-    {"CHECKPOINT_RESTORE", false, "process checkpoint and restore; no GPU workload needs it"},
+    {"CHECKPOINT_RESTORE", false, "process checkpoint and restore; no GPU workload needs it", true},
 }};
 
 // Go's unicode.ToUpper on one rune of `s` at `i`, as ASCII; 0 when the rune's upper case is not
@@ -119,7 +119,8 @@ std::optional<std::string> normalise_capability(std::string_view written) {
   return upper;
 }
 
-Refusal check_capabilities(const std::optional<GoValue>& cap_add, const std::optional<GoValue>& cap_drop) {
+Refusal check_capabilities(const std::optional<GoValue>& cap_add, const std::optional<GoValue>& cap_drop,
+                           const PolicyRules& policy) {
   const auto known = [](std::string_view written) -> std::optional<std::string> {
     if (normalise_capability(written)) return std::nullopt;
     return "refused: " + quoted(written) + " is no capability Docker knows; see capabilities(7).";
@@ -132,7 +133,7 @@ Refusal check_capabilities(const std::optional<GoValue>& cap_add, const std::opt
       return "refused: --cap-add " + quoted(written) +
              " gives every capability, host root among them; add only those the workload needs.";
     const CapabilityRule* rule = rule_of(*name);
-    if (rule->allowed) return std::nullopt;
+    if (rule->allowed || (rule->for_checkpoints && policy.checkpoint_capabilities)) return std::nullopt;
     const std::string seen =
         *name == "CAP_" + std::string(written) || *name == written ? "" : " (written " + quoted(written) + ")";
     return "refused: capability " + *name + seen + ": " + std::string(rule->reason) +

@@ -11,6 +11,7 @@
 
 #include "admission/go_json.h"
 #include "admission/refusal.h"
+#include "core/host_policy.h"
 
 namespace rgpu::admission {
 
@@ -18,6 +19,9 @@ struct CapabilityRule {
   std::string_view name;  ///< without CAP_, as capabilities(7) spells it
   bool allowed;
   std::string_view reason;  ///< why, in a few words (docs/capabilities.md's last column)
+  /// Refused under the strict policy, allowed where the machine's policy allows checkpoints
+  /// (PolicyRules::checkpoint_capabilities): CRIU's restore needs these two.
+  bool for_checkpoints = false;
 };
 
 /// Every capability any dockerd knows (Linux 5.9: CAP_CHOWN to CAP_CHECKPOINT_RESTORE), in
@@ -33,6 +37,8 @@ std::optional<std::string> normalise_capability(std::string_view written);
 /// A refusal message when CapAdd/CapDrop (Go's StrSlice: one string or a list of strings) would
 /// give the container a capability the policy refuses, name one dockerd does not know, or add
 /// ALL; nothing otherwise. Only additions can widen Docker's default set, which is all allowed.
-Refusal check_capabilities(const std::optional<GoValue>& cap_add, const std::optional<GoValue>& cap_drop);
+/// The machine's policy may allow the rules marked for_checkpoints.
+Refusal check_capabilities(const std::optional<GoValue>& cap_add, const std::optional<GoValue>& cap_drop,
+                           const PolicyRules& policy = {});
 
 }  // namespace rgpu::admission

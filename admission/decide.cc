@@ -82,20 +82,38 @@ bool any_non_empty(const std::vector<std::string>& values) {
   return std::any_of(values.begin(), values.end(), [](const std::string& v) { return !v.empty(); });
 }
 
-Decision decide_start(const AuthzRequest& request, const Route& route) {
+constexpr const char* kCheckpointDirWhy =
+    "a checkpoint directory of the request's choosing holds process images anyone could have written, and CRIU "
+    "restores whatever process they describe, as root; leave the checkpoint directory unset (the daemon keeps "
+    "checkpoints with the container)";
+
+Decision decide_start(const AuthzRequest& request, const Route& route, const PolicyRules& policy) {
   if (!request.body.empty() || form_body(request))
     return deny("refused: a body on containers/start (old API versions apply a HostConfig there).");
-  if (any_non_empty(query_values(route.query, "checkpoint")) ||
-      any_non_empty(query_values(route.query, "checkpoint-dir")))
-    return deny("refused: restoring a checkpoint runs CRIU as root on the host; start the container without it.");
+  const bool from_checkpoint = any_non_empty(query_values(route.query, "checkpoint"));
+  if (any_non_empty(query_values(route.query, "checkpoint-dir")))
+    return deny(std::string("refused: docker start --checkpoint-dir: ") + kCheckpointDirWhy + ".");
+  if (from_checkpoint && !policy.checkpoints)
+    return deny(
+        "refused: restoring a checkpoint runs CRIU as root on the host, which this machine's policy (strict) does not "
+        "allow; start the container without it.");
+  return allow();
+}
+
+// docker checkpoint create: CRIU dumps the running container into the daemon's own checkpoint
+// directory, where only a later start of that container reads it back.
+Decision decide_checkpoint(const GoValue& body) {
+  if (const auto dir = body.field("CheckpointDir"); dir && !dir->is_empty())
+    return deny(std::string("refused: docker checkpoint create --checkpoint-dir: ") + kCheckpointDirWhy + ".");
   return allow();
 }
 
 // The classic builder runs each RUN step in a container of the query's network and cgroup parent.
-Decision decide_build(const AuthzRequest& request, const Route& route) {
+Decision decide_build(const AuthzRequest& request, const Route& route, const PolicyRules& policy) {
   if (form_body(request)) return deny("refused: a form-encoded body on /build hides its parameters from the gate.");
   for (const auto& mode : query_values(route.query, "networkmode")) {
-    if (mode == "host") return deny("refused: docker build --network host: RUN steps would share the host's network.");
+    if (mode == "host" && !policy.host_network)
+      return deny("refused: docker build --network host: RUN steps would share the host's network.");
   }
   if (any_non_empty(query_values(route.query, "cgroupparent")))
     return deny("refused: docker build --cgroup-parent places build steps outside the repository's cgroup.");
@@ -176,13 +194,15 @@ Decision decide_body(RouteKind kind, const GoValue& body, CheckContext& context)
     }
     case RouteKind::exec_create: return decide_exec(body);
     case RouteKind::volume_create: return decide_volume(body);
+    case RouteKind::checkpoint_create: return decide_checkpoint(body);
     default: return allow();
   }
 }
 
 bool on_stored_container(RouteKind kind) {
   return kind == RouteKind::container_start || kind == RouteKind::container_restart ||
-         kind == RouteKind::container_unpause || kind == RouteKind::exec_create || kind == RouteKind::container_update;
+         kind == RouteKind::container_unpause || kind == RouteKind::exec_create ||
+         kind == RouteKind::container_update || kind == RouteKind::checkpoint_create;
 }
 
 // The request's own decision, then, where the route runs a process in an existing container,
@@ -194,7 +214,7 @@ Decision decide_in(CheckContext& context, const AuthzRequest& request, const Rou
     return decide_stored(route.container, context, *options.containers);
   };
   switch (route.kind) {
-    case RouteKind::container_start: return stored(decide_start(request, route));
+    case RouteKind::container_start: return stored(decide_start(request, route, options.policy));
     case RouteKind::container_restart:
     case RouteKind::container_unpause: return stored(allow());
     default: break;
@@ -204,7 +224,7 @@ Decision decide_in(CheckContext& context, const AuthzRequest& request, const Rou
   if (!body) return deny(why);
   try {
     Decision own = decide_body(route.kind, body->root(), context);
-    if (route.kind == RouteKind::exec_create ||
+    if (route.kind == RouteKind::exec_create || route.kind == RouteKind::checkpoint_create ||
         (route.kind == RouteKind::container_update && restart_policy_set(body->root())))
       return stored(std::move(own));
     return own;
@@ -216,8 +236,14 @@ Decision decide_in(CheckContext& context, const AuthzRequest& request, const Rou
 Decision decide_request(const grants::GrantsSource& source, const std::string& repo, const AuthzRequest& request,
                         const Route& route, const DecideOptions& options) {
   LazyGrants grants(source);
-  CheckContext context{grants,          repo,          options.host_paths, options.containers,
-                       options.reviews, options.names, options.hardware};
+  CheckContext context{.grants = grants,
+                       .repo = repo,
+                       .host_paths = options.host_paths,
+                       .containers = options.containers,
+                       .reviews = options.reviews,
+                       .names = options.names,
+                       .hardware = options.hardware,
+                       .policy = options.policy};
   Decision d = decide_in(context, request, route, options);
   if (!d.allow) d.detail = std::move(context.detail);
   return d;
@@ -281,9 +307,13 @@ Decision decide(const grants::GrantsSource& source, const std::string& repo, con
                         *why)
                  : allow();
     }
-    case RouteKind::build: return decide_build(request, *route);
+    case RouteKind::build: return decide_build(request, *route, options.policy);
     case RouteKind::checkpoint_create:
-      return deny("refused: checkpoints are restored by CRIU as root on the host; run the container anew instead.");
+      if (!options.policy.checkpoints)
+        return deny(
+            "refused: checkpoints are restored by CRIU as root on the host, which this machine's policy (strict) does "
+            "not allow; run the container anew instead.");
+      return decide_request(source, repo, request, *route, options);
     default: return decide_request(source, repo, request, *route, options);
   }
 }

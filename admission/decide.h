@@ -10,6 +10,7 @@
 #include "admission/body_checks.h"
 #include "admission/host_paths.h"
 #include "admission/refusal.h"
+#include "core/host_policy.h"
 #include "grants/grant_set.h"
 
 namespace rgpu::admission {
@@ -47,6 +48,9 @@ struct DecideOptions {
   /// Whether builds are safe for this repository now (its daemon reads only its view); null
   /// refuses BuildKit unless allow_buildkit.
   const BuildSource* builds = nullptr;
+  /// What the machine's policy allows beyond the absolute refusals (host networking, the
+  /// checkpoint capabilities, checkpoints, ...); the strict rules by default.
+  PolicyRules policy = {};
 };
 
 /// True for a route whose decision may ask the daemon: a stored container (every create, for its

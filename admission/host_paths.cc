@@ -1,7 +1,9 @@
 #include "admission/host_paths.h"
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <vector>
@@ -32,12 +34,22 @@ bool under(std::string_view path, std::string_view dir) {
 
 // The protected path that `path` equals, lies under, or contains (a bind of a parent carries its
 // children along); nothing when it touches none.
-std::optional<std::string> touched(std::string_view path, const std::vector<HostPathJudge::Moved>& resolved) {
+std::optional<std::string> touched(std::string_view path, const std::vector<HostPathJudge::Moved>& resolved,
+                                   const std::vector<GuardedPath>& guarded = {}) {
   for (const auto p : kProtected) {
     if (under(path, p) || under(p, path)) return std::string(p);
   }
   for (const auto& r : resolved) {
     if (under(path, r.path) || under(r.path, path)) return std::string(r.name) + " (at " + r.path + ")";
+  }
+  // What the path lies in names it best; then what it would carry along.
+  for (const auto& g : guarded) {
+    if (!under(path, g.path)) continue;
+    const bool open = std::any_of(g.open.begin(), g.open.end(), [&](const auto& o) { return under(path, o); });
+    if (!open) return g.what + (g.path == path ? "" : " (" + g.path + ")");
+  }
+  for (const auto& g : guarded) {
+    if (under(g.path, path)) return g.what + " (" + g.path + ")";
   }
   return std::nullopt;
 }
@@ -104,22 +116,47 @@ Refusal check_host_source_text(std::string_view source, std::string_view what) {
   return judge_cleaned(clean_path(source), source, what, nullptr);
 }
 
-HostPathJudge::HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh, NodeNameSource names)
-    : machine_(machine), refresh_(refresh), names_(std::move(names)) {}
+HostPathJudge::HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh, NodeNameSource names,
+                             GuardedPathSource guarded)
+    : machine_(machine), refresh_(refresh), names_(std::move(names)), guarded_(std::move(guarded)) {}
 
 std::string HostPathJudge::cdi_form(std::string_view device_path) const { return cdi_form_for(device_path, &names_); }
 
-std::vector<HostPathJudge::Moved> HostPathJudge::moved_protected() const {
+bool HostPathJudge::is_tun_device(std::string_view path) const {
+  const auto resolved = machine_.resolve(path);
+  if (!resolved || *resolved != path) return false;
+  const auto st = machine_.stat(path);
+  return st && S_ISCHR(st->st_mode) && major(st->st_rdev) == 10 && minor(st->st_rdev) == 200;
+}
+
+// A guarded path is judged where the machine resolves it (a bind is judged resolved), and as
+// written too when that differs: a path that resolves elsewhere is guarded in both places.
+static void add_resolved(const RootFs& machine, GuardedPath g, std::vector<GuardedPath>& out) {
+  const auto resolve = [&](const std::string& p) { return machine.resolve(p).value_or(p); };
+  GuardedPath r{.path = resolve(g.path), .what = g.what, .open = {}};
+  for (const auto& o : g.open) {
+    r.open.push_back(resolve(o));
+    if (r.open.back() != o) r.open.push_back(o);
+  }
+  if (r.path != g.path) out.push_back(r);
+  g.open = r.open;
+  out.push_back(std::move(g));
+}
+
+HostPathJudge::Resolved HostPathJudge::resolved_paths() const {
   std::lock_guard lock(mutex_);
   const auto now = std::chrono::steady_clock::now();
   if (resolved_at_ == std::chrono::steady_clock::time_point{} || now - resolved_at_ >= refresh_) {
-    moved_.clear();
+    resolved_ = {};
     for (const auto p : kProtected) {
-      if (auto r = machine_.resolve(p); r && *r != p) moved_.push_back({std::move(*r), p});
+      if (auto r = machine_.resolve(p); r && *r != p) resolved_.moved.push_back({std::move(*r), p});
+    }
+    if (guarded_) {
+      for (auto& g : guarded_()) add_resolved(machine_, std::move(g), resolved_.guarded);
     }
     resolved_at_ = now;
   }
-  return moved_;
+  return resolved_;
 }
 
 Refusal HostPathJudge::check(std::string_view source, std::string_view what) const {
@@ -136,7 +173,8 @@ Refusal HostPathJudge::check(std::string_view source, std::string_view what) con
   const std::string via = *resolved == cleaned ? "" : " (it resolves to " + *resolved + ")";
   if (under(*resolved, "/proc"))
     return refusal(what, source, "reaches the host's /proc" + via, "bind a directory of your own data instead");
-  if (auto hit = touched(*resolved, moved_protected()))
+  const auto paths = resolved_paths();
+  if (auto hit = touched(*resolved, paths.moved, paths.guarded))
     return refusal(what, source, "reaches " + *hit + " on the host" + via, hint(*resolved, *hit, &names_));
   // Resolved: no link is left to follow, so one stat tells a device node.
   if (const auto st = machine_.stat(*resolved); st && (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)))

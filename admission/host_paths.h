@@ -24,6 +24,21 @@ namespace rgpu::admission {
 /// systemd and D-Bus (a root client of any of them can start a process on the host).
 std::span<const std::string_view> protected_host_paths();
 
+/// The TUN device, the one raw device a policy may allow (WireGuard).
+inline constexpr std::string_view kTunDevice = "/dev/net/tun";
+
+/// A machine path found live that no bind may reach, contain or lie under: a container engine's
+/// socket, data root, exec root or configuration, another repository's mount or secrets. Paths
+/// inside one of `open` stay allowed (the repository's own mount inside the datastore).
+struct GuardedPath {
+  std::string path;                    ///< machine path
+  std::string what;                    ///< what it is, for the refusal: "dockerd 812's data root"
+  std::vector<std::string> open = {};  ///< machine paths inside `path` that stay allowed
+};
+
+/// The guarded paths of the machine now (docker::guarded_paths); asked at most once per refresh.
+using GuardedPathSource = std::function<std::vector<GuardedPath>()>;
+
 /// The CDI name that reaches a device node most narrowly on this machine ("" when none does).
 using NodeNameSource = std::function<std::string(std::string_view device_path)>;
 
@@ -42,8 +57,9 @@ std::string clean_path(std::string_view path);
 class HostPathJudge {
  public:
   /// `names`, when given, names the CDI device a refusal of a device path points to instead.
+  /// `guarded`, when given, adds the paths found live on the machine to the fixed ones.
   explicit HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh = std::chrono::seconds(2),
-                         NodeNameSource names = {});
+                         NodeNameSource names = {}, GuardedPathSource guarded = {});
 
   /// A refusal message when host path `source` (as written in the request; `what` says where,
   /// "a bind" or "a mount") reaches the host: any path under /proc or resolved through it (its
@@ -53,6 +69,9 @@ class HostPathJudge {
   /// cdi_form_for with this machine's names.
   std::string cdi_form(std::string_view device_path) const;
 
+  /// True when `path` resolves to itself and is the TUN character device (10:200).
+  bool is_tun_device(std::string_view path) const;
+
   /// A protected path as the machine resolves it, when that differs from its text.
   struct Moved {
     std::string path;
@@ -60,14 +79,19 @@ class HostPathJudge {
   };
 
  private:
-  std::vector<Moved> moved_protected() const;
+  struct Resolved {
+    std::vector<Moved> moved;
+    std::vector<GuardedPath> guarded;  ///< as the machine resolves them, and as written where that differs
+  };
+  Resolved resolved_paths() const;
 
   const RootFs& machine_;
   std::chrono::milliseconds refresh_;
   NodeNameSource names_;
+  GuardedPathSource guarded_;
   mutable std::mutex mutex_;
   mutable std::chrono::steady_clock::time_point resolved_at_{};
-  mutable std::vector<Moved> moved_;
+  mutable Resolved resolved_;
 };
 
 /// The same judgement on the text alone (no machine at hand: benchmarks, the libFuzzer target).

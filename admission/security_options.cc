@@ -23,7 +23,7 @@ std::string refuse(std::string_view option, std::string_view why) {
   return "refused: security option \"" + std::string(option) + "\" " + std::string(why) + "; " + kSeeDefaults + ".";
 }
 
-Refusal check_one(std::string_view opt) {
+Refusal check_one(std::string_view opt, const PolicyRules& policy) {
   if (opt == "no-new-privileges") return std::nullopt;
   if (opt == "disable") return refuse(opt, "turns SELinux labelling off");
   // dockerd splits at the first '=' when there is one, else at the first ':'.
@@ -38,6 +38,8 @@ Refusal check_one(std::string_view opt) {
   }
   if (key == "apparmor") {
     if (value.empty() || value == "docker-default") return std::nullopt;  // empty: the default
+    // Rediacc's checkpointed containers run unconfined: CRIU's restore is refused by docker-default.
+    if (value == "unconfined" && policy.apparmor_unconfined) return std::nullopt;
     return refuse(opt, "replaces the AppArmor profile docker-default");
   }
   if (key == "label") return refuse(opt, "chooses the SELinux label (spc_t, or another container's categories)");
@@ -88,13 +90,13 @@ Refusal check_stored_system_paths(const std::optional<GoValue>& masked, const st
          "hostconfig.json); recreate it without that option.";
 }
 
-Refusal check_security_options(const std::optional<GoValue>& options) {
+Refusal check_security_options(const std::optional<GoValue>& options, const PolicyRules& policy) {
   if (!options || options->is_null()) return std::nullopt;
   if (options->kind() != GoValue::Kind::array) return "refused: SecurityOpt is not a list.";
   for (const GoValue o : options->items()) {
     if (o.kind() != GoValue::Kind::string && !o.is_null())
       return "refused: SecurityOpt holds a value that is not text.";
-    if (auto bad = check_one(o.text())) return bad;
+    if (auto bad = check_one(o.text(), policy)) return bad;
   }
   return std::nullopt;
 }

@@ -8,6 +8,7 @@
 
 #include "admission/go_json.h"
 #include "admission/refusal.h"
+#include "core/host_policy.h"
 
 namespace rgpu::admission {
 
@@ -18,7 +19,7 @@ namespace rgpu::admission {
 /// type and categories, spc_t or another tenant's), bare disable, seccomp (any profile: the CLI
 /// sends a file's JSON inline, and a profile can allow every syscall), no-new-privileges=false,
 /// writable-cgroups, other AppArmor profiles, and anything dockerd does not parse.
-Refusal check_security_options(const std::optional<GoValue>& options);
+Refusal check_security_options(const std::optional<GoValue>& options, const PolicyRules& policy = {});
 
 /// A refusal message when MaskedPaths or ReadonlyPaths is set at all: dockerd uses a non-null
 /// list verbatim instead of its defaults, so even [] (what the CLI sends for

@@ -13,6 +13,7 @@
 #include "cli/repo_arg.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
+#include "docker/repo_plugin.h"
 #include "plugin/live_gate.h"
 
 namespace rgpu::cli {
@@ -23,6 +24,7 @@ struct AdmitFlags {
   std::string docker_host;
   bool jsonl = false;
   bool allow_buildkit = false;
+  std::string host_policy;  ///< empty: the one setup recorded
 };
 
 // Fails closed: a request that cannot be read, or grants that cannot be read when the request
@@ -38,10 +40,12 @@ int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
   auto repo = repo_of(fs, f.repo);
   if (!repo) return report_usage(repo.error());
   auto gate = plugin::LiveGate::open(
-      fs, {*repo, f.docker_host,
-           "admit was run without --docker-host, so it cannot see what the container attaches; pass the "
-           "repository daemon's socket",
-           f.allow_buildkit});
+      fs, {.repo = *repo,
+           .docker_host = f.docker_host.empty() ? docker::configured_docker_host(fs, *repo) : f.docker_host,
+           .no_daemon_why = "admit was run without --docker-host, so it cannot see what the container attaches; pass "
+                            "the repository daemon's socket",
+           .allow_buildkit = f.allow_buildkit,
+           .policy = f.host_policy.empty() ? std::nullopt : parse_host_policy(f.host_policy)});
   if (!gate) return report_usage(gate.error());
   if (f.jsonl) {
     JsonlStream stream(STDIN_FILENO, STDOUT_FILENO);
@@ -71,6 +75,10 @@ Runner attach_admit(CLI::App& sub, GlobalOptions& global) {
       ->envname(state::kDockerHostVariable);
   sub.add_flag("--allow-buildkit", f->allow_buildkit,
                "Allow BuildKit /session and /grpc (only for builders with device entitlements off)");
+  sub.add_option("--host-policy", f->host_policy,
+                 "Judge with this policy instead of the one setup recorded: strict, or rediacc (host networking, the "
+                 "checkpoint capabilities, /dev/net/tun and checkpoints allowed, as Rediacc runs its services)")
+      ->check(CLI::IsMember({"strict", "rediacc"}));
   return [&global, f] { return run_admit(global, *f); };
 }
 

@@ -34,15 +34,20 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
   RootFs fs(global.root);
   auto repo = repo_of(fs, f.repo);
   if (!repo) return report_usage(repo.error());
+  const std::string docker_host = f.docker_host.empty() ? docker::configured_docker_host(fs, *repo) : f.docker_host;
   auto gate = plugin::LiveGate::open(
-      fs, {*repo, f.docker_host,
+      fs, {*repo, docker_host,
            "the plugin of repository \"" + *repo + "\" was started without --docker-host, so it cannot see " +
                "what the container attaches; set " + state::kDockerHostVariable + "=unix:///PATH/docker.sock in " +
                docker::plugin_environment_path(*repo) + " and restart rediacc-gpu-authz@" + *repo,
            f.allow_buildkit});
   if (!gate) return report_usage(gate.error());
-  plugin::AuthzServer server((*gate)->grants(), plugin::PluginSettings{*repo, (*gate)->options()}, log_line);
-  if (f.docker_host.empty()) {
+  plugin::AuthzServer server(
+      (*gate)->grants(),
+      plugin::PluginSettings{
+          .repo = *repo, .options = (*gate)->options(), .policy = [g = gate->get()] { return g->policy(); }},
+      log_line);
+  if (docker_host.empty()) {
     log_line("warning: no --docker-host: start, restart, unpause and exec of existing containers are refused");
   }
   const int activated = plugin::socket_from_systemd();

@@ -26,7 +26,8 @@ constexpr int kSetupJsonSchema = 2;
 struct SetupFlags {
   std::string mode = "auto";
   std::string version = installers::kDefaultToolkitVersion;
-  std::string repo_daemon_unit = setup::kDefaultRepoDaemonUnit;
+  std::string repo_daemon_unit = "auto";
+  std::string host_policy = "auto";
   std::string tool_path;
   std::string output = "text";
   bool dry_run = false;
@@ -146,9 +147,10 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
                                                             : setup::ToolkitMode::automatic,
                                     flags.version,
                                     flags.exact_version,
-                                    flags.repo_daemon_unit,
+                                    setup::repo_daemon_unit(fs, flags.repo_daemon_unit),
                                     setup::unit_tool_path(fs, flags.tool_path),
-                                    setup::disabled_hooks(fs, flags.disable_hooks)};
+                                    setup::disabled_hooks(fs, flags.disable_hooks),
+                                    setup::host_policy(fs, flags.host_policy)};
   FileSink& sink = flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink;
   CommandRunner& act = flags.dry_run ? static_cast<CommandRunner&>(dry_runner) : processes;
   const auto run = setup::run_setup(fs, sink, processes, act, options, &progress);
@@ -200,7 +202,15 @@ Runner attach_setup(CLI::App& sub, GlobalOptions& global) {
       ->capture_default_str()
       ->each([flags](const std::string&) { flags->exact_version = true; });
   sub.add_option("--repo-daemon-unit", flags->repo_daemon_unit,
-                 "systemd unit (template) of the repositories' Docker daemons, given the persistenced socket")
+                 "systemd unit of the repositories' Docker daemons, given the persistenced socket and the CDI view: "
+                 "a template (rediacc-docker@.service) or a name prefix (rediacc-docker-.service, renet's units); "
+                 "auto: the prefix where renet's units or sockets are found, else the template")
+      ->capture_default_str();
+  sub.add_option("--host-policy", flags->host_policy,
+                 "What the gate allows beyond its absolute refusals: rediacc (host networking, the checkpoint "
+                 "capabilities, /dev/net/tun and checkpoints, as Rediacc runs its services), strict, or auto: rediacc "
+                 "where renet's units or sockets are found, else strict; recorded in /etc/rediacc/gpu/host-policy.json")
+      ->check(CLI::IsMember({"auto", "rediacc", "strict"}))
       ->capture_default_str();
   sub.add_option(
          "--tool-path", flags->tool_path,

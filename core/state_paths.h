@@ -41,6 +41,9 @@ inline constexpr const char* kViewsDir = "/var/lib/rediacc/gpu/cdi";
 /// One path a line, '#' starts a comment: hook programs the operator allows beside the toolkit's.
 inline constexpr const char* kAllowedHooksPath = "/etc/rediacc/gpu/allowed-hooks";
 inline constexpr const char* kGrantsPath = "/etc/rediacc/gpu/grants.json";
+/// The machine's host policy as setup chose it (strict or rediacc, and why): what the gate
+/// applies beyond its absolute refusals (core/host_policy.h).
+inline constexpr const char* kHostPolicyPath = "/etc/rediacc/gpu/host-policy.json";
 inline constexpr const char* kInventoryPath = "/etc/rediacc/gpu/inventory.json";
 inline constexpr const char* kNfdFeaturePath = "/etc/kubernetes/node-feature-discovery/features.d/rediacc-gpu";
 /// nvidia-cdi-refresh's environment as setup redirects it; it also records the hooks the

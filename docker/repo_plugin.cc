@@ -1,5 +1,7 @@
 #include "docker/repo_plugin.h"
 
+#include "docker/rediacc_layout.h"
+
 #include "core/state_paths.h"
 
 namespace rgpu::docker {
@@ -24,7 +26,13 @@ std::string plugin_environment_path(const std::string& repo) {
 
 std::string configured_docker_host(const RootFs& fs, const std::string& repo) {
   const auto text = fs.read_optional(plugin_environment_path(repo));
-  if (!text || !*text) return {};
+  if (!text || !*text) {
+    // renet's repository daemon of network id REPO, started after setup wrote any environment file.
+    const std::string socket = rediacc_socket(repo);
+    if (rediacc_network_id(socket) && fs.kind(socket) != NodeKind::missing)
+      return "unix://" + fs.host_path(socket).string();
+    return {};
+  }
   const std::string key = std::string(state::kDockerHostVariable) + "=";
   std::string value;
   size_t start = 0;

@@ -76,7 +76,8 @@ Result<docker::BuilderEntitlements> go_builder_entitlements(const std::string& t
 // The builder's entitlements in the daemon's daemon.json, read as the daemon sees it: a build
 // step may neither run privileged nor share the host's network, as no container of the
 // repository may.
-admission::Refusal entitlements_refusal(const docker::RunningDaemon& daemon, const RootFs& daemon_root) {
+admission::Refusal entitlements_refusal(const docker::RunningDaemon& daemon, const RootFs& daemon_root,
+                                        const PolicyRules& policy) {
   const std::string config = daemon.config_path();
   const auto text = daemon_root.read_optional(config);
   if (!text) return "the repository's daemon's " + config + " cannot be read: " + text.error().message;
@@ -90,7 +91,8 @@ admission::Refusal entitlements_refusal(const docker::RunningDaemon& daemon, con
            "{\"security-insecure\": true}} in " +
            config + "); ask an operator to remove it.";
   }
-  if (granted->network_host) {
+  // Where the machine's policy runs services on the host's network, a build step may share it too.
+  if (granted->network_host && !policy.host_network) {
     return "the repository's daemon lets builds use the host's network (its builder's network-host entitlement is "
            "on unless " +
            config + " says \"builder\": {\"entitlements\": {\"network-host\": false}}); ask an operator to set it.";
@@ -100,8 +102,8 @@ admission::Refusal entitlements_refusal(const docker::RunningDaemon& daemon, con
 
 }  // namespace
 
-BuildSafety::BuildSafety(const RootFs& fs, std::string repo, std::string docker_host)
-    : fs_(fs), repo_(std::move(repo)), docker_host_(std::move(docker_host)) {}
+BuildSafety::BuildSafety(const RootFs& fs, std::string repo, std::string docker_host, PolicyRules policy)
+    : fs_(fs), repo_(std::move(repo)), docker_host_(std::move(docker_host)), policy_(policy) {}
 
 admission::Refusal BuildSafety::check() {
   const std::lock_guard lock(mutex_);
@@ -126,7 +128,7 @@ admission::Refusal BuildSafety::judge() const {
   const RootFs daemon_root("/proc/" + daemon->pid + "/root");
   const std::string view = fs_.host_path(std::string(state::kViewsDir) + "/" + repo_).string();
   if (auto refused = spec_dirs_refusal(doc, daemon_root, view)) return why(*refused);
-  if (auto refused = entitlements_refusal(*daemon, daemon_root)) return why(*refused);
+  if (auto refused = entitlements_refusal(*daemon, daemon_root, policy_)) return why(*refused);
   return std::nullopt;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "admission/refusal.h"
+#include "core/host_policy.h"
 #include "core/root_fs.h"
 
 namespace rgpu::plugin {
@@ -22,7 +23,8 @@ class BuildSafety {
   /// The daemon is the dockerd serving `docker_host`'s unix socket (docker::serving_daemon: a
   /// host path, as --docker-host is), read through the host's /proc/PID/root, where its mount
   /// namespace shows what it reads; the view is `fs`'s /var/lib/rediacc/gpu/cdi/REPO.
-  BuildSafety(const RootFs& fs, std::string repo, std::string docker_host);
+  /// `policy`: where it allows the host's network, the builder's network-host entitlement may be on.
+  BuildSafety(const RootFs& fs, std::string repo, std::string docker_host, PolicyRules policy = {});
 
   /// Nothing when builds are safe now; else the refusal: what does not hold and what to fix. A
   /// verdict is kept for two seconds (one build sends many requests).
@@ -34,6 +36,7 @@ class BuildSafety {
   const RootFs& fs_;
   std::string repo_;
   std::string docker_host_;
+  PolicyRules policy_;
   std::mutex mutex_;
   std::optional<std::pair<std::chrono::steady_clock::time_point, admission::Refusal>> kept_;
 };

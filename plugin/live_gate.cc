@@ -2,7 +2,9 @@
 
 #include <chrono>
 
+#include "docker/client.h"
 #include "plugin/daemon_containers.h"
+#include "plugin/guarded_paths.h"
 
 namespace rgpu::plugin {
 
@@ -11,18 +13,30 @@ Result<std::unique_ptr<LiveGate>> LiveGate::open(const RootFs& fs, GateSettings 
   return std::unique_ptr<LiveGate>(new LiveGate(fs, std::move(settings), std::move(containers)));
 }
 
+namespace {
+
+// The socket of the repository's own daemon, a machine path ("" when none or not a unix socket).
+std::string own_socket(const std::string& docker_host) {
+  if (docker_host.empty()) return {};
+  return docker::docker_socket(docker_host).value_or(std::string());
+}
+
+}  // namespace
+
 LiveGate::LiveGate(const RootFs& fs, GateSettings settings, admission::ContainerSource containers)
-    : settings_(std::move(settings)),
+    : fs_(fs),
+      settings_(std::move(settings)),
       cache_(fs),
       grants_([this] { return cache_.current(); }),
       spec_reviews_(fs, settings_.repo),
-      host_paths_(fs, std::chrono::seconds(2),
-                  [this](std::string_view path) { return spec_reviews_.name_for_node(path); }),
+      host_paths_(
+          fs, std::chrono::seconds(2), [this](std::string_view path) { return spec_reviews_.name_for_node(path); },
+          [this, socket = own_socket(settings_.docker_host)] { return guarded_paths(fs_, settings_.repo, socket); }),
       containers_(std::move(containers)),
       reviews_([this](const std::string& name) { return spec_reviews_.of(name); }),
       names_([this] { return spec_reviews_.defined(); }),
       hardware_([this](const std::string& name) { return spec_reviews_.hardware(name); }),
-      build_safety_(fs, settings_.repo, settings_.docker_host),
+      build_safety_(fs, settings_.repo, settings_.docker_host, policy()),
       builds_([this] { return build_safety_.check(); }),
       options_{.allow_buildkit = settings_.allow_buildkit,
                .host_paths = &host_paths_,
@@ -32,8 +46,18 @@ LiveGate::LiveGate(const RootFs& fs, GateSettings settings, admission::Container
                .hardware = &hardware_,
                .builds = &builds_} {}
 
+PolicyRules LiveGate::policy() {
+  if (settings_.policy) return rules_of(*settings_.policy);
+  const std::lock_guard lock(policy_mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  if (!policy_ || now - policy_->first > std::chrono::seconds(2)) policy_.emplace(now, effective_rules(fs_));
+  return policy_->second;
+}
+
 admission::Decision LiveGate::decide(const admission::AuthzRequest& request) {
-  return admission::decide_or_refuse(grants_, settings_.repo, request, options_);
+  admission::DecideOptions options = options_;
+  options.policy = policy();
+  return admission::decide_or_refuse(grants_, settings_.repo, request, options);
 }
 
 }  // namespace rgpu::plugin

@@ -6,10 +6,13 @@
 // build for it (BuildSafety).
 
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "admission/decide.h"
+#include "core/host_policy.h"
 #include "core/result.h"
 #include "core/root_fs.h"
 #include "grants/cache.h"
@@ -25,6 +28,8 @@ struct GateSettings {
   std::string docker_host;
   std::string no_daemon_why;
   bool allow_buildkit = false;
+  /// The policy to apply instead of the one setup recorded (admit --host-policy).
+  std::optional<HostPolicy> policy = std::nullopt;
 };
 
 class LiveGate {
@@ -41,10 +46,17 @@ class LiveGate {
   const grants::GrantsSource& grants() const { return grants_; }
   /// The decision on one request, failing closed on anything the gate throws.
   admission::Decision decide(const admission::AuthzRequest& request);
+  /// The policy's rules now: --host-policy's, else the recorded policy, read again at most every
+  /// two seconds. Thread-safe.
+  PolicyRules policy();
 
  private:
   LiveGate(const RootFs& fs, GateSettings settings, admission::ContainerSource containers);
+
+  const RootFs& fs_;
   GateSettings settings_;
+  std::mutex policy_mutex_;
+  std::optional<std::pair<std::chrono::steady_clock::time_point, PolicyRules>> policy_;
   grants::GrantsCache cache_;
   grants::GrantsSource grants_;
   SpecReviews spec_reviews_;

@@ -46,7 +46,9 @@ PluginReply authz_reply(const Result<admission::AuthzRequest>& request, const gr
     if (log) log("refused repo=" + printable(settings.repo) + " reason=\"" + printable(request.error().message) + "\"");
     return error_reply(200, request.error().message);
   }
-  const admission::Decision decision = admission::decide_or_refuse(grants, settings.repo, *request, settings.options);
+  admission::DecideOptions options = settings.options;
+  if (settings.policy) options.policy = settings.policy();
+  const admission::Decision decision = admission::decide_or_refuse(grants, settings.repo, *request, options);
   if (!decision.allow && log)
     log(refusal_line(settings.repo, *request, decision.msg) +
         (decision.detail.empty() ? "" : " detail=\"" + printable(decision.detail) + "\""));

@@ -16,6 +16,8 @@ inline constexpr const char* kPluginMediaType = "application/vnd.docker.plugins.
 struct PluginSettings {
   std::string repo;  ///< the repository whose daemon asks
   admission::DecideOptions options;
+  /// The machine's policy now (LiveGate::policy, which follows setup's record); absent: options.policy.
+  std::function<PolicyRules()> policy = {};
 };
 
 /// Receives one line per refusal (repository, route, reason), meant for the journal.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "docker/rediacc_layout.h"
 #include "setup/steps.h"
 
 namespace rgpu::setup {
@@ -22,6 +23,18 @@ std::vector<std::string> disabled_hooks(const RootFs& fs, const std::vector<std:
     if (h != "none" && std::find(out.begin(), out.end(), h) == out.end()) out.push_back(h);
   }
   return out;
+}
+
+std::string repo_daemon_unit(const RootFs& fs, const std::string& given) {
+  if (!given.empty() && given != "auto") return given;
+  return docker::rediacc_layout_evidence(fs) ? kRediaccRepoDaemonUnit : kDefaultRepoDaemonUnit;
+}
+
+RecordedPolicy host_policy(const RootFs& fs, const std::string& given) {
+  if (const auto named = parse_host_policy(given)) return {*named, "--host-policy=" + given};
+  if (auto evidence = docker::rediacc_layout_evidence(fs))
+    return {HostPolicy::rediacc, "found a Rediacc layout: " + *evidence};
+  return {HostPolicy::strict, "found no Rediacc layout (no rediacc-docker-ID unit or /run/rediacc socket)"};
 }
 
 }  // namespace rgpu::setup

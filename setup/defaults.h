@@ -5,12 +5,23 @@
 #include <string>
 #include <vector>
 
+#include "core/host_policy.h"
 #include "core/root_fs.h"
 
 namespace rgpu::setup {
 
-/// The systemd unit template of the repositories' Docker daemons (renet's), for --repo-daemon-unit.
+/// The systemd unit template of the repositories' Docker daemons where no Rediacc layout is found.
 inline constexpr const char* kDefaultRepoDaemonUnit = "rediacc-docker@.service";
+/// renet's repository daemons, rediacc-docker-{id}.service: one prefix drop-in reaches them all.
+inline constexpr const char* kRediaccRepoDaemonUnit = "rediacc-docker-.service";
+
+/// --repo-daemon-unit: `given`, else renet's units' prefix where the machine is laid out as
+/// Rediacc lays it out, else the template.
+std::string repo_daemon_unit(const RootFs& fs, const std::string& given);
+
+/// --host-policy: `given` ("strict" or "rediacc"), else (empty or "auto") rediacc where the
+/// machine is laid out as Rediacc lays it out, else strict; with the reason, for the record.
+RecordedPolicy host_policy(const RootFs& fs, const std::string& given);
 
 /// Where the package installs the tool.
 inline constexpr const char* kPackagedToolPath = "/usr/bin/rediacc-gpu";

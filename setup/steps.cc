@@ -237,6 +237,11 @@ Result<std::string> step_units(SetupContext& ctx) {
   RGPU_TRY(write_unless_packaged(ctx, units::plugin_units(options), units::plugin_units(as_packaged)));
   RGPU_TRY(write_unless_packaged(ctx, units::canary_units(options), units::canary_units(as_packaged)));
   RGPU_TRY(write_plugin_environments(ctx));
+  if (ctx.options.host_policy)
+    RGPU_TRY(ctx.log.sink().write(state::kHostPolicyPath, host_policy_text(*ctx.options.host_policy), 0644));
+  for (const auto& f : units::gate_units(options)) RGPU_TRY(ctx.log.sink().write(f.path, f.content, 0644));
+  if (units::is_prefix_unit(options.repo_daemon_unit))
+    RGPU_TRY(ctx.log.sink().write(units::kDockerdShim, units::dockerd_shim(options), 0755));
   auto views = units::view_units(options);
   RGPU_TRY(write_all(ctx, {views.front()}));
   views.erase(views.begin());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/command_runner.h"
+#include "core/host_policy.h"
 #include "core/result.h"
 #include "core/root_fs.h"
 #include "core/state_paths.h"
@@ -24,6 +25,8 @@ struct SetupOptions {
   std::string repo_daemon_unit;
   std::string tool_path;                                ///< this binary, as the units will run it
   std::vector<std::string> nvidia_disabled_hooks = {};  ///< passed to nvidia-ctk cdi generate --disable-hook
+  /// The host policy to record (setup::host_policy); absent: none is written (library callers).
+  std::optional<RecordedPolicy> host_policy = std::nullopt;
 };
 
 /// The hooks an earlier setup recorded as disabled (in state::kNvidiaRefreshEnv), or none.

@@ -85,8 +85,43 @@ std::string plugin_environment(const std::string& docker_host) {
          state::kDockerHostVariable + "=" + docker_host + "\n";
 }
 
+bool is_prefix_unit(const std::string& unit) { return unit.ends_with("-.service"); }
+
+std::string repository_specifier(const UnitOptions& o) { return is_prefix_unit(o.repo_daemon_unit) ? "%j" : "%i"; }
+
+std::string dockerd_shim(const UnitOptions& o) {
+  return "#!/bin/sh\n" + header(o) +
+         "# renet starts its repository daemons' dockerd by name: this one is first on their PATH (the drop-in\n"
+         "# rediacc-docker-.service.d/70-rediacc-gpu-gate.conf) and runs the machine's dockerd behind the\n"
+         "# repository's rediacc-gpu plugin. renet rewrites daemon.json at every start; it never sees this flag.\n"
+         "if [ -z \"$REDIACC_GPU_REPO\" ]; then\n"
+         "  echo \"rediacc-gpu: REDIACC_GPU_REPO is not set, so no dockerd is started without its gate\" >&2\n"
+         "  exit 1\nfi\n"
+         "PATH=$(printf '%s' \"$PATH\" | sed 's#" +
+         std::string(kDockerdShimDir) +
+         ":##g')\nexport PATH\n"
+         "exec dockerd --authorization-plugin=\"rediacc-gpu-$REDIACC_GPU_REPO\" \"$@\"\n";
+}
+
+std::vector<UnitFile> gate_units(const UnitOptions& o) {
+  if (!is_prefix_unit(o.repo_daemon_unit)) return {};
+  const std::string view = std::string(state::kViewsDir) + "/%j";
+  std::string dropin = std::string(kSetupHeader) +
+                       "# Each repository daemon renet starts (rediacc-docker-ID.service) runs behind its own\n"
+                       "# rediacc-gpu plugin, started first, and reads only its own CDI view.\n"
+                       "[Unit]\nWants=rediacc-gpu-authz@%j.socket\nAfter=rediacc-gpu-authz@%j.socket " +
+                       kViewsServiceUnit +
+                       "\n\n[Service]\nEnvironment=REDIACC_GPU_REPO=%j\n"
+                       "Environment=PATH=" +
+                       kDockerdShimDir +
+                       ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n"
+                       "BindReadOnlyPaths=" +
+                       view + ":/run/cdi\n";
+  return {{dropin_dir(o.repo_daemon_unit) + "/70-rediacc-gpu-gate.conf", dropin}};
+}
+
 std::vector<UnitFile> view_units(const UnitOptions& o) {
-  const std::string view = std::string(state::kViewsDir) + "/%i";
+  const std::string view = std::string(state::kViewsDir) + "/" + repository_specifier(o);
   std::string dropin = std::string(kSetupHeader) +
                        "# The repository's own CDI view is its daemon's /etc/cdi: only the names the repository\n"
                        "# holds, so dockerd cannot resolve another at a start, a restore or in a fork. The view\n"

@@ -17,7 +17,10 @@ struct UnitOptions {
   std::string tool_path = "/usr/bin/rediacc-gpu";  ///< this binary, as the units run it
   std::string nvidia_ctk_path = "/usr/bin/nvidia-ctk";
   bool wsl = false;
-  std::string repo_daemon_unit = "rediacc-docker@.service";  ///< the repositories' Docker daemons
+  /// The repositories' Docker daemons: a template ("rediacc-docker@.service", the repository is
+  /// %i) or a name prefix ("rediacc-docker-.service", renet's units rediacc-docker-{id}.service:
+  /// the drop-in applies to each, systemd 246 and later, and the repository is %j, the network id).
+  std::string repo_daemon_unit = "rediacc-docker@.service";
   bool packaged = false;  ///< rendered for the package's vendor directories, not by setup into /etc
   /// nvidia-ctk's hooks left out of every generated NVIDIA spec (setup --nvidia-disable-hook).
   std::vector<std::string> nvidia_disabled_hooks = {};
@@ -68,6 +71,27 @@ std::string plugin_environment(const std::string& docker_host);
 /// view when a spec in /etc/cdi or the grants file changes (nvidia-cdi-refresh, our boot unit,
 /// a hand edit), with the oneshot service it starts.
 std::vector<UnitFile> view_units(const UnitOptions& options);
+
+/// The specifier that names the repository in the daemons' drop-ins: %i for a template, %j (the
+/// part after the prefix's last dash) for a prefix drop-in.
+std::string repository_specifier(const UnitOptions& options);
+
+/// True when `unit` names a prefix drop-in's units ("rediacc-docker-.service").
+bool is_prefix_unit(const std::string& unit);
+
+/// The dockerd that renet's repository daemon units start by name, put first on their PATH: it
+/// runs the machine's dockerd with --authorization-plugin=rediacc-gpu-REPO (REPO from the unit's
+/// REDIACC_GPU_REPO), and refuses to start one without it. renet rewrites each daemon's
+/// daemon.json at every start, so the plugin is given on the command line, which it never sees.
+inline constexpr const char* kDockerdShimDir = "/var/lib/rediacc/gpu/dockerd-shim";
+inline constexpr const char* kDockerdShim = "/var/lib/rediacc/gpu/dockerd-shim/dockerd";
+std::string dockerd_shim(const UnitOptions& options);
+
+/// For prefix daemon units (renet's): the drop-in that starts each repository's plugin socket
+/// before its daemon, puts the dockerd shim first on the daemon's PATH and binds the view over
+/// /run/cdi as well as /etc/cdi (Docker 25+ reads both unless cdi-spec-dirs says otherwise, and
+/// renet's daemon.json is renet's). Empty for a template unit.
+std::vector<UnitFile> gate_units(const UnitOptions& options);
 
 /// Our specs and the inventory regenerated when a render node appears or disappears: a oneshot
 /// service and the udev rule that starts it.

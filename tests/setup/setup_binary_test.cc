@@ -224,7 +224,7 @@ TEST_CASE("setup: what it keeps for itself is in /var/lib/rediacc/gpu, and the d
     config.push_back(e.path().filename().string());
   }
   std::sort(config.begin(), config.end());
-  CHECK(config == std::vector<std::string>{"inventory.json", "nvidia-cdi-refresh.env"});
+  CHECK(config == std::vector<std::string>{"host-policy.json", "inventory.json", "nvidia-cdi-refresh.env"});
 }
 
 TEST_CASE("setup: units written under --root run the programs of that machine, not of the host") {

@@ -1,0 +1,298 @@
+// The gate on a machine laid out as Rediacc lays it out (issue: "The gate fits the host it
+// guards"): renet's service shapes pass under Rediacc's policy and GPU names are still judged by
+// grant in each of them; nothing reaches another repository's daemon, data or secrets, whatever
+// the policy, found from the engines running rather than from a list of default paths.
+
+#include <catch2/catch.hpp>
+
+#include "admission/decide.h"
+#include "admission/host_paths.h"
+#include "docker/engine_paths.h"
+#include "docker/rediacc_layout.h"
+#include "plugin/guarded_paths.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/gate_requests.h"
+
+using namespace rgpu;
+using namespace rgpu::admission;
+using namespace rgpu::test;
+
+namespace {
+
+const std::string kWebMount = "/mnt/rediacc/mounts/aaaa-web";
+const std::string kOtherMount = "/mnt/rediacc/mounts/bbbb-other";
+
+std::string nul_joined(std::initializer_list<std::string> args) {
+  std::string out;
+  for (const auto& a : args) (out += a) += '\0';
+  return out;
+}
+
+// Two repositories (network ids 2816, ours, and 2880), each with its renet daemon running, a
+// containerd of its own somewhere no default list names, and the TUN device.
+struct RediaccMachine {
+  FixtureRoot root;
+  RootFs fs{root.path()};
+  HostPathJudge judge{fs, std::chrono::milliseconds(0), {}, [this] {
+                        return plugin::guarded_paths(fs, "web", "/run/rediacc/docker-2816.sock");
+                      }};
+  RediaccMachine() {
+    root.link("/var/run", "../run");
+    for (const auto& m : {kWebMount, kOtherMount}) {
+      root.mkdir(m + "/.rediacc/docker/data/containers");
+      root.mkdir(m + "/app/data");
+    }
+    root.write("/mnt/rediacc/repositories/aaaa-web", "LUKS");
+    root.write(kWebMount + "/.rediacc/docker/config/daemon.json",
+               R"({"data-root": ")" + kWebMount + R"(/.rediacc/docker/data", "bridge": "none"})");
+    root.write(
+        kOtherMount + "/.rediacc/docker/config/daemon.json",
+        R"({"data-root": ")" + kOtherMount +
+            R"(/.rediacc/docker/data", "hosts": ["unix:///run/rediacc/docker-2880.sock"], "exec-root": "/run/rediacc/exec-2880"})");
+    root.write("/run/rediacc/docker-2816.sock", "");
+    root.write("/run/rediacc/docker-2880.sock", "");
+    root.write("/run/rediacc/secrets/2816/DB_PASSWORD", "x");
+    root.write("/run/rediacc/secrets/2880/DB_PASSWORD", "y");
+    root.write("/proc/100/cmdline",
+               nul_joined({"/usr/bin/dockerd", "--config-file", kWebMount + "/.rediacc/docker/config/daemon.json", "-H",
+                           "unix:///run/rediacc/docker-2816.sock"}));
+    root.write("/proc/200/cmdline",
+               nul_joined({"dockerd", "--config-file=" + kOtherMount + "/.rediacc/docker/config/daemon.json"}));
+    root.write("/proc/300/cmdline",
+               nul_joined({"/usr/bin/containerd", "--address", "/srv/ctd/containerd.sock", "--root", "/srv/ctd/root"}));
+    root.mkdir("/srv/ctd/root");
+    root.mkdir("/opt/rediacc/proxy/letsencrypt");
+    root.char_node("/dev/net/tun", 10, 200);
+  }
+};
+
+DecideOptions on(const RediaccMachine& m, HostPolicy policy) {
+  return DecideOptions{.host_paths = &m.judge, .policy = rules_of(policy)};
+}
+
+// A create as the docker CLI sends renet's service (docker create --network host --restart no,
+// its labels, a bind under the repository's mount and one of its secrets), with `extra` HostConfig
+// fields added.
+AuthzRequest renet_service(const std::string& extra = "") {
+  const std::string host_config =
+      R"({"NetworkMode":"host","RestartPolicy":{"Name":"no","MaximumRetryCount":0},"Binds":[")" + kWebMount +
+      R"(/app/data:/data","/var/run/rediacc/secrets/2816/DB_PASSWORD:/run/secrets/db:ro"])" + extra + "}";
+  return req("POST", "/v1.47/containers/create?name=app",
+             R"({"Image":"img","Labels":{"rediacc.network_id":"2816","rediacc.service_ip":"127.0.11.2",)"
+             R"("rediacc.service_name":"app","rediacc.repo_name":"web"},"Env":["SERVICE_IP=127.0.11.2"],)"
+             R"("HostConfig":)" +
+                 host_config + "}");
+}
+
+constexpr const char* kCheckpointed =
+    R"(,"CapAdd":["CHECKPOINT_RESTORE","SYS_PTRACE","NET_ADMIN"],"SecurityOpt":["apparmor=unconfined"],"UsernsMode":"host")";
+constexpr const char* kWireguard =
+    R"(,"CapAdd":["NET_ADMIN"],"Devices":[{"PathOnHost":"/dev/net/tun","PathInContainer":"/dev/net/tun","CgroupPermissions":"rwm"}])";
+
+std::string gpu(const std::string& name) {
+  return R"(,"DeviceRequests":[{"Driver":"cdi","Count":0,"DeviceIDs":[")" + name +
+         R"("],"Capabilities":null,"Options":null}])";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "rediacc host: renet's services pass under Rediacc's policy, a granted GPU inside each, an ungranted one never") {
+  RediaccMachine m;
+  const auto grants = web_holding({"nvidia.com/gpu=all"});
+  const auto rediacc = on(m, HostPolicy::rediacc);
+  allowed(decide(grants, kGateRepo, renet_service(), rediacc));
+  allowed(decide(grants, kGateRepo, renet_service(kCheckpointed), rediacc));
+  allowed(decide(grants, kGateRepo, renet_service(kWireguard), rediacc));
+  for (const std::string shape : {"", kCheckpointed, kWireguard}) {
+    allowed(decide(grants, kGateRepo, renet_service(shape + gpu("nvidia.com/gpu=all")), rediacc));
+    refused(decide(grants, kGateRepo, renet_service(shape + gpu("nvidia.com/gpu=0")), rediacc),
+            "has no grant for nvidia.com/gpu=0");
+  }
+  // Still refused under Rediacc's policy: what reaches hardware or the host's other namespaces.
+  refused(decide(grants, kGateRepo, renet_service(R"(,"Privileged":true)"), rediacc), "--privileged");
+  refused(decide(grants, kGateRepo, renet_service(R"(,"PidMode":"host")"), rediacc), "--pid host");
+  refused(decide(grants, kGateRepo, renet_service(R"(,"IpcMode":"host")"), rediacc), "--ipc host");
+  refused(decide(grants, kGateRepo, renet_service(R"(,"CapAdd":["SYS_ADMIN"])"), rediacc), "CAP_SYS_ADMIN");
+  refused(decide(grants, kGateRepo, renet_service(R"(,"SecurityOpt":["seccomp=unconfined"])"), rediacc), "seccomp");
+  refused(
+      decide(
+          grants, kGateRepo,
+          renet_service(
+              R"(,"Devices":[{"PathOnHost":"/dev/dri/renderD128","PathInContainer":"/dev/dri/renderD128","CgroupPermissions":"rwm"}])"),
+          rediacc),
+      "raw device \"/dev/dri/renderD128\"");
+}
+
+TEST_CASE("rediacc host: the strict policy refuses renet's shapes, each saying why") {
+  RediaccMachine m;
+  const auto grants = web_holding({"nvidia.com/gpu=all"});
+  const auto strict = on(m, HostPolicy::strict);
+  refused(decide(grants, kGateRepo, renet_service(), strict), "--network host");
+  refused(
+      decide(grants, kGateRepo,
+             req("POST", "/v1.47/containers/create", R"({"Image":"i","HostConfig":{"CapAdd":["CHECKPOINT_RESTORE"]}})"),
+             strict),
+      "CAP_CHECKPOINT_RESTORE");
+  refused(
+      decide(
+          grants, kGateRepo,
+          req("POST", "/v1.47/containers/create",
+              R"({"Image":"i","HostConfig":{"Devices":[{"PathOnHost":"/dev/net/tun","PathInContainer":"/dev/net/tun","CgroupPermissions":"rwm"}]}})"),
+          strict),
+      "raw device \"/dev/net/tun\"");
+}
+
+TEST_CASE("rediacc host: /dev/net/tun passes only as the TUN device itself, never another node under its name") {
+  RediaccMachine m;
+  const auto grants = web_holding({});
+  const auto rediacc = on(m, HostPolicy::rediacc);
+  const auto tun = [&](const std::string& path) {
+    return renet_service(R"(,"Devices":[{"PathOnHost":")" + path +
+                         R"(","PathInContainer":"/dev/net/tun","CgroupPermissions":"rwm"}])");
+  };
+  allowed(decide(grants, kGateRepo, tun("/dev/net/tun"), rediacc));
+  allowed(decide(grants, kGateRepo, tun("/dev/net/../net/tun"), rediacc));
+  refused(decide(grants, kGateRepo, tun("/dev/net"), rediacc), "raw device");
+  m.root.char_node("/dev/dri/renderD128", 226, 128);
+  std::filesystem::remove(m.root.host("/dev/net/tun"));
+  m.root.link("/dev/net/tun", "/dev/dri/renderD128");
+  refused(decide(grants, kGateRepo, tun("/dev/net/tun"), rediacc), "raw device");
+  std::filesystem::remove(m.root.host("/dev/net/tun"));
+  m.root.char_node("/dev/net/tun", 226, 128);
+  refused(decide(grants, kGateRepo, tun("/dev/net/tun"), rediacc), "raw device");
+}
+
+TEST_CASE(
+    "rediacc host: no bind reaches another repository's daemon, mount or secrets, nor the repository's own daemon "
+    "state") {
+  RediaccMachine m;
+  const auto grants = web_holding({});
+  for (const auto policy : {HostPolicy::rediacc, HostPolicy::strict}) {
+    const auto options = on(m, policy);
+    const auto create = [&](const std::string& source) {
+      return decide(
+          grants, kGateRepo,
+          req("POST", "/v1.47/containers/create", R"({"Image":"i","HostConfig":{"Binds":[")" + source + R"(:/x"]}})"),
+          options);
+    };
+    refused(create("/var/run/rediacc"), "every Rediacc repository's daemon socket and secrets");
+    refused(create("/run/rediacc/docker-2880.sock"), "dockerd 200's socket");
+    refused(create("/var/run/rediacc/docker-2880.sock"), "socket");
+    refused(create("/run/rediacc/secrets/2880"), "secrets");
+    refused(create("/run/rediacc/secrets"), "secrets");
+    refused(create(kOtherMount), "dockerd 200");
+    refused(create(kOtherMount + "/app/data"), "another Rediacc repository's mount");
+    refused(create(kOtherMount + "/.rediacc/docker/data"), "dockerd 200's data root");
+    refused(create(kWebMount + "/.rediacc/docker/data"), "dockerd 100's data root");
+    refused(create(kWebMount + "/.rediacc/docker/config"), "the repository's own daemon state");
+    refused(create(kWebMount), "dockerd 100's data root");
+    refused(create("/mnt/rediacc"), "the Rediacc datastore");
+    refused(create("/mnt/rediacc/repositories/aaaa-web"), "the Rediacc datastore");
+    refused(create("/srv/ctd/containerd.sock"), "containerd 300's socket");
+    refused(create("/srv/ctd"), "containerd 300's");
+    refused(create("/run/rediacc/exec-2880"), "dockerd 200's exec root");
+    // What renet itself binds stays open: the repository's own files, its own secrets, the proxy's certificates.
+    allowed(create(kWebMount + "/app/data"));
+    allowed(create("/var/run/rediacc/secrets/2816/DB_PASSWORD"));
+    allowed(create("/run/rediacc/secrets/2816"));
+    allowed(create("/opt/rediacc/proxy/letsencrypt"));
+  }
+  // A link in the repository's own files is followed to where it leads.
+  m.root.link(kWebMount + "/app/data/peer", kOtherMount + "/app/data");
+  refused(decide(grants, kGateRepo,
+                 req("POST", "/v1.47/containers/create",
+                     R"({"Image":"i","HostConfig":{"Mounts":[{"Type":"bind","Source":")" + kWebMount +
+                         R"(/app/data/peer","Target":"/x"}]}})"),
+                 on(m, HostPolicy::rediacc)),
+          "another Rediacc repository's mount");
+}
+
+TEST_CASE("rediacc host: checkpoints pass in the daemon's own directory only, and only where the policy allows them") {
+  const auto grants = web_holding({});
+  const DecideOptions rediacc{.policy = rules_of(HostPolicy::rediacc)};
+  allowed(decide(
+      grants, kGateRepo,
+      req("POST", "/v1.47/containers/app/checkpoints", R"({"CheckpointID":"cp1","CheckpointDir":"","Exit":true})"),
+      rediacc));
+  refused(decide(grants, kGateRepo,
+                 req("POST", "/v1.47/containers/app/checkpoints",
+                     R"({"CheckpointID":"cp1","CheckpointDir":"/tmp/x","Exit":true})"),
+                 rediacc),
+          "--checkpoint-dir");
+  refused(decide(grants, kGateRepo,
+                 req("POST", "/v1.47/containers/app/checkpoints", R"({"CheckpointID":"cp1","checkpointdir":"/tmp/x"})"),
+                 rediacc),
+          "--checkpoint-dir");
+  allowed(decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/start?checkpoint=cp1"), rediacc));
+  refused(decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/start?checkpoint=cp1&checkpoint-dir=/tmp/x"),
+                 rediacc),
+          "--checkpoint-dir");
+  const DecideOptions strict{};
+  refused(
+      decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/checkpoints", R"({"CheckpointID":"cp1"})"), strict),
+      "policy (strict)");
+  refused(decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/start?checkpoint=cp1"), strict),
+          "policy (strict)");
+}
+
+TEST_CASE("rediacc host: a start from a checkpoint is judged as any start of the stored container") {
+  const auto grants = web_holding({"nvidia.com/gpu=all"});
+  const ContainerSource stored = [](const std::string&) -> Result<std::string> {
+    return std::string(
+        R"({"Id":"0123456789abcdef","Name":"/app","Config":{},"HostConfig":{"NetworkMode":"host",)"
+        R"("MaskedPaths":["/proc/asound","/proc/acpi","/proc/kcore","/proc/keys","/proc/latency_stats","/proc/timer_list","/proc/timer_stats","/proc/sched_debug","/proc/scsi","/sys/firmware"],)"
+        R"("ReadonlyPaths":["/proc/bus","/proc/fs","/proc/irq","/proc/sys","/proc/sysrq-trigger"],)"
+        R"("DeviceRequests":[{"Driver":"cdi","DeviceIDs":["nvidia.com/gpu=0"]}]}})");
+  };
+  const DecideOptions rediacc{.containers = &stored, .policy = rules_of(HostPolicy::rediacc)};
+  refused(decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/start?checkpoint=cp1"), rediacc),
+          "has no grant for nvidia.com/gpu=0");
+  refused(
+      decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/checkpoints", R"({"CheckpointID":"cp1"})"), rediacc),
+      "has no grant for nvidia.com/gpu=0");
+}
+
+TEST_CASE("rediacc host: builds follow the policy's host network, never its privileges") {
+  const auto grants = web_holding({});
+  refused(decide(grants, kGateRepo, req("POST", "/v1.47/build?networkmode=host"), DecideOptions{}), "--network host");
+  allowed(decide(grants, kGateRepo, req("POST", "/v1.47/build?networkmode=host"),
+                 DecideOptions{.policy = rules_of(HostPolicy::rediacc)}));
+}
+
+TEST_CASE("engines: sockets, roots and configuration are read from each engine's command line and configuration") {
+  RediaccMachine m;
+  const auto paths = docker::engine_paths(m.fs);
+  const auto has = [&](const std::string& path, const std::string& what) {
+    for (const auto& p : paths) {
+      if (p.path == path && p.what == what) return true;
+    }
+    return false;
+  };
+  CHECK(has(kWebMount + "/.rediacc/docker/data", "dockerd 100's data root"));
+  CHECK(has("/run/rediacc/docker-2816.sock", "dockerd 100's socket"));
+  CHECK(has("/var/run/docker", "dockerd 100's exec root"));
+  CHECK(has(kOtherMount + "/.rediacc/docker/data", "dockerd 200's data root"));
+  CHECK(has("/run/rediacc/exec-2880", "dockerd 200's exec root"));
+  CHECK(has("/run/rediacc/docker-2880.sock", "dockerd 200's socket"));
+  CHECK(has(kOtherMount + "/.rediacc/docker/config/daemon.json", "dockerd 200's configuration"));
+  CHECK(has("/srv/ctd/containerd.sock", "containerd 300's socket"));
+  CHECK(has("/srv/ctd/root", "containerd 300's root"));
+  CHECK(has("/run/containerd", "containerd 300's state"));
+}
+
+TEST_CASE("rediacc layout: found from renet's units or sockets, with its network ids") {
+  FixtureRoot root;
+  RootFs fs(root.path());
+  CHECK_FALSE(docker::rediacc_layout_evidence(fs));
+  root.write("/etc/systemd/system/rediacc-docker-2816.service", "[Service]\n");
+  root.write("/etc/systemd/system/rediacc-docker-2816.socket", "[Socket]\n");
+  root.write("/run/rediacc/docker-2880.sock", "");
+  root.write("/etc/systemd/system/rediacc-docker-x.service", "[Service]\n");
+  CHECK(docker::rediacc_layout_evidence(fs).value_or("").find("rediacc-docker-2816.service") != std::string::npos);
+  CHECK(docker::rediacc_network_ids(fs) == std::vector<std::string>{"2816", "2880"});
+  CHECK(docker::rediacc_network_id("unix:///var/run/rediacc/docker-2816.sock") == "2816");
+  CHECK_FALSE(docker::rediacc_network_id("/run/rediacc/docker-.sock"));
+  CHECK(docker::rediacc_mount("/mnt/rediacc/mounts/g/.rediacc/docker/data/") == "/mnt/rediacc/mounts/g");
+  CHECK_FALSE(docker::rediacc_mount("/var/lib/docker"));
+}
