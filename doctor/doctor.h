@@ -27,6 +27,10 @@ Check mig_spec_check(const Facts& facts);
 /// rootless): the one defence left against a bind source swapped for a link after the gate's check.
 Check user_namespaces(const Facts& facts);
 
+/// The host policy the gate applies and why; renet's repository daemons each behind its own
+/// plugin; what a host-network container reaches outside the repositories' loopback ranges.
+std::vector<Check> host_policy_checks(const Facts& facts);
+
 /// Each repository daemon reads only its own CDI view; no container holds a revoked name.
 std::vector<Check> repo_daemon_checks(const Facts& facts);
 

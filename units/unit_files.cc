@@ -97,9 +97,9 @@ std::string dockerd_shim(const UnitOptions& o) {
          "if [ -z \"$REDIACC_GPU_REPO\" ]; then\n"
          "  echo \"rediacc-gpu: REDIACC_GPU_REPO is not set, so no dockerd is started without its gate\" >&2\n"
          "  exit 1\nfi\n"
-         "PATH=$(printf '%s' \"$PATH\" | sed 's#" +
-         std::string(kDockerdShimDir) +
-         ":##g')\nexport PATH\n"
+         "# The machine's dockerd: the first on PATH after this directory.\n"
+         "self=$(dirname \"$0\")\n"
+         "PATH=$(printf '%s' \"$PATH\" | sed \"s#$self:##g\")\nexport PATH\n"
          "exec dockerd --authorization-plugin=\"rediacc-gpu-$REDIACC_GPU_REPO\" \"$@\"\n";
 }
 

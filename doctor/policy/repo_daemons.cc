@@ -10,6 +10,7 @@
 
 #include "admission/decide.h"
 #include "admission/host_paths.h"
+#include "core/host_policy.h"
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "core/state_paths.h"
@@ -114,6 +115,7 @@ std::optional<std::string> refusal_at_start(const Facts& f, const admission::Hos
   admission::DecideOptions options;
   options.host_paths = &host_paths;
   options.containers = &stored;
+  options.policy = effective_rules(f.fs);
   const auto d = admission::decide(*f.grants, repo, {"POST", "/containers/" + c.id + "/start", "", ""}, options);
   if (d.allow) return std::nullopt;
   return d.msg;

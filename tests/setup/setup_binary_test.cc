@@ -660,3 +660,74 @@ TEST_CASE("setup: --nvidia-disable-hook reaches nvidia-ctk, the boot unit and nv
   CHECK_THAT(root.read("/etc/rediacc/gpu/nvidia-cdi-refresh.env"), !Catch::Contains("DISABLED_HOOKS"));
   CHECK(run_tool({"setup", "--root", root.str(), "--nvidia-disable-hook", "nosuch"}, "", cleared.env()).exit_code != 0);
 }
+
+TEST_CASE(
+    "setup: on a Rediacc machine one prefix drop-in reaches every rediacc-docker-ID unit, and the policy is "
+    "Rediacc's") {
+  FixtureRoot root;
+  debian_with_nvidia(root);
+  // renet's units as renet writes them: plain units named by network id, no template.
+  for (const char* id : {"2816", "2880"}) {
+    root.write("/etc/systemd/system/rediacc-docker-" + std::string(id) + ".service",
+               "[Unit]\nRequires=rediacc-docker-" + std::string(id) + ".socket\n[Service]\nExecStart=/bin/true\n");
+    root.write("/etc/systemd/system/rediacc-docker-" + std::string(id) + ".socket",
+               "[Socket]\nListenStream=/run/rediacc/docker-" + std::string(id) + ".sock\n");
+  }
+  FakeTools fakes;
+  REQUIRE(setup(root, fakes, "auto").exit_code == 0);
+  const std::string dir = "/etc/systemd/system/rediacc-docker-.service.d/";
+  CHECK_THAT(root.read(dir + "60-rediacc-gpu-cdi-view.conf"),
+             Catch::Contains("BindReadOnlyPaths=/var/lib/rediacc/gpu/cdi/%j:/etc/cdi"));
+  const auto gate = root.read(dir + "70-rediacc-gpu-gate.conf");
+  CHECK_THAT(gate, Catch::Contains("Wants=rediacc-gpu-authz@%j.socket") &&
+                       Catch::Contains("Environment=REDIACC_GPU_REPO=%j") &&
+                       Catch::Contains("Environment=PATH=/var/lib/rediacc/gpu/dockerd-shim:") &&
+                       Catch::Contains("BindReadOnlyPaths=/var/lib/rediacc/gpu/cdi/%j:/run/cdi"));
+  CHECK(root.read(dir + "50-rediacc-gpu.conf").find("nvidia-persistenced") != std::string::npos);
+  CHECK_FALSE(fs::exists(root.host("/etc/systemd/system/rediacc-docker@.service.d")));
+  CHECK_THAT(root.read("/etc/rediacc/gpu/host-policy.json"),
+             Catch::Contains("\"policy\": \"rediacc\"") && Catch::Contains("rediacc-docker-2816.service"));
+  // The drop-in reaches renet's units as they are, each with its own repository: verified by systemd.
+  fs::create_directories(root.host("/lib/systemd"));
+  fs::copy("/lib/systemd/system", root.host("/lib/systemd/system"),
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  for (const char* program : {"/bin/true", "/bin/mkdir", "/usr/bin/nvidia-ctk", "/usr/bin/rediacc-gpu"}) {
+    root.write(program, "#!/bin/sh\n");
+    fs::permissions(root.host(program), fs::perms::owner_all);
+  }
+  auto verified =
+      run_program("/usr/bin/systemd-analyze", {"verify", "--root=" + root.str(), "rediacc-docker-2816.service",
+                                               "rediacc-gpu-authz@2816.socket", "rediacc-gpu-authz@2816.service"});
+  INFO(verified.out << verified.err);
+  CHECK(verified.exit_code == 0);
+  // An explicit policy wins, and a second run changes nothing.
+  CHECK(setup(root, fakes, "auto").out.find("host-policy.json") == std::string::npos);
+  REQUIRE(run_tool({"setup", "--root", root.str(), "--host-policy", "strict"}, "", fakes.env()).exit_code == 0);
+  CHECK_THAT(root.read("/etc/rediacc/gpu/host-policy.json"), Catch::Contains("\"policy\": \"strict\""));
+}
+
+TEST_CASE(
+    "setup: the dockerd renet's units start runs the machine's dockerd behind the repository's plugin, or not at all") {
+  FixtureRoot root;
+  debian_with_nvidia(root);
+  root.write("/etc/systemd/system/rediacc-docker-2816.service", "[Service]\nExecStart=/bin/true\n");
+  FakeTools fakes;
+  REQUIRE(setup(root, fakes, "auto").exit_code == 0);
+  const auto shim = root.host("/var/lib/rediacc/gpu/dockerd-shim/dockerd");
+  REQUIRE(fs::exists(shim));
+  CHECK((fs::status(shim).permissions() & fs::perms::owner_exec) != fs::perms::none);
+  // The machine's dockerd, a stand-in that says how it was started, after the shim on PATH.
+  root.write("/srv/bin/dockerd", "#!/bin/sh\necho \"real dockerd $*\"\n");
+  fs::permissions(root.host("/srv/bin/dockerd"), fs::perms::owner_all);
+  const std::string path = shim.parent_path().string() + ":" + root.host("/srv/bin").string() + ":/usr/bin:/bin";
+  auto started = run_program("/usr/bin/env", {"PATH=" + path, "REDIACC_GPU_REPO=2816", shim.string(), "--config-file",
+                                              "/mnt/rediacc/mounts/g/.rediacc/docker/config/daemon.json"});
+  CHECK(started.exit_code == 0);
+  CHECK(started.out ==
+        "real dockerd --authorization-plugin=rediacc-gpu-2816 --config-file "
+        "/mnt/rediacc/mounts/g/.rediacc/docker/config/daemon.json\n");
+  auto ungated = run_program("/usr/bin/env", {"PATH=" + path, "REDIACC_GPU_REPO=", shim.string()});
+  CHECK(ungated.exit_code == 1);
+  CHECK(ungated.out.empty());
+  CHECK_THAT(ungated.err, Catch::Contains("REDIACC_GPU_REPO is not set"));
+}

@@ -1,0 +1,198 @@
+// Layer 5, the machine's host policy and what it lets through: which policy the gate applies and
+// why; renet's repository daemons each behind its plugin and its view; and, where services run on
+// the host's network, what such a container reaches that Rediacc's loopback isolation does not cover.
+
+#include <arpa/inet.h>
+
+#include <set>
+#include <sstream>
+
+#include "core/host_policy.h"
+#include "core/joined.h"
+#include "core/state_paths.h"
+#include "docker/rediacc_layout.h"
+#include "docker/repo_plugin.h"
+#include "docker/running_daemons.h"
+#include "doctor/doctor.h"
+
+namespace rgpu::doctor {
+namespace {
+
+constexpr CheckMaker kCheck{Layer::policy};
+
+Check host_policy(const Facts& f) {
+  const auto recorded = read_host_policy(f.fs);
+  const auto rediacc = docker::rediacc_layout_evidence(f.fs);
+  if (!recorded)
+    return kCheck.fail("host-policy", recorded.error().message,
+                       "the gate applies the strict rules while the record cannot be read",
+                       "run rediacc-gpu setup (--host-policy=auto|rediacc|strict) to record it again");
+  if (!*recorded && !rediacc)
+    return kCheck.ok("host-policy", "no host policy recorded: the gate applies the strict rules",
+                     Evidence(std::string(state::kHostPolicyPath) + " (missing), no Rediacc layout"));
+  if (!*recorded) {
+    return kCheck.fail("host-policy",
+                       "no host policy recorded (" + std::string(state::kHostPolicyPath) +
+                           " is missing) on a Rediacc machine (" + *rediacc + ")",
+                       "the gate applies the strict rules, which refuse every renet service (host networking)",
+                       "run rediacc-gpu setup, which records the machine's policy");
+  }
+  const auto& p = **recorded;
+  if (p.policy == HostPolicy::strict && rediacc) {
+    return kCheck
+        .warn("host-policy", "host policy strict (" + p.reason + ") on a Rediacc machine: " + *rediacc,
+              "every renet service runs on the host's network and is refused; checkpoints are refused",
+              "run rediacc-gpu setup --host-policy=rediacc unless the strict rules are meant")
+        .from(state::kHostPolicyPath);
+  }
+  return kCheck
+      .ok("host-policy", "host policy " + std::string(to_string(p.policy)) + " (" + p.reason + ")",
+          Evidence(state::kHostPolicyPath))
+      .because(p.policy == HostPolicy::rediacc
+                   ? "host networking, the checkpoint capabilities, apparmor=unconfined, --userns host, /dev/net/tun "
+                     "and checkpoints in the daemon's own directory pass, as renet sends them; devices, other "
+                     "repositories' daemons, data and GPUs stay refused"
+                   : "only what the gate's strict rules allow passes",
+               "");
+}
+
+// renet's repository daemons: each running behind its own plugin, reading its own view (the
+// view itself is judged by repo-cdi-view).
+Check rediacc_daemons(const Facts& f) {
+  const auto ids = docker::rediacc_network_ids(f.fs);
+  if (ids.empty()) return kCheck.skip("rediacc-daemons", "no renet repository daemon (rediacc-docker-ID) here");
+  std::vector<std::string> bad, fine, stopped;
+  for (const auto& id : ids) {
+    const std::string socket = docker::rediacc_socket(id);
+    const docker::RunningDaemon* found = nullptr;
+    for (const auto& d : f.daemons) {
+      const auto host = docker::unix_host(f.fs, d);
+      if (host && docker::rediacc_network_id(*host) == id) found = &d;
+    }
+    if (!found) {
+      stopped.push_back(id);
+      continue;
+    }
+    const auto repo = docker::plugin_repo(f.fs, *found);
+    if (!repo) {
+      bad.push_back("dockerd " + found->pid + " of repository " + id + " runs without any rediacc-gpu plugin");
+    } else if (*repo != id) {
+      bad.push_back("dockerd " + found->pid + " of repository " + id + " calls the plugin of repository " + *repo);
+    } else {
+      fine.push_back(id + " (dockerd " + found->pid + ")");
+    }
+  }
+  if (!bad.empty())
+    return kCheck.fail("rediacc-daemons", joined(bad, "; "),
+                       "its containers attach devices, bind other repositories' sockets and data, and run privileged "
+                       "without the gate",
+                       "run rediacc-gpu setup (its drop-in rediacc-docker-.service.d/70-rediacc-gpu-gate.conf starts "
+                       "each repository's plugin and its dockerd behind it) and restart the daemons named");
+  if (fine.empty())
+    return kCheck.skip("rediacc-daemons", "no renet repository daemon is running (" + joined(stopped) + ")");
+  return kCheck.ok("rediacc-daemons", "each running repository daemon calls its own plugin: " + joined(fine),
+                   Evidence("renet's units and sockets, each dockerd's command line in /proc"));
+}
+
+// "0100007F:1F90" -> 127.0.0.1 and 8080, from /proc/net/tcp's local_address (little-endian IPv4).
+std::optional<std::pair<uint32_t, unsigned>> listener(const std::string& local) {
+  const auto colon = local.find(':');
+  if (colon != 8) return std::nullopt;
+  try {
+    const auto raw = static_cast<uint32_t>(std::stoul(local.substr(0, 8), nullptr, 16));
+    return std::pair{ntohl(raw), static_cast<unsigned>(std::stoul(local.substr(9), nullptr, 16))};
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::string dotted(uint32_t a) {
+  return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 255) + "." + std::to_string((a >> 8) & 255) + "." +
+         std::to_string(a & 255);
+}
+
+// A repository's loopback range: 127.x.y.z/26 with x.y.z the network id (2816 + n*64 reads 127.0.11.0).
+bool in_repository_range(uint32_t address, const std::vector<std::string>& ids) {
+  for (const auto& id : ids) {
+    const auto n = std::stoul(id);
+    if ((address & 0xFFFFFFC0u) == (0x7F000000u | (n & 0xFFFFFFu & ~63u))) return true;
+  }
+  return false;
+}
+
+// Loopback listeners of the host's own network namespace outside every repository's range.
+std::vector<std::string> loopback_listeners(const Facts& f, const std::vector<std::string>& ids) {
+  std::set<std::string> out;
+  const auto table = f.fs.read_file("/proc/net/tcp");
+  if (!table) return {};
+  std::istringstream lines(*table);
+  std::string line;
+  std::getline(lines, line);
+  for (; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state;
+    if (!(fields >> slot >> local >> remote >> state) || state != "0A") continue;
+    const auto l = listener(local);
+    if (!l) continue;
+    const bool loopback = (l->first >> 24) == 127 || l->first == 0;
+    if (!loopback || in_repository_range(l->first, ids)) continue;
+    out.insert(dotted(l->first) + ":" + std::to_string(l->second));
+  }
+  return {out.begin(), out.end()};
+}
+
+// Abstract unix sockets ("@name"): a host-network container shares the namespace they live in,
+// and no file permission guards them.
+std::vector<std::string> abstract_sockets(const Facts& f) {
+  std::set<std::string> out;
+  const auto table = f.fs.read_file("/proc/net/unix");
+  if (!table) return {};
+  std::istringstream lines(*table);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string num, refs, protocol, flags, type, state, inode, path;
+    if (fields >> num >> refs >> protocol >> flags >> type >> state >> inode >> path && flags == "00010000" &&
+        path.starts_with("@"))
+      out.insert(path);
+  }
+  return {out.begin(), out.end()};
+}
+
+Check host_network(const Facts& f) {
+  const auto recorded = read_host_policy(f.fs);
+  if (!recorded || !*recorded || !rules_of((*recorded)->policy).host_network)
+    return kCheck.skip("host-network", "the host policy refuses host networking");
+  const auto ids = docker::rediacc_network_ids(f.fs);
+  const auto listeners = loopback_listeners(f, ids);
+  const auto abstract = abstract_sockets(f);
+  std::string observed =
+      "host-network containers reach " +
+      (listeners.empty() ? std::string("no loopback listener outside the repositories' ranges")
+                         : "loopback listeners outside every repository's range: " + joined(listeners)) +
+      "; " +
+      (abstract.empty() ? std::string("no abstract unix socket")
+                        : std::to_string(abstract.size()) + " abstract unix sockets (" +
+                              joined(std::vector<std::string>(
+                                  abstract.begin(), abstract.begin() + std::min<size_t>(abstract.size(), 5))) +
+                              (abstract.size() > 5 ? ", ..." : "") + ")");
+  observed += "; the eBPF isolation attached to each repository daemon's cgroup is not read (it needs bpftool)";
+  const std::string meaning =
+      "Rediacc's eBPF hooks confine connections between repositories' loopback ranges; they do not cover listeners "
+      "outside those ranges (DCGM's nv-hostengine on 5555, the fabric manager on 6666 bind 127.0.0.1 or 0.0.0.0) "
+      "nor abstract unix sockets, which any host-network container can connect to; a checkpoint-labelled "
+      "container's NET_ADMIN on the host's network can change the host's routes, addresses, firewall rules and the "
+      "loopback aliases every repository binds";
+  if (listeners.empty() && abstract.empty())
+    return kCheck.ok("host-network", observed, Evidence("/proc/net/tcp, /proc/net/unix")).because(meaning, "");
+  return kCheck
+      .warn("host-network", observed, meaning,
+            "bind host services to a unix socket or an address outside 127.0.0.0/8 that no repository "
+            "reaches, or firewall them; give NET_ADMIN only to repositories trusted with the host's network")
+      .from("/proc/net/tcp, /proc/net/unix");
+}
+
+}  // namespace
+
+std::vector<Check> host_policy_checks(const Facts& f) { return {host_policy(f), rediacc_daemons(f), host_network(f)}; }
+
+}  // namespace rgpu::doctor
