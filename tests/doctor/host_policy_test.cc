@@ -1,0 +1,105 @@
+// doctor on a machine laid out as Rediacc lays it out: which policy the gate applies, renet's
+// repository daemons each behind its own plugin, and what a host-network container reaches that
+// the repositories' loopback isolation does not cover.
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu::test;
+using nlohmann::json;
+using namespace std::string_literals;
+
+namespace {
+
+json check(const FixtureRoot& root, const std::string& id) {
+  const auto r = run_tool({"doctor", "-o", "json", "--root", root.str()});
+  const auto doc = json::parse(r.out);
+  for (const auto& c : doc["checks"]) {
+    if (c["id"] == id) return c;
+  }
+  FAIL("no check " << id << " in " << r.out);
+  return {};
+}
+
+void renet_units(const FixtureRoot& root) {
+  for (const char* id : {"2816", "2880"}) {
+    root.write("/etc/systemd/system/rediacc-docker-"s + id + ".service", "[Service]\nExecStart=/bin/true\n");
+    root.write("/run/rediacc/docker-"s + id + ".sock", "");
+  }
+}
+
+void repository_daemon(const FixtureRoot& root, const std::string& pid, const std::string& id,
+                       const std::string& plugin) {
+  std::string cmdline = "/usr/bin/dockerd\0-H\0unix:///run/rediacc/docker-"s + id + ".sock\0"s;
+  if (!plugin.empty()) cmdline += "--authorization-plugin=" + plugin + '\0';
+  root.write("/proc/" + pid + "/cmdline", cmdline);
+  root.write("/proc/" + pid + "/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
+}
+
+}  // namespace
+
+TEST_CASE("doctor: the host policy is named with why; none recorded on a Rediacc machine fails") {
+  FixtureRoot root;
+  intel_discrete(root);
+  CHECK(check(root, "host-policy")["status"] == "ok");
+  renet_units(root);
+  auto none = check(root, "host-policy");
+  CHECK(none["status"] == "fail");
+  CHECK_THAT(none["meaning"].get<std::string>(), Catch::Contains("refuse every renet service"));
+  root.write("/etc/rediacc/gpu/host-policy.json", R"({"policy": "strict", "reason": "--host-policy=strict"})");
+  CHECK(check(root, "host-policy")["status"] == "warn");
+  root.write("/etc/rediacc/gpu/host-policy.json", R"({"policy": "rediacc", "reason": "found a Rediacc layout"})");
+  auto ok = check(root, "host-policy");
+  CHECK(ok["status"] == "ok");
+  CHECK_THAT(ok["observed"].get<std::string>(), Catch::Contains("host policy rediacc (found a Rediacc layout)"));
+  root.write("/etc/rediacc/gpu/host-policy.json", "{not json");
+  CHECK(check(root, "host-policy")["status"] == "fail");
+}
+
+TEST_CASE("doctor: a renet repository daemon running without its own plugin fails") {
+  FixtureRoot root;
+  intel_discrete(root);
+  renet_units(root);
+  repository_daemon(root, "4242", "2816", "rediacc-gpu-2816");
+  CHECK(check(root, "rediacc-daemons")["status"] == "ok");
+  repository_daemon(root, "4343", "2880", "");
+  auto bare = check(root, "rediacc-daemons");
+  CHECK(bare["status"] == "fail");
+  CHECK_THAT(bare["observed"].get<std::string>(),
+             Catch::Contains("dockerd 4343 of repository 2880 runs without any rediacc-gpu plugin"));
+  repository_daemon(root, "4343", "2880", "rediacc-gpu-2816");
+  CHECK_THAT(check(root, "rediacc-daemons")["observed"].get<std::string>(),
+             Catch::Contains("calls the plugin of repository 2816"));
+}
+
+TEST_CASE("doctor: what host-network containers reach outside the repositories' loopback ranges is listed") {
+  FixtureRoot root;
+  intel_discrete(root);
+  renet_units(root);
+  root.write("/etc/rediacc/gpu/host-policy.json", R"({"policy": "rediacc", "reason": "test"})");
+  // 127.0.11.2:8080 is repository 2816's own service; nv-hostengine on 127.0.0.1:5555 and the
+  // fabric manager on 0.0.0.0:6666 are the host's; an established connection is no listener.
+  root.write("/proc/net/tcp",
+             "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+             "   0: 020B007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1\n"
+             "   1: 0100007F:15B3 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2\n"
+             "   2: 00000000:1A0A 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 3\n"
+             "   3: 0100007F:9C40 0100007F:15B3 01 00000000:00000000 00:00000000 00000000     0        0 4\n");
+  root.write("/proc/net/unix",
+             "Num       RefCount Protocol Flags    Type St Inode Path\n"
+             "0000000000000000: 00000002 00000000 00010000 0001 01 11 @/containerd-shim/abc.sock\n"
+             "0000000000000000: 00000002 00000000 00010000 0001 01 12 /run/dbus/system_bus_socket\n");
+  auto c = check(root, "host-network");
+  CHECK(c["status"] == "warn");
+  const auto observed = c["observed"].get<std::string>();
+  CHECK_THAT(observed, Catch::Contains("127.0.0.1:5555") && Catch::Contains("0.0.0.0:6666") &&
+                           !Catch::Contains("8080") && !Catch::Contains("40000") &&
+                           Catch::Contains("@/containerd-shim/abc.sock") && !Catch::Contains("system_bus"));
+  CHECK_THAT(c["meaning"].get<std::string>(), Catch::Contains("NET_ADMIN"));
+  root.write("/etc/rediacc/gpu/host-policy.json", R"({"policy": "strict", "reason": "test"})");
+  CHECK(check(root, "host-network")["status"] == "skip");
+}
