@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/host_policy.h"
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "core/structured_text.h"
@@ -110,6 +111,8 @@ std::string answered_version(const Facts& f, const std::string& pid) {
 // 28.x the view's own build mark, then reaches only the repository's own names.
 Check buildkit(const Facts& f) {
   std::vector<std::string> seen, refused, read;
+  // Where the host policy runs services on the host's network, the gate lets builds share it too.
+  const bool host_network = effective_rules(f.fs).host_network;
   for (const auto& d : f.daemons) {
     const auto config = docker::daemon_config(f.fs, d);
     if (config) read.push_back(d.config_path());
@@ -119,7 +122,7 @@ Check buildkit(const Facts& f) {
     seen.push_back(who + ": " + device_reach(granted, answered_version(f, d.pid)) + ", network-host " +
                    (granted.network_host ? "on" : "off") + ", security-insecure " +
                    (granted.security_insecure ? "on" : "off"));
-    if (repo && (granted.network_host || granted.security_insecure)) {
+    if (repo && ((granted.network_host && !host_network) || granted.security_insecure)) {
       refused.push_back(*repo + " (" + d.config_path() + ": " +
                         (granted.security_insecure ? "security-insecure is on" : "network-host is not off") + ")");
     }

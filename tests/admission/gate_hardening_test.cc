@@ -117,6 +117,7 @@ TEST_CASE("gate: the capability policy in docs/capabilities.md is the one the ga
     REQUIRE(it != policy.end());
     CHECK(it->allowed == (m[2].str() == "allowed"));
     CHECK_THAT(line, Catch::Contains(std::string(it->reason)));
+    CHECK(it->for_checkpoints == (line.find("allowed under the rediacc host policy") != std::string::npos));
   }
   CHECK(documented.size() == capability_policy().size());
 }

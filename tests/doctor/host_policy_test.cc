@@ -42,7 +42,7 @@ void repository_daemon(const FixtureRoot& root, const std::string& pid, const st
 
 }  // namespace
 
-TEST_CASE("doctor: the host policy is named with why; none recorded on a Rediacc machine fails") {
+TEST_CASE("doctor: the host policy is named with why, and none recorded on a Rediacc machine fails") {
   FixtureRoot root;
   intel_discrete(root);
   CHECK(check(root, "host-policy")["status"] == "ok");
