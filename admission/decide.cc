@@ -87,16 +87,34 @@ constexpr const char* kCheckpointDirWhy =
     "restores whatever process they describe, as root; leave the checkpoint directory unset (the daemon keeps "
     "checkpoints with the container)";
 
+// dockerd's names.RestrictedNamePattern, [a-zA-Z0-9][a-zA-Z0-9_.-]+: what it checks a checkpoint's
+// name against at create, and never at a start, which joins the name to the container's checkpoint
+// directory as it is (daemon/checkpoint.go getCheckpointDir): "../" would climb out of it.
+Refusal checkpoint_name(std::string_view name) {
+  const auto plain = [](unsigned char c) { return std::isalnum(c) != 0; };
+  const bool ok = name.size() >= 2 && plain(name.front()) && std::all_of(name.begin(), name.end(), [&](char c) {
+                    return plain(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-';
+                  });
+  if (ok) return std::nullopt;
+  return "refused: \"" + std::string(name) +
+         "\" is not a checkpoint name (letters, digits, '_', '.' and '-', starting with a letter or digit); a "
+         "start would look for it outside the container's own checkpoint directory.";
+}
+
 Decision decide_start(const AuthzRequest& request, const Route& route, const PolicyRules& policy) {
   if (!request.body.empty() || form_body(request))
     return deny("refused: a body on containers/start (old API versions apply a HostConfig there).");
-  const bool from_checkpoint = any_non_empty(query_values(route.query, "checkpoint"));
+  const auto checkpoints = query_values(route.query, "checkpoint");
+  const bool from_checkpoint = any_non_empty(checkpoints);
   if (any_non_empty(query_values(route.query, "checkpoint-dir")))
     return deny(std::string("refused: docker start --checkpoint-dir: ") + kCheckpointDirWhy + ".");
   if (from_checkpoint && !policy.checkpoints)
     return deny(
         "refused: restoring a checkpoint runs CRIU as root on the host, which this machine's policy (strict) does not "
         "allow; start the container without it.");
+  for (const auto& name : checkpoints) {
+    if (auto bad = checkpoint_name(name); bad && !name.empty()) return deny(*bad);
+  }
   return allow();
 }
 
@@ -105,6 +123,8 @@ Decision decide_start(const AuthzRequest& request, const Route& route, const Pol
 Decision decide_checkpoint(const GoValue& body) {
   if (const auto dir = body.field("CheckpointDir"); dir && !dir->is_empty())
     return deny(std::string("refused: docker checkpoint create --checkpoint-dir: ") + kCheckpointDirWhy + ".");
+  const auto id = body.field("CheckpointID");
+  if (auto bad = checkpoint_name(id && id->kind() == GoValue::Kind::string ? id->text() : "")) return deny(*bad);
   return allow();
 }
 

@@ -228,6 +228,24 @@ TEST_CASE("rediacc host: checkpoints pass in the daemon's own directory only, an
   refused(decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/start?checkpoint=cp1&checkpoint-dir=/tmp/x"),
                  rediacc),
           "--checkpoint-dir");
+  // dockerd validates a checkpoint's name at create only, and joins the one a start names to the
+  // container's checkpoint directory (daemon/checkpoint.go getCheckpointDir): "../" climbs out to an
+  // image the tenant wrote in its own mount, which CRIU would restore as root.
+  for (const char* name : {"../../../../../../mnt/rediacc/mounts/aaaa-web/app/data/evil", "cp1/../../x", "..", "-x",
+                           "%2e%2e%2fx", "a/b"}) {
+    INFO(name);
+    refused(
+        decide(grants, kGateRepo, req("POST", std::string("/v1.47/containers/app/start?checkpoint=") + name), rediacc),
+        "is not a checkpoint name");
+    refused(
+        decide(grants, kGateRepo,
+               req("POST", "/v1.47/containers/app/checkpoints", std::string(R"({"CheckpointID":")") + name + R"("})"),
+               rediacc),
+        "is not a checkpoint name");
+  }
+  refused(decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/start?checkpoint=cp1&checkpoint=../x"), rediacc),
+          "is not a checkpoint name");
+  allowed(decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/start?checkpoint=cp-1.2_x"), rediacc));
   const DecideOptions strict{};
   refused(
       decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/checkpoints", R"({"CheckpointID":"cp1"})"), strict),
