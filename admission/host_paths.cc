@@ -143,17 +143,18 @@ static void add_resolved(const RootFs& machine, GuardedPath g, std::vector<Guard
   out.push_back(std::move(g));
 }
 
-HostPathJudge::Resolved HostPathJudge::resolved_paths() const {
+std::shared_ptr<const HostPathJudge::Resolved> HostPathJudge::resolved_paths() const {
   std::lock_guard lock(mutex_);
   const auto now = std::chrono::steady_clock::now();
-  if (resolved_at_ == std::chrono::steady_clock::time_point{} || now - resolved_at_ >= refresh_) {
-    resolved_ = {};
+  if (!resolved_ || now - resolved_at_ >= refresh_) {
+    auto fresh = std::make_shared<Resolved>();
     for (const auto p : kProtected) {
-      if (auto r = machine_.resolve(p); r && *r != p) resolved_.moved.push_back({std::move(*r), p});
+      if (auto r = machine_.resolve(p); r && *r != p) fresh->moved.push_back({std::move(*r), p});
     }
     if (guarded_) {
-      for (auto& g : guarded_()) add_resolved(machine_, std::move(g), resolved_.guarded);
+      for (auto& g : guarded_()) add_resolved(machine_, std::move(g), fresh->guarded);
     }
+    resolved_ = std::move(fresh);
     resolved_at_ = now;
   }
   return resolved_;
@@ -174,7 +175,7 @@ Refusal HostPathJudge::check(std::string_view source, std::string_view what) con
   if (under(*resolved, "/proc"))
     return refusal(what, source, "reaches the host's /proc" + via, "bind a directory of your own data instead");
   const auto paths = resolved_paths();
-  if (auto hit = touched(*resolved, paths.moved, paths.guarded))
+  if (auto hit = touched(*resolved, paths->moved, paths->guarded))
     return refusal(what, source, "reaches " + *hit + " on the host" + via, hint(*resolved, *hit, &names_));
   // Resolved: no link is left to follow, so one stat tells a device node.
   if (const auto st = machine_.stat(*resolved); st && (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)))

@@ -6,6 +6,7 @@
 // engine. What resolution cannot see (a link swapped in after the check) is in docs/gate-limits.md.
 
 #include <chrono>
+#include <memory>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -83,7 +84,8 @@ class HostPathJudge {
     std::vector<Moved> moved;
     std::vector<GuardedPath> guarded;  ///< as the machine resolves them, and as written where that differs
   };
-  Resolved resolved_paths() const;
+  /// Shared, not copied: a bind's judgement reads it while a refresh may replace it.
+  std::shared_ptr<const Resolved> resolved_paths() const;
 
   const RootFs& machine_;
   std::chrono::milliseconds refresh_;
@@ -91,7 +93,7 @@ class HostPathJudge {
   GuardedPathSource guarded_;
   mutable std::mutex mutex_;
   mutable std::chrono::steady_clock::time_point resolved_at_{};
-  mutable Resolved resolved_;
+  mutable std::shared_ptr<const Resolved> resolved_;
 };
 
 /// The same judgement on the text alone (no machine at hand: benchmarks, the libFuzzer target).
