@@ -80,10 +80,17 @@ TEST_CASE("e2e: a link a tenant made in its own volume, bound by its host path, 
   mountpoint.erase(mountpoint.find_last_not_of("\n") + 1);
   REQUIRE(std::filesystem::is_symlink(mountpoint + "/escape"));
 
-  // The volume's own directory, bound by its host path, is ordinary data.
-  const auto data = daemon.docker({"run", "--rm", "-v", mountpoint + ":/x", "img", "ls", "/x"});
+  // The volume by its name is the way to it; by its host path it lies in the daemon's data root,
+  // found live from the running dockerd, where every stored container's configuration is too.
+  const auto data = daemon.docker({"run", "--rm", "-v", "vol:/x", "img", "ls", "/x"});
   INFO(data.err << plugin.log());
   CHECK(data.exit_code == 0);
+  refused_by_plugin(daemon.docker({"run", "--rm", "-v", mountpoint + ":/x", "img", "ls", "/x"}), plugin.name(),
+                    "'s data root");
+  // So is the daemon's own socket, wherever it was started to listen: no list names this one.
+  const std::string socket = DockerDaemon::host_in(place.path()).substr(std::string("unix://").size());
+  refused_by_plugin(daemon.docker({"run", "--rm", "-v", socket + ":/var/run/docker.sock", "img", "true"}),
+                    plugin.name(), "'s socket");
 
   refused_by_plugin(daemon.docker({"run", "--rm", "-v", mountpoint + "/escape:/x", "img", "ls", "/x"}), plugin.name(),
                     "reaches /sys on the host (it resolves to /sys)");
