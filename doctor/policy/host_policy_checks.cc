@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -14,6 +15,7 @@
 #include "docker/repo_plugin.h"
 #include "docker/running_daemons.h"
 #include "doctor/doctor.h"
+#include "doctor/policy/cgroup_bpf.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -158,6 +160,25 @@ std::vector<std::string> abstract_sockets(const Facts& f) {
   return {out.begin(), out.end()};
 }
 
+// The eBPF bind and connect programs in effect on each running repository daemon's cgroup, read
+// from the kernel; on another --root, not this machine's kernel, they cannot be.
+std::string isolation(const Facts& f, const std::vector<std::string>& ids) {
+  if (!f.fs.is_host_root()) return "the eBPF isolation is not read under --root (the kernel is this machine's)";
+  std::vector<std::string> seen;
+  for (const auto& d : f.daemons) {
+    const auto host = docker::unix_host(f.fs, d);
+    const auto id = host ? docker::rediacc_network_id(*host) : std::nullopt;
+    if (!id || std::find(ids.begin(), ids.end(), *id) == ids.end()) continue;
+    const auto dir = cgroup_dir(f.fs, d.pid);
+    const auto count = dir ? socket_programs(*dir) : std::nullopt;
+    seen.push_back("repository " + *id + " (dockerd " + d.pid + "): " +
+                   (count ? std::to_string(*count) + " socket bind/connect eBPF programs in effect on " + *dir
+                          : "its cgroup's eBPF programs cannot be read"));
+  }
+  if (seen.empty()) return "no repository daemon runs, so no eBPF isolation was read";
+  return joined(seen, ", ");
+}
+
 Check host_network(const Facts& f) {
   const auto recorded = read_host_policy(f.fs);
   if (!recorded || !*recorded || !rules_of((*recorded)->policy).host_network)
@@ -175,7 +196,7 @@ Check host_network(const Facts& f) {
                               joined(std::vector<std::string>(
                                   abstract.begin(), abstract.begin() + std::min<size_t>(abstract.size(), 5))) +
                               (abstract.size() > 5 ? ", ..." : "") + ")");
-  observed += "; the eBPF isolation attached to each repository daemon's cgroup is not read (it needs bpftool)";
+  observed += "; " + isolation(f, ids);
   const std::string meaning =
       "Rediacc's eBPF hooks confine connections between repositories' loopback ranges; they do not cover listeners "
       "outside those ranges (DCGM's nv-hostengine on 5555, the fabric manager on 6666 bind 127.0.0.1 or 0.0.0.0) "
