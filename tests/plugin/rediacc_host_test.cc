@@ -4,12 +4,15 @@
 // the policy, found from the engines running rather than from a list of default paths.
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "admission/decide.h"
 #include "admission/host_paths.h"
 #include "docker/engine_paths.h"
 #include "docker/rediacc_layout.h"
 #include "plugin/guarded_paths.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/gate_requests.h"
 
@@ -122,6 +125,34 @@ TEST_CASE(
               R"(,"Devices":[{"PathOnHost":"/dev/dri/renderD128","PathInContainer":"/dev/dri/renderD128","CgroupPermissions":"rwm"}])"),
           rediacc),
       "raw device \"/dev/dri/renderD128\"");
+}
+
+TEST_CASE("rediacc host: the real docker CLI's requests for renet's shapes, other repositories and checkpoints") {
+  // tests/fixtures/docker-cli/capture_rediacc.py recorded them from docker CLI 28.
+  RediaccMachine m;
+  const auto grants = web_holding({"nvidia.com/gpu=all"});
+  std::ifstream in(fixture_path("docker-cli/rediacc-corpus.jsonl"));
+  REQUIRE(in);
+  int lines = 0, services = 0;
+  for (std::string line; std::getline(in, line); ++lines) {
+    const auto j = nlohmann::json::parse(line);
+    const auto request = parse_authz_request(line);
+    REQUIRE(request);
+    const std::string form = j["Form"];
+    const auto rediacc = decide(grants, kGateRepo, *request, on(m, HostPolicy::rediacc));
+    INFO(form << " -> " << rediacc.msg);
+    CHECK(rediacc.allow == (j["Expect"] == "allow"));
+    // The strict policy refuses every one of renet's services and every checkpoint.
+    const bool renet = form.find("--network host") != std::string::npos;
+    if (renet || form.find("checkpoint") != std::string::npos) {
+      services += renet;
+      const auto strict = decide(grants, kGateRepo, *request, on(m, HostPolicy::strict));
+      INFO("strict: " << strict.msg);
+      CHECK_FALSE(strict.allow);
+    }
+  }
+  CHECK(lines >= 26);
+  CHECK(services >= 12);
 }
 
 TEST_CASE("rediacc host: the strict policy refuses renet's shapes, each saying why") {
