@@ -15,10 +15,14 @@ Result<std::unique_ptr<LiveGate>> LiveGate::open(const RootFs& fs, GateSettings 
 
 namespace {
 
-// The socket of the repository's own daemon, a machine path ("" when none or not a unix socket).
-std::string own_socket(const std::string& docker_host) {
+// The socket of the repository's own daemon as a machine path ("" when none or not a unix
+// socket): --docker-host is a host path, which under --root DIR lies in DIR.
+std::string own_socket(const RootFs& fs, const std::string& docker_host) {
   if (docker_host.empty()) return {};
-  return docker::docker_socket(docker_host).value_or(std::string());
+  std::string socket = docker::docker_socket(docker_host).value_or(std::string());
+  const std::string root = fs.root().string();
+  if (!fs.is_host_root() && socket.starts_with(root + "/")) socket.erase(0, root.size());
+  return socket;
 }
 
 }  // namespace
@@ -31,7 +35,9 @@ LiveGate::LiveGate(const RootFs& fs, GateSettings settings, admission::Container
       spec_reviews_(fs, settings_.repo),
       host_paths_(
           fs, std::chrono::seconds(2), [this](std::string_view path) { return spec_reviews_.name_for_node(path); },
-          [this, socket = own_socket(settings_.docker_host)] { return guarded_paths(fs_, settings_.repo, socket); }),
+          [this, socket = own_socket(fs, settings_.docker_host)] {
+            return guarded_paths(fs_, settings_.repo, socket);
+          }),
       containers_(std::move(containers)),
       reviews_([this](const std::string& name) { return spec_reviews_.of(name); }),
       names_([this] { return spec_reviews_.defined(); }),

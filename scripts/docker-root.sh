@@ -18,7 +18,8 @@ set -euo pipefail
 self=$(readlink -f "$0")
 docker=${1:-}
 
-COMMON=(docker.io docker-cli containerd runc busybox-static ca-certificates)
+# criu: runc checkpoints and restores with it (docker checkpoint create, docker start --checkpoint).
+COMMON=(docker.io docker-cli containerd runc criu busybox-static ca-certificates)
 # What BuildKit's Dockerfile frontend imports beyond dockerd's own source.
 FRONTEND_LIBRARIES=(golang-github-agext-levenshtein-dev golang-github-gofrs-flock-dev golang-github-google-shlex-dev
   golang-github-mitchellh-hashstructure-dev)

@@ -1,6 +1,9 @@
 #include "tests/support/cdi_docker.h"
 #include "tests/support/build_paths.h"
 
+#include "docker/repo_plugin.h"
+#include "units/unit_files.h"
+
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -74,7 +77,10 @@ CdiDocker::CdiDocker(const FixtureRoot& machine, const std::string& repo)
       }()) {}
 
 CdiDocker::CdiDocker(const FixtureRoot& machine, const CdiDockerOptions& options)
-    : root_(cdi_docker_root()), plugin_name_(unique_name("rgpu-docker" + std::to_string(cdi_docker_major()))) {
+    : root_(cdi_docker_root()),
+      plugin_name_(options.rediacc_id.empty() ? unique_name("rgpu-docker" + std::to_string(cdi_docker_major()))
+                                              : docker::plugin_name(options.rediacc_id)),
+      options_(options) {
   // One daemon at a time uses the root's mount points.
   REQUIRE(mounts_under(root_).empty());
   mounts_.root = root_;
@@ -87,14 +93,30 @@ CdiDocker::CdiDocker(const FixtureRoot& machine, const CdiDockerOptions& options
   std::string plugins_json;
   if (options.plugin) {
     const std::string socket = (scratch_.path() / "plugins" / (plugin_name_ + ".sock")).string();
-    // The plugin reads stored containers from this daemon's socket, as seen from the host.
-    plugin_ = bp::child(tool_path(), "authz-plugin", "--repo", options.repo, "--socket", socket, "--root",
-                        machine.str(), "--docker-host", "unix://" + root_ + "/run/docker.sock", bp::std_out > bp::null,
-                        bp::std_err > (scratch_.path() / "plugin.log").string());
+    // The plugin reads stored containers from this daemon's socket, as seen from the host; a
+    // renet-style one through the machine's own /run/rediacc/docker-ID.sock, which says its id.
+    std::string host = "unix://" + root_ + "/run/docker.sock";
+    if (!options.rediacc_id.empty()) {
+      const std::string at = "/run/rediacc/docker-" + options.rediacc_id + ".sock";
+      fs::remove(machine.host(at));
+      machine.link(at, root_ + at);
+      host = "unix://" + machine.host(at).string();
+    }
+    plugin_ =
+        bp::child(tool_path(), "authz-plugin", "--repo", options.rediacc_id.empty() ? options.repo : options.rediacc_id,
+                  "--socket", socket, "--root", machine.str(), "--docker-host", host, bp::std_out > bp::null,
+                  bp::std_err > (scratch_.path() / "plugin.log").string());
     for (int i = 0; i < 100 && !fs::exists(socket); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     INFO(plugin_log());
     REQUIRE(fs::exists(socket));
     plugins_json = R"(, "authorization-plugins": [")" + plugin_name_ + R"("])";
+  }
+  if (!options.rediacc_id.empty()) {
+    restart_as_renet(R"({"bridge": "none", "iptables": false, "experimental": true, "storage-driver": "vfs",)"
+                     R"( "cdi-spec-dirs": ["/etc/cdi"], "data-root": ")" +
+                     std::string(kRediaccMount) + R"(/.rediacc/docker/data")" +
+                     (cdi_docker_major() == 28 ? "" : R"(, "features": {"cdi": true})") + "}");
+    return;
   }
   std::ofstream(root_ + "/run/rgpu/daemon.json")
       // Docker 26 injects CDI devices only with the feature on; 28.2 and later by default, so the
@@ -128,6 +150,41 @@ CdiDocker::CdiDocker(const FixtureRoot& machine, const CdiDockerOptions& options
   }
   INFO(daemon_log());
   FAIL("dockerd " << cdi_docker_major() << " did not answer within 60 s");
+}
+
+std::string CdiDocker::docker_host() const {
+  return options_.rediacc_id.empty() ? "unix:///run/docker.sock"
+                                     : "unix:///run/rediacc/docker-" + options_.rediacc_id + ".sock";
+}
+
+void CdiDocker::restart_as_renet(const std::string& daemon_json) {
+  REQUIRE(!options_.rediacc_id.empty());
+  if (daemon_.valid()) stop(daemon_);
+  const std::string config = std::string(kRediaccMount) + "/.rediacc/docker/config/daemon.json";
+  std::ofstream(root_ + config) << daemon_json;
+  const std::string socket = "/run/rediacc/docker-" + options_.rediacc_id + ".sock";
+  fs::remove(root_ + socket);
+  // The shim first on PATH, as the drop-in puts it; renet starts dockerd by name.
+  std::vector<std::string> args = {root_,
+                                   "/usr/bin/env",
+                                   "PATH=/run/rgpu/shim:/usr/sbin:/usr/bin:/sbin:/bin",
+                                   "REDIACC_GPU_REPO=" + options_.rediacc_id,
+                                   "dockerd",
+                                   "--config-file",
+                                   config,
+                                   "--host",
+                                   "unix://" + socket,
+                                   "--pidfile",
+                                   "/run/docker.pid"};
+  daemon_ = bp::child("/usr/sbin/chroot", args, bp::std_out > bp::null,
+                      bp::std_err > (scratch_.path() / "dockerd.log").string());
+  for (int i = 0; i < 300; ++i) {
+    if (!daemon_.running()) break;
+    if (fs::exists(root_ + socket) && docker({"version"}).exit_code == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  INFO(daemon_log());
+  FAIL("dockerd " << cdi_docker_major() << " started as renet starts it did not answer within 60 s");
 }
 
 CdiDocker::~CdiDocker() {
@@ -178,6 +235,17 @@ void CdiDocker::mount_all(const FixtureRoot& machine, const CdiDockerOptions& op
   const std::string cdi = options.cdi_dir.empty() ? machine.host("/etc/cdi").string() : options.cdi_dir;
   fs::create_directories(cdi);
   must_mount(cdi, root_ + "/etc/cdi", nullptr, MS_BIND);
+  if (options.rediacc_id.empty()) return;
+  // renet's layout: the repository's mount on a tmpfs of the chroot's /mnt, its data root there the
+  // test's scratch data, and the dockerd shim setup writes.
+  must_mount("tmpfs", root_ + "/mnt", "tmpfs", 0, "mode=755");
+  fs::create_directories(root_ + kRediaccMount + "/.rediacc/docker/config");
+  must_mount((scratch_.path() / "data").string(), root_ + kRediaccMount + "/.rediacc/docker/data", nullptr, MS_BIND);
+  fs::create_directories(root_ + "/run/rediacc");
+  fs::create_directories(root_ + "/run/rgpu/shim");
+  std::ofstream(root_ + "/run/rgpu/shim/dockerd") << units::dockerd_shim(units::UnitOptions{});
+  fs::permissions(root_ + "/run/rgpu/shim/dockerd",
+                  fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
 }
 
 RunResult CdiDocker::docker(const std::vector<std::string>& args, const std::string& dir,
@@ -189,6 +257,7 @@ RunResult CdiDocker::docker(const std::vector<std::string>& args, const std::str
     argv.insert(argv.end(), {"-C", "/work"});
   }
   argv.push_back("HOME=/root");
+  argv.push_back("DOCKER_HOST=" + docker_host());
   for (const auto& [k, v] : env) argv.push_back(k + "=" + v);
   argv.push_back("docker");
   argv.insert(argv.end(), args.begin(), args.end());
@@ -219,7 +288,7 @@ void CdiDocker::import_rootfs(const FixtureRoot& rootfs, const std::string& name
                               const std::vector<std::string>& changes) const {
   const auto tar = run_program("/usr/bin/tar", {"-C", rootfs.str(), "-c", "."});
   REQUIRE(tar.exit_code == 0);
-  std::vector<std::string> argv = {root_, "docker", "import"};
+  std::vector<std::string> argv = {root_, "/usr/bin/env", "DOCKER_HOST=" + docker_host(), "docker", "import"};
   for (const auto& c : changes) argv.insert(argv.end(), {"--change", c});
   argv.insert(argv.end(), {"-", name});
   const auto imported = run_program("/usr/sbin/chroot", argv, tar.out);

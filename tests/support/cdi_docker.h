@@ -28,7 +28,17 @@ struct CdiDockerOptions {
   /// Its socket is made and held by another process that hands it to dockerd -H fd://, as
   /// systemd's socket activation does: the socket's peer is then not dockerd.
   bool socket_activated = false;
+  /// Run it as renet runs repository `rediacc_id`'s daemon (repo is then that network id): its
+  /// socket /run/rediacc/docker-ID.sock, its data root and daemon.json inside the repository's mount
+  /// (kRediaccMount in the chroot), bridge none, iptables off, experimental; started through the
+  /// dockerd shim setup writes, which adds --authorization-plugin=rediacc-gpu-ID (daemon.json names
+  /// no plugin: renet rewrites it at every start). The plugin reads `machine`'s
+  /// /run/rediacc/docker-ID.sock, a link to the daemon's socket, as its --docker-host.
+  std::string rediacc_id;
 };
+
+/// The repository's mount a renet-style daemon's data root and daemon.json lie in, in the chroot.
+inline constexpr const char* kRediaccMount = "/mnt/rediacc/mounts/aaaa-web";
 
 class CdiDocker {
  public:
@@ -60,11 +70,19 @@ class CdiDocker {
   std::string server_version() const;
   /// The chroot's root, where /run/docker.sock is the daemon's socket.
   const std::string& root() const { return root_; }
+  /// renet's restart of a repository daemon: stopped, its daemon.json rewritten to `daemon_json`,
+  /// started again through the shim (only for a rediacc_id daemon).
+  void restart_as_renet(const std::string& daemon_json);
+  /// Where the chroot's CLI reaches the daemon (DOCKER_HOST).
+  std::string docker_host() const;
+  /// The daemon's pid on the host.
+  int daemon_pid() const { return daemon_.id(); }
   /// The daemon's data root on the host (containers/<id>/hostconfig.json), for a fork to copy.
   std::string data_root() const { return (scratch_.path() / "data").string(); }
 
  private:
   void mount_all(const FixtureRoot& machine, const CdiDockerOptions& options);
+
   /// `docker import` of the files of `rootfs` as `name`, each of `changes` a Dockerfile line.
   void import_rootfs(const FixtureRoot& rootfs, const std::string& name, const std::vector<std::string>& changes) const;
 
@@ -77,6 +95,7 @@ class CdiDocker {
 
   std::string root_;
   std::string plugin_name_;
+  CdiDockerOptions options_;
   FixtureRoot scratch_;
   Mounts mounts_;
   boost::process::child plugin_;

@@ -1,0 +1,128 @@
+// A repository daemon run as renet runs it, through Docker 26 and 28.5: its data root and
+// daemon.json in the repository's mount, socket /run/rediacc/docker-ID.sock, bridge none, no
+// iptables, experimental; started by name through the dockerd shim setup writes, which adds the
+// plugin (renet rewrites daemon.json at every start). The machine's host policy is Rediacc's.
+// The plugin judges paths on the fixture machine, laid out as the chroot is: the same mounts and
+// sockets, and /proc entries naming the repository daemons as they run (issue: "The gate fits the
+// host it guards").
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/cdi_docker.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/run_binary.h"
+
+using namespace rgpu::test;
+using namespace std::string_literals;
+
+namespace {
+
+const std::string kOther = "/mnt/rediacc/mounts/bbbb-other";
+
+// Two repositories laid out as renet lays them out, 2816 (the daemon under test) and 2880.
+void rediacc_machine(const FixtureRoot& machine) {
+  two_amd_instinct(machine);
+  REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
+  machine.link("/var/run", "../run");  // as on the chroot's Debian, and every Debian
+  machine.write("/etc/rediacc/gpu/host-policy.json", R"({"policy": "rediacc", "reason": "e2e"})");
+  for (const auto& [pid, id, mount] :
+       {std::tuple{"910001", "2816", std::string(kRediaccMount)}, std::tuple{"910002", "2880", kOther}}) {
+    const std::string config = mount + "/.rediacc/docker/config/daemon.json";
+    machine.write(config, R"({"data-root": ")" + mount + R"(/.rediacc/docker/data"})");
+    machine.mkdir(mount + "/app/data");
+    machine.mkdir(mount + "/.rediacc/docker/data");
+    machine.write("/proc/"s + pid + "/cmdline",
+                  "dockerd\0--config-file\0"s + config + "\0--host\0unix:///run/rediacc/docker-"s + id + ".sock\0"s);
+    machine.write("/run/rediacc/secrets/"s + id + "/DB_PASSWORD", id);
+  }
+  machine.write("/run/rediacc/docker-2880.sock", "");
+}
+
+void grant(const FixtureRoot& machine, const std::string& name) {
+  const auto r = run_tool({"grant", "2816", "--device", name, "--root", machine.str()});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+}
+
+CdiDockerOptions renet_daemon() {
+  CdiDockerOptions o;
+  o.rediacc_id = "2816";
+  return o;
+}
+
+// The Compose file as renet writes it: every service on the host's network, restart "no", its
+// labels and environment, the data under the repository's mount.
+const char* kRenetCompose = R"(services:
+  app:
+    image: img
+    command: ["sh", "-c", "ls /dev/dri; cat /run/secrets/db"]
+    network_mode: host
+    restart: "no"
+    labels:
+      rediacc.network_id: "2816"
+      rediacc.service_ip: "127.0.11.2"
+      rediacc.service_name: app
+      rediacc.repo_name: web
+    environment:
+      SERVICE_IP: 127.0.11.2
+      REDIACC_NETWORK_ID: "2816"
+    devices: [DEVICE]
+    volumes:
+      - ./data:/data
+      - /var/run/rediacc/secrets/2816/DB_PASSWORD:/run/secrets/db:ro
+)";
+
+}  // namespace
+
+TEST_CASE("rediacc host: renet's Compose services run on the host's network with a granted GPU, never another",
+          "[e2e][cdi-docker]") {
+  FixtureRoot machine;
+  rediacc_machine(machine);
+  grant(machine, "rediacc.io/dri=renderD128");
+  CdiDocker docker(machine, renet_daemon());
+  docker.import_busybox("img");
+  // The project where renet keeps it: in the repository's mount, seen by the daemon at that path.
+  const std::string project = docker.root() + kRediaccMount + "/app";
+  std::filesystem::create_directories(project + "/data");
+  std::filesystem::create_directories(docker.root() + "/run/rediacc/secrets/2816");
+  std::ofstream(docker.root() + "/run/rediacc/secrets/2816/DB_PASSWORD") << "s3cret\n";
+  const auto compose = [&](const std::string& device) {
+    std::string text = kRenetCompose;
+    text.replace(text.find("DEVICE"), 6, device);
+    std::ofstream(project + "/compose.yaml") << text;
+    return docker.docker(
+        {"compose", "-p", "web", "-f", std::string(kRediaccMount) + "/app/compose.yaml", "run", "--rm", "app"});
+  };
+  const auto granted = compose("rediacc.io/dri=renderD128");
+  ran(docker, granted);
+  CHECK_THAT(granted.out, Catch::Contains("renderD128") && Catch::Contains("s3cret"));
+  const auto other = compose("rediacc.io/dri=renderD129");
+  refused_by_gate(docker, other, "has no grant for rediacc.io/dri=renderD129");
+}
+
+TEST_CASE("rediacc host: no container of a repository reaches another's daemon or data, nor its own daemon's state",
+          "[e2e][cdi-docker]") {
+  FixtureRoot machine;
+  rediacc_machine(machine);
+  CdiDocker docker(machine, renet_daemon());
+  docker.import_busybox("img");
+  const auto bind = [&](const std::string& source) {
+    return docker.docker({"run", "--rm", "--network", "host", "-v", source + ":/x", "img", "true"});
+  };
+  refused_by_gate(docker, bind("/run/rediacc"), "every Rediacc repository's daemon socket and secrets");
+  refused_by_gate(docker, bind("/var/run/rediacc/docker-2880.sock"), "dockerd 910002's socket");
+  refused_by_gate(docker, bind("/run/rediacc/docker-2816.sock"), "dockerd 910001's socket");
+  refused_by_gate(docker, bind("/run/rediacc/secrets/2880"), "secrets");
+  refused_by_gate(docker, bind(kOther + "/app/data"), "another Rediacc repository's mount");
+  refused_by_gate(docker, bind(std::string(kRediaccMount) + "/.rediacc/docker/data"), "dockerd 910001's data root");
+  refused_by_gate(docker, bind("/mnt/rediacc"), "the Rediacc datastore");
+  // renet rewrites daemon.json at every start, naming no plugin: the daemon comes back behind it.
+  docker.restart_as_renet(R"({"bridge": "none", "iptables": false, "experimental": true, "storage-driver": "vfs", )"
+                          R"("data-root": ")" +
+                          std::string(kRediaccMount) + R"(/.rediacc/docker/data"})");
+  refused_by_gate(docker, bind("/run/rediacc/docker-2880.sock"), "dockerd 910002's socket");
+  ran(docker, bind(std::string(kRediaccMount) + "/app/data"));
+}
