@@ -164,19 +164,30 @@ void CdiDocker::restart_as_renet(const std::string& daemon_json) {
   std::ofstream(root_ + config) << daemon_json;
   const std::string socket = "/run/rediacc/docker-" + options_.rediacc_id + ".sock";
   fs::remove(root_ + socket);
-  // The shim first on PATH, as the drop-in puts it; renet starts dockerd by name.
-  std::vector<std::string> args = {root_,
-                                   "/usr/bin/env",
-                                   "PATH=/run/rgpu/shim:/usr/sbin:/usr/bin:/sbin:/bin",
-                                   "REDIACC_GPU_REPO=" + options_.rediacc_id,
-                                   "dockerd",
-                                   "--config-file",
-                                   config,
-                                   "--host",
-                                   "unix://" + socket,
-                                   "--pidfile",
-                                   "/run/docker.pid"};
-  daemon_ = bp::child("/usr/sbin/chroot", args, bp::std_out > bp::null,
+  // The shim first on PATH, as the drop-in puts it; renet starts dockerd by name. In a mount
+  // namespace of its own whose root the chroot's root is (pivot_root), as a machine's daemon sees
+  // its root: CRIU refuses to checkpoint a task whose root is a chroot inside its namespace.
+  std::vector<std::string> args = {
+      "--mount",
+      "--propagation",
+      "slave",
+      "/bin/sh",
+      "-c",
+      "cd \"$1\" && mkdir -p run/rgpu/oldroot && /usr/sbin/pivot_root . run/rgpu/oldroot && "
+      "cd / && umount -l /run/rgpu/oldroot && shift && exec \"$@\"",
+      "sh",
+      root_,
+      "/usr/bin/env",
+      "PATH=/run/rgpu/shim:/usr/sbin:/usr/bin:/sbin:/bin",
+      "REDIACC_GPU_REPO=" + options_.rediacc_id,
+      "dockerd",
+      "--config-file",
+      config,
+      "--host",
+      "unix://" + socket,
+      "--pidfile",
+      "/run/docker.pid"};
+  daemon_ = bp::child("/usr/bin/unshare", args, bp::std_out > bp::null,
                       bp::std_err > (scratch_.path() / "dockerd.log").string());
   for (int i = 0; i < 300; ++i) {
     if (!daemon_.running()) break;
