@@ -6,8 +6,8 @@
 // engine. What resolution cannot see (a link swapped in after the check) is in docs/gate-limits.md.
 
 #include <chrono>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>

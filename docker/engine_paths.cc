@@ -1,5 +1,7 @@
 #include "docker/engine_paths.h"
 
+#include "docker/proc_tables.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -82,14 +84,8 @@ std::vector<std::string> held_sockets(const RootFs& fs, const std::string& pid) 
   if (held.empty()) return out;
   const auto table = fs.read_file("/proc/" + pid + "/net/unix");
   if (!table) return out;
-  std::istringstream lines(*table);
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream fields(line);
-    std::string num, refs, protocol, flags, type, state, bound;
-    unsigned long inode = 0;
-    if (fields >> num >> refs >> protocol >> flags >> type >> state >> inode >> bound && flags == "00010000" &&
-        bound.starts_with("/") && held.count(static_cast<ino_t>(inode)))
-      out.push_back(bound);
+  for (const auto& l : unix_listeners(*table)) {
+    if (l.path.starts_with("/") && held.count(static_cast<ino_t>(l.inode))) out.push_back(l.path);
   }
   return out;
 }
@@ -171,10 +167,7 @@ std::string data_root(const RootFs& fs, const RunningDaemon& d) {
 
 std::vector<EnginePath> engine_paths(const RootFs& fs) {
   std::vector<EnginePath> out;
-  const auto pids = fs.list_dir("/proc");
-  if (!pids) return out;
-  for (const auto& pid : *pids) {
-    if (pid.empty() || !std::all_of(pid.begin(), pid.end(), [](unsigned char c) { return std::isdigit(c); })) continue;
+  for (const auto& pid : process_ids(fs)) {
     const auto cmdline = fs.read_file("/proc/" + pid + "/cmdline");
     if (!cmdline || cmdline->empty()) continue;
     const auto args = split_nul(*cmdline);

@@ -10,6 +10,7 @@
 
 #include "core/state_paths.h"
 #include "core/structured_text.h"
+#include "docker/proc_tables.h"
 #include "docker/repo_plugin.h"
 
 namespace rgpu::docker {
@@ -141,10 +142,7 @@ std::optional<RunningDaemon> read_daemon(const RootFs& fs, const std::string& pi
 
 std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs) {
   std::vector<RunningDaemon> out;
-  const auto pids = fs.list_dir("/proc");
-  if (!pids) return out;
-  for (const auto& pid : *pids) {
-    if (pid.empty() || !std::all_of(pid.begin(), pid.end(), [](unsigned char c) { return std::isdigit(c); })) continue;
+  for (const auto& pid : process_ids(fs)) {
     if (auto d = read_daemon(fs, pid)) out.push_back(std::move(*d));
   }
   return out;

@@ -1,5 +1,7 @@
 #include "docker/serving_daemon.h"
 
+#include "docker/proc_tables.h"
+
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -44,14 +46,8 @@ std::set<ino_t> listening_inodes(const RootFs& host, pid_t pid, const std::strin
   std::set<ino_t> out;
   const auto table = host.read_file("/proc/" + std::to_string(pid) + "/net/unix");
   if (!table) return out;
-  std::istringstream lines(*table);
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream fields(line);
-    std::string num, refs, protocol, flags, type, state, bound;
-    unsigned long inode = 0;
-    if (fields >> num >> refs >> protocol >> flags >> type >> state >> inode >> bound && flags == "00010000" &&
-        bound == path)
-      out.insert(static_cast<ino_t>(inode));
+  for (const auto& l : unix_listeners(*table)) {
+    if (l.path == path) out.insert(static_cast<ino_t>(l.inode));
   }
   return out;
 }

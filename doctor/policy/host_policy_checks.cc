@@ -11,6 +11,7 @@
 #include "core/host_policy.h"
 #include "core/joined.h"
 #include "core/state_paths.h"
+#include "docker/proc_tables.h"
 #include "docker/rediacc_layout.h"
 #include "docker/repo_plugin.h"
 #include "docker/running_daemons.h"
@@ -149,13 +150,8 @@ std::vector<std::string> abstract_sockets(const Facts& f) {
   std::set<std::string> out;
   const auto table = f.fs.read_file("/proc/net/unix");
   if (!table) return {};
-  std::istringstream lines(*table);
-  for (std::string line; std::getline(lines, line);) {
-    std::istringstream fields(line);
-    std::string num, refs, protocol, flags, type, state, inode, path;
-    if (fields >> num >> refs >> protocol >> flags >> type >> state >> inode >> path && flags == "00010000" &&
-        path.starts_with("@"))
-      out.insert(path);
+  for (const auto& l : docker::unix_listeners(*table)) {
+    if (l.path.starts_with("@")) out.insert(l.path);
   }
   return {out.begin(), out.end()};
 }

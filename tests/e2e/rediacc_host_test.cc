@@ -58,6 +58,21 @@ CdiDockerOptions renet_daemon() {
   return o;
 }
 
+// Repository 2816 holding `granted` (nothing when empty) on that machine, and its daemon started as
+// renet starts it, with a busybox image.
+struct RenetRepository {
+  explicit RenetRepository(const std::string& granted) : machine(), docker(laid_out(machine, granted), renet_daemon()) {
+    docker.import_busybox("img");
+  }
+  static const FixtureRoot& laid_out(const FixtureRoot& m, const std::string& granted) {
+    rediacc_machine(m);
+    if (!granted.empty()) grant(m, granted);
+    return m;
+  }
+  FixtureRoot machine;
+  CdiDocker docker;
+};
+
 // The Compose file as renet writes it: every service on the host's network, restart "no", its
 // labels and environment, the data under the repository's mount.
 const char* kRenetCompose = R"(services:
@@ -84,11 +99,8 @@ const char* kRenetCompose = R"(services:
 
 TEST_CASE("rediacc host: renet's Compose services run on the host's network with a granted GPU, never another",
           "[e2e][cdi-docker]") {
-  FixtureRoot machine;
-  rediacc_machine(machine);
-  grant(machine, "rediacc.io/dri=renderD128");
-  CdiDocker docker(machine, renet_daemon());
-  docker.import_busybox("img");
+  RenetRepository repository("rediacc.io/dri=renderD128");
+  auto& [machine, docker] = repository;
   // The project where renet keeps it: in the repository's mount, seen by the daemon at that path.
   const std::string project = docker.root() + kRediaccMount + "/app";
   std::filesystem::create_directories(project + "/data");
@@ -110,10 +122,8 @@ TEST_CASE("rediacc host: renet's Compose services run on the host's network with
 
 TEST_CASE("rediacc host: no container of a repository reaches another's daemon or data, nor its own daemon's state",
           "[e2e][cdi-docker]") {
-  FixtureRoot machine;
-  rediacc_machine(machine);
-  CdiDocker docker(machine, renet_daemon());
-  docker.import_busybox("img");
+  RenetRepository repository("");
+  auto& [machine, docker] = repository;
   const auto bind = [&](const std::string& source) {
     return docker.docker({"run", "--rm", "--network", "host", "-v", source + ":/x", "img", "true"});
   };
@@ -134,11 +144,8 @@ TEST_CASE("rediacc host: no container of a repository reaches another's daemon o
 
 TEST_CASE("rediacc host: checkpoints in the daemon's own directory pass the gate, judged as a start of the container",
           "[e2e][cdi-docker]") {
-  FixtureRoot machine;
-  rediacc_machine(machine);
-  grant(machine, "rediacc.io/dri=renderD128");
-  CdiDocker docker(machine, renet_daemon());
-  docker.import_busybox("img");
+  RenetRepository repository("rediacc.io/dri=renderD128");
+  auto& [machine, docker] = repository;
   // renet's rediacc.checkpoint=true service, with a granted render node.
   ran(docker, docker.docker({"run",
                              "-d",

@@ -60,6 +60,18 @@ void debian_with_nvidia(const FixtureRoot& root) {
   root.write("/etc/os-release", kFamilies[0].os_release);
 }
 
+// What systemd-analyze verify --root needs to verify units as that machine: its systemd's own units,
+// and the programs the units name, in the root.
+void as_verifiable_machine(const FixtureRoot& root) {
+  fs::create_directories(root.host("/lib/systemd"));
+  fs::copy("/lib/systemd/system", root.host("/lib/systemd/system"),
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  for (const char* program : {"/bin/true", "/bin/mkdir", "/usr/bin/nvidia-ctk", "/usr/bin/rediacc-gpu"}) {
+    root.write(program, "#!/bin/sh\n");
+    fs::permissions(root.host(program), fs::perms::owner_all);
+  }
+}
+
 RunResult setup(const FixtureRoot& root, const FakeTools& fakes, const std::string& mode) {
   return run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", mode}, "", fakes.env());
 }
@@ -543,13 +555,7 @@ TEST_CASE("setup: every unit written passes systemd-analyze verify") {
   FakeTools fakes;
   REQUIRE(setup(root, fakes, "auto").exit_code == 0);
   // Verified as that machine: its systemd's own units, and the programs the units name, in the root.
-  fs::create_directories(root.host("/lib/systemd"));
-  fs::copy("/lib/systemd/system", root.host("/lib/systemd/system"),
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  for (const char* program : {"/bin/true", "/bin/mkdir", "/usr/bin/nvidia-ctk", "/usr/bin/rediacc-gpu"}) {
-    root.write(program, "#!/bin/sh\n");
-    fs::permissions(root.host(program), fs::perms::owner_all);
-  }
+  as_verifiable_machine(root);
   auto r =
       run_program("/usr/bin/systemd-analyze",
                   {"verify", "--root=" + root.str(), "rediacc-gpu-nvidia-spec.service", "rediacc-gpu-refresh.service",
@@ -688,13 +694,7 @@ TEST_CASE(
   CHECK_THAT(root.read("/etc/rediacc/gpu/host-policy.json"),
              Catch::Contains("\"policy\": \"rediacc\"") && Catch::Contains("rediacc-docker-2816.service"));
   // The drop-in reaches renet's units as they are, each with its own repository: verified by systemd.
-  fs::create_directories(root.host("/lib/systemd"));
-  fs::copy("/lib/systemd/system", root.host("/lib/systemd/system"),
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  for (const char* program : {"/bin/true", "/bin/mkdir", "/usr/bin/nvidia-ctk", "/usr/bin/rediacc-gpu"}) {
-    root.write(program, "#!/bin/sh\n");
-    fs::permissions(root.host(program), fs::perms::owner_all);
-  }
+  as_verifiable_machine(root);
   auto verified =
       run_program("/usr/bin/systemd-analyze", {"verify", "--root=" + root.str(), "rediacc-docker-2816.service",
                                                "rediacc-gpu-authz@2816.socket", "rediacc-gpu-authz@2816.service"});
