@@ -102,17 +102,18 @@ admission::Refusal entitlements_refusal(const docker::RunningDaemon& daemon, con
 
 }  // namespace
 
-BuildSafety::BuildSafety(const RootFs& fs, std::string repo, std::string docker_host, PolicyRules policy)
-    : fs_(fs), repo_(std::move(repo)), docker_host_(std::move(docker_host)), policy_(policy) {}
+BuildSafety::BuildSafety(const RootFs& fs, std::string repo, std::string docker_host)
+    : fs_(fs), repo_(std::move(repo)), docker_host_(std::move(docker_host)) {}
 
-admission::Refusal BuildSafety::check() {
+admission::Refusal BuildSafety::check(const PolicyRules& policy) {
   const std::lock_guard lock(mutex_);
   const auto now = std::chrono::steady_clock::now();
-  if (!kept_ || now - kept_->first > kKeep) kept_.emplace(now, judge());
-  return kept_->second;
+  if (!kept_ || now - kept_->at > kKeep || kept_->host_network != policy.host_network)
+    kept_ = Kept{now, policy.host_network, judge(policy)};
+  return kept_->verdict;
 }
 
-admission::Refusal BuildSafety::judge() const {
+admission::Refusal BuildSafety::judge(const PolicyRules& policy) const {
   const auto why = [](std::string text) { return admission::Refusal(text + kFallback); };
   if (docker_host_.empty())
     return why("the plugin was given no daemon (--docker-host), so which specs a build could use cannot be told.");
@@ -128,7 +129,7 @@ admission::Refusal BuildSafety::judge() const {
   const RootFs daemon_root("/proc/" + daemon->pid + "/root");
   const std::string view = fs_.host_path(std::string(state::kViewsDir) + "/" + repo_).string();
   if (auto refused = spec_dirs_refusal(doc, daemon_root, view)) return why(*refused);
-  if (auto refused = entitlements_refusal(*daemon, daemon_root, policy_)) return why(*refused);
+  if (auto refused = entitlements_refusal(*daemon, daemon_root, policy)) return why(*refused);
   return std::nullopt;
 }
 

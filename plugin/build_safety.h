@@ -23,22 +23,26 @@ class BuildSafety {
   /// The daemon is the dockerd serving `docker_host`'s unix socket (docker::serving_daemon: a
   /// host path, as --docker-host is), read through the host's /proc/PID/root, where its mount
   /// namespace shows what it reads; the view is `fs`'s /var/lib/rediacc/gpu/cdi/REPO.
-  /// `policy`: where it allows the host's network, the builder's network-host entitlement may be on.
-  BuildSafety(const RootFs& fs, std::string repo, std::string docker_host, PolicyRules policy = {});
+  BuildSafety(const RootFs& fs, std::string repo, std::string docker_host);
 
-  /// Nothing when builds are safe now; else the refusal: what does not hold and what to fix. A
-  /// verdict is kept for two seconds (one build sends many requests).
-  admission::Refusal check();
+  /// Nothing when builds are safe now under `policy` (where it allows the host's network, the
+  /// builder's network-host entitlement may be on); else the refusal: what does not hold and what
+  /// to fix. A verdict is kept for two seconds (one build sends many requests), for one policy.
+  admission::Refusal check(const PolicyRules& policy = {});
 
  private:
-  admission::Refusal judge() const;
+  admission::Refusal judge(const PolicyRules& policy) const;
 
   const RootFs& fs_;
   std::string repo_;
   std::string docker_host_;
-  PolicyRules policy_;
   std::mutex mutex_;
-  std::optional<std::pair<std::chrono::steady_clock::time_point, admission::Refusal>> kept_;
+  struct Kept {
+    std::chrono::steady_clock::time_point at;
+    bool host_network;  ///< the policy it was judged under
+    admission::Refusal verdict;
+  };
+  std::optional<Kept> kept_;
 };
 
 }  // namespace rgpu::plugin

@@ -61,8 +61,15 @@ CdiDockerOptions renet_daemon() {
 // Repository 2816 holding `granted` (nothing when empty) on that machine, and its daemon started as
 // renet starts it, with a busybox image.
 struct RenetRepository {
-  explicit RenetRepository(const std::string& granted) : machine(), docker(laid_out(machine, granted), renet_daemon()) {
+  /// `on_view`: the daemon's /etc/cdi is the repository's own view, as setup's drop-in binds it.
+  explicit RenetRepository(const std::string& granted, bool on_view = false)
+      : machine(), docker(laid_out(machine, granted), daemon_of(machine, on_view)) {
     docker.import_busybox("img");
+  }
+  static CdiDockerOptions daemon_of(const FixtureRoot& m, bool on_view) {
+    auto options = renet_daemon();
+    if (on_view) options.cdi_dir = m.host("/var/lib/rediacc/gpu/cdi/2816").string();
+    return options;
   }
   static const FixtureRoot& laid_out(const FixtureRoot& m, const std::string& granted) {
     rediacc_machine(m);
@@ -218,4 +225,29 @@ TEST_CASE("rediacc host: checkpoints in the daemon's own directory pass the gate
           0);
   refused_by_gate(docker, docker.docker({"start", "--checkpoint", "cp1", "svc"}),
                   "has no grant for rediacc.io/dri=renderD128");
+}
+
+TEST_CASE("rediacc host: BuildKit builds on the host's network pass where services may use it, never privileged ones",
+          "[e2e][cdi-docker]") {
+  // The daemon reads its own view only (what BuildKit needs to pass at all), and its builder keeps
+  // Docker's default entitlements: network-host on, which the strict policy refuses.
+  RenetRepository repository("rediacc.io/dri=renderD128", true);
+  auto& docker = repository.docker;
+  FixtureRoot context;
+  context.write("/Dockerfile", "FROM img\nRUN echo built > /built\n");
+  const auto built = docker.docker({"build", "--network", "host", "-t", "built", "."}, context.str());
+  ran(docker, built);
+  // The same daemon under the strict policy: its builder's network-host is a reason to refuse.
+  repository.machine.write("/etc/rediacc/gpu/host-policy.json", R"({"policy": "strict", "reason": "e2e"})");
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));  // the gate keeps a build verdict 2 s
+  refused_by_gate(docker, docker.docker({"build", "-t", "built", "."}, context.str()), "the host's network");
+  repository.machine.write("/etc/rediacc/gpu/host-policy.json", R"({"policy": "rediacc", "reason": "e2e"})");
+  // renet restarts the daemon with a builder that may run steps privileged: refused, saying so.
+  docker.restart_as_renet(R"({"bridge": "none", "iptables": false, "experimental": true, "storage-driver": "vfs", )"
+                          R"("cdi-spec-dirs": ["/etc/cdi"], "builder": {"entitlements": {"security-insecure": true}}, )"
+                          R"("data-root": ")" +
+                          std::string(kRediaccMount) + R"(/.rediacc/docker/data"})");
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));  // the gate keeps a build verdict 2 s
+  refused_by_gate(docker, docker.docker({"build", "--network", "host", "-t", "built", "."}, context.str()),
+                  "security-insecure");
 }
