@@ -128,6 +128,18 @@ Decision decide_checkpoint(const GoValue& body) {
   return allow();
 }
 
+// Listing a container's checkpoints makes and reads the directory ?dir= names, removing one removes
+// DIR/NAME whole (daemon/checkpoint.go): any directory of the host, under every policy.
+Decision decide_checkpoint_access(const AuthzRequest& request, const Route& route) {
+  if (form_body(request))
+    return deny("refused: a form-encoded body on a checkpoint route hides its parameters from the gate.");
+  if (any_non_empty(query_values(route.query, "dir")))
+    return deny(
+        std::string("refused: a checkpoint directory of the request's choosing (--checkpoint-dir): dockerd "
+                    "would make, list or remove a directory of the host there; leave it unset."));
+  return allow();
+}
+
 // The classic builder runs each RUN step in a container of the query's network and cgroup parent.
 Decision decide_build(const AuthzRequest& request, const Route& route, const PolicyRules& policy) {
   if (form_body(request)) return deny("refused: a form-encoded body on /build hides its parameters from the gate.");
@@ -328,6 +340,7 @@ Decision decide(const grants::GrantsSource& source, const std::string& repo, con
                  : allow();
     }
     case RouteKind::build: return decide_build(request, *route, options.policy);
+    case RouteKind::checkpoint_access: return decide_checkpoint_access(request, *route);
     case RouteKind::checkpoint_create:
       if (!options.policy.checkpoints)
         return deny(

@@ -153,6 +153,12 @@ Result<Route> route_of(std::string_view method, std::string_view request_uri) {
   }
   if (method == "GET" && segs.size() == 1 && (segs[0] == "session" || segs[0] == "grpc"))
     route.kind = RouteKind::buildkit;
+  // dockerd routes /containers/{name:.*}/checkpoints and .../checkpoints/{checkpoint}.
+  const size_t n = segs.size();
+  if (n >= 3 && segs[0] == "containers" &&
+      ((method == "GET" && segs[n - 1] == "checkpoints") ||
+       (method == "DELETE" && n >= 4 && segs[n - 2] == "checkpoints")))
+    route.kind = RouteKind::checkpoint_access;
   return route;
 }
 

@@ -25,6 +25,7 @@ enum class RouteKind {
   buildkit,           ///< /session, /grpc
   build,              ///< the classic builder, POST /build: its query picks the RUN steps' network
   checkpoint_create,  ///< POST /containers/{id}/checkpoints (CRIU, experimental daemons)
+  checkpoint_access,  ///< GET /containers/{id}/checkpoints, DELETE .../checkpoints/{name}: their ?dir=
   image_pull,         ///< POST /images/create
   other,
 };

@@ -285,6 +285,30 @@ TEST_CASE("rediacc host: checkpoints pass in the daemon's own directory only, an
           "policy (strict)");
 }
 
+TEST_CASE("rediacc host: listing or removing checkpoints never names a directory of the request's choosing") {
+  // dockerd removes DIR/NAME whole for DELETE /containers/{name}/checkpoints/{NAME}?dir=DIR, and
+  // makes and lists DIR for GET .../checkpoints?dir=DIR (daemon/checkpoint.go): any directory of
+  // the host, another repository's data included. Refused under every policy.
+  const auto grants = web_holding({});
+  for (const auto policy : {HostPolicy::strict, HostPolicy::rediacc}) {
+    const DecideOptions options{.policy = rules_of(policy)};
+    refused(decide(grants, kGateRepo,
+                   req("DELETE", "/v1.47/containers/app/checkpoints/app?dir=/mnt/rediacc/mounts/bbbb-other"), options),
+            "checkpoint directory");
+    refused(decide(grants, kGateRepo, req("DELETE", "/v1.47/containers/app/checkpoints/cp1?dir=%2Fsrv&x=1"), options),
+            "checkpoint directory");
+    refused(decide(grants, kGateRepo, req("GET", "/v1.47/containers/app/checkpoints?dir=/etc"), options),
+            "checkpoint directory");
+    refused(decide(grants, kGateRepo,
+                   req("DELETE", "/v1.47/containers/app/checkpoints/cp1", "dir=%2Fsrv",
+                       "application/x-www-form-urlencoded"),
+                   options),
+            "form-encoded");
+    allowed(decide(grants, kGateRepo, req("GET", "/v1.47/containers/app/checkpoints"), options));
+    allowed(decide(grants, kGateRepo, req("DELETE", "/v1.47/containers/app/checkpoints/cp1"), options));
+  }
+}
+
 TEST_CASE("rediacc host: a start from a checkpoint is judged as any start of the stored container") {
   const auto grants = web_holding({"nvidia.com/gpu=all"});
   const ContainerSource stored = [](const std::string&) -> Result<std::string> {
