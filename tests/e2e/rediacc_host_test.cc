@@ -107,7 +107,7 @@ const char* kRenetCompose = R"(services:
 TEST_CASE("rediacc host: renet's Compose services run on the host's network with a granted GPU, never another",
           "[e2e][cdi-docker]") {
   RenetRepository repository("rediacc.io/dri=renderD128");
-  auto& [machine, docker] = repository;
+  auto& docker = repository.docker;
   // The project where renet keeps it: in the repository's mount, seen by the daemon at that path.
   const std::string project = docker.root() + kRediaccMount + "/app";
   std::filesystem::create_directories(project + "/data");
@@ -130,7 +130,7 @@ TEST_CASE("rediacc host: renet's Compose services run on the host's network with
 TEST_CASE("rediacc host: no container of a repository reaches another's daemon or data, nor its own daemon's state",
           "[e2e][cdi-docker]") {
   RenetRepository repository("");
-  auto& [machine, docker] = repository;
+  auto& docker = repository.docker;
   const auto bind = [&](const std::string& source) {
     return docker.docker({"run", "--rm", "--network", "host", "-v", source + ":/x", "img", "true"});
   };
@@ -152,7 +152,8 @@ TEST_CASE("rediacc host: no container of a repository reaches another's daemon o
 TEST_CASE("rediacc host: checkpoints in the daemon's own directory pass the gate, judged as a start of the container",
           "[e2e][cdi-docker]") {
   RenetRepository repository("rediacc.io/dri=renderD128");
-  auto& [machine, docker] = repository;
+  auto& machine = repository.machine;
+  auto& docker = repository.docker;
   // renet's rediacc.checkpoint=true service, with a granted render node.
   ran(docker, docker.docker({"run",
                              "-d",
