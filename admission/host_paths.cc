@@ -1,7 +1,6 @@
 #include "admission/host_paths.h"
 
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include <algorithm>
 #include <array>
@@ -125,8 +124,8 @@ std::string HostPathJudge::cdi_form(std::string_view device_path) const { return
 bool HostPathJudge::is_tun_device(std::string_view path) const {
   const auto resolved = machine_.resolve(path);
   if (!resolved || *resolved != path) return false;
-  const auto st = machine_.stat(path);
-  return st && S_ISCHR(st->st_mode) && major(st->st_rdev) == 10 && minor(st->st_rdev) == 200;
+  const auto number = machine_.char_device(path);
+  return number && number->major == 10 && number->minor == 200;
 }
 
 // A guarded path is judged where the machine resolves it (a bind is judged resolved), and as

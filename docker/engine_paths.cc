@@ -2,8 +2,6 @@
 
 #include "docker/proc_tables.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
@@ -60,27 +58,11 @@ std::vector<std::string> toml_strings(const RootFs& fs, const std::string& path,
   return out;
 }
 
-std::vector<std::string> split_nul(const std::string& text) {
-  std::vector<std::string> out;
-  std::string part;
-  std::istringstream in(text);
-  while (std::getline(in, part, '\0')) out.push_back(part);
-  return out;
-}
-
 // The unix sockets the process holds listening, from its own network namespace's table: what a
 // socket-activated daemon (-H fd://) serves. Only on the host's own root, where /proc/PID/fd is real.
 std::vector<std::string> held_sockets(const RootFs& fs, const std::string& pid) {
   std::vector<std::string> out;
-  if (!fs.is_host_root()) return out;
-  std::set<ino_t> held;
-  const std::string dir = "/proc/" + pid + "/fd";
-  if (const auto fds = fs.list_dir(dir)) {
-    for (const auto& fd : *fds) {
-      struct stat st {};
-      if (::stat((dir + "/" + fd).c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) held.insert(st.st_ino);
-    }
-  }
+  const auto held = held_socket_inodes(fs, pid);
   if (held.empty()) return out;
   const auto table = fs.read_file("/proc/" + pid + "/net/unix");
   if (!table) return out;
@@ -107,9 +89,18 @@ struct Found {
   }
 };
 
+// --data-root (or the old -g/--graph), else daemon.json's "data-root" (or "graph"), else the default.
+std::string data_root_of(const RunningDaemon& d, const std::optional<nlohmann::json>& config) {
+  if (auto flag = last(d.args, {"--data-root", "-g", "--graph"})) return *flag;
+  for (const char* key : {"data-root", "graph"}) {
+    if (auto v = config_string(config, key); !v.empty()) return v;
+  }
+  return "/var/lib/docker";
+}
+
 void dockerd_paths(const RootFs& fs, const RunningDaemon& d, Found& found) {
   const auto config = daemon_config(fs, d);
-  found.add(data_root(fs, d), "data root");
+  found.add(data_root_of(d, config), "data root");
   std::string exec_root = last(d.args, {"--exec-root"}).value_or(config_string(config, "exec-root"));
   found.add(exec_root.empty() ? "/var/run/docker" : exec_root, "exec root");
   found.sockets(values(d.args, {"--host", "-H"}));
@@ -156,21 +147,12 @@ void podman_paths(const std::vector<std::string>& args, Found& found) {
 
 }  // namespace
 
-std::string data_root(const RootFs& fs, const RunningDaemon& d) {
-  if (auto flag = last(d.args, {"--data-root", "-g", "--graph"})) return *flag;
-  const auto config = daemon_config(fs, d);
-  for (const char* key : {"data-root", "graph"}) {
-    if (auto v = config_string(config, key); !v.empty()) return v;
-  }
-  return "/var/lib/docker";
-}
+std::string data_root(const RootFs& fs, const RunningDaemon& d) { return data_root_of(d, daemon_config(fs, d)); }
 
 std::vector<EnginePath> engine_paths(const RootFs& fs) {
   std::vector<EnginePath> out;
   for (const auto& pid : process_ids(fs)) {
-    const auto cmdline = fs.read_file("/proc/" + pid + "/cmdline");
-    if (!cmdline || cmdline->empty()) continue;
-    const auto args = split_nul(*cmdline);
+    const auto args = process_args(fs, pid);
     if (args.empty()) continue;
     const std::string name = base_name(args.front());
     if (name != "dockerd" && name != "containerd" && name != "buildkitd" && name != "podman") continue;

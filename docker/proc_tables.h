@@ -2,6 +2,9 @@
 // The two /proc tables the Docker side reads processes from: which processes there are, and which
 // unix sockets listen in a process's network namespace.
 
+#include <sys/types.h>
+
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,6 +14,13 @@ namespace rgpu::docker {
 
 /// The processes under the root's /proc (its numeric entries), in /proc's order.
 std::vector<std::string> process_ids(const RootFs& fs);
+
+/// Process `pid`'s command line, argv[0] first; empty when it is gone or a kernel thread.
+std::vector<std::string> process_args(const RootFs& fs, const std::string& pid);
+
+/// The inodes of the sockets process `pid` holds open (its /proc/PID/fd, each link followed by
+/// the kernel); only on the host's own root, where those links are real.
+std::set<ino_t> held_socket_inodes(const RootFs& fs, const std::string& pid);
 
 struct UnixListener {
   unsigned long inode = 0;

@@ -14,21 +14,6 @@
 #include "docker/repo_plugin.h"
 
 namespace rgpu::docker {
-namespace {
-
-std::vector<std::string> split_nul(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\0', start);
-    if (end == std::string::npos) end = text.size();
-    out.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-}  // namespace
 
 std::optional<std::string> RunningDaemon::flag(const std::string& name) const {
   std::optional<std::string> value;
@@ -124,9 +109,7 @@ std::map<std::string, std::string> repo_daemon_addresses(const RootFs& fs, const
 }
 
 std::optional<RunningDaemon> read_daemon(const RootFs& fs, const std::string& pid) {
-  const auto cmdline = fs.read_file("/proc/" + pid + "/cmdline");
-  if (!cmdline || cmdline->empty()) return std::nullopt;
-  auto args = split_nul(*cmdline);
+  auto args = process_args(fs, pid);
   if (args.empty() || base_name(args.front()) != "dockerd") return std::nullopt;
   RunningDaemon d{pid, std::move(args)};
   // "Uid:\t<real>\t<effective>...": a rootless dockerd runs as its user's real uid.

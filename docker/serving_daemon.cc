@@ -3,14 +3,12 @@
 #include "docker/proc_tables.h"
 
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <set>
-#include <sstream>
 
 #include "core/root_fs.h"
 
@@ -54,13 +52,8 @@ std::set<ino_t> listening_inodes(const RootFs& host, pid_t pid, const std::strin
 
 // True when the process holds an open socket whose inode is one of `inodes`.
 bool holds_socket(const RootFs& host, const std::string& pid, const std::set<ino_t>& inodes) {
-  const std::string dir = "/proc/" + pid + "/fd";
-  const auto fds = host.list_dir(dir);
-  if (!fds) return false;
-  for (const auto& fd : *fds) {
-    struct stat st {};
-    // stat follows the fd's magic link to the socket itself.
-    if (::stat((dir + "/" + fd).c_str(), &st) == 0 && S_ISSOCK(st.st_mode) && inodes.count(st.st_ino)) return true;
+  for (const auto inode : held_socket_inodes(host, pid)) {
+    if (inodes.count(inode)) return true;
   }
   return false;
 }
