@@ -176,7 +176,7 @@ void check_env(const std::vector<std::string>& env, const std::string& what) {
 // A containerEdits block as decoded: the host nodes it maps, and whether it edits anything at all
 // (a device's edits must; the spec's may be empty).
 struct Edits {
-  std::vector<std::string> nodes;
+  std::vector<probe::NodeRef> nodes;
   Carried carried;
   bool empty = true;
 };
@@ -191,9 +191,9 @@ YAML::Node list_field(const std::map<std::string, YAML::Node>& f, const char* fi
   return n;
 }
 
-// The host nodes deviceNodes maps (hostPath, else path); a hostPath needs 0.5.0.
-std::vector<std::string> decode_device_nodes(const YAML::Node& list, const std::string& what, int& at_least) {
-  std::vector<std::string> nodes;
+// The nodes deviceNodes maps (hostPath, else path, with the numbers given); a hostPath needs 0.5.0.
+std::vector<probe::NodeRef> decode_device_nodes(const YAML::Node& list, const std::string& what, int& at_least) {
+  std::vector<probe::NodeRef> nodes;
   if (is_null(list)) return nodes;
   for (const auto& d : list) {
     const auto dn = fields_of(d, what + ": a device node",
@@ -202,8 +202,8 @@ std::vector<std::string> decode_device_nodes(const YAML::Node& list, const std::
     const std::string host = as_string(get(dn, "hostPath"), "hostPath");
     const std::string type = as_string(get(dn, "type"), "type");
     const std::string permissions = as_string(get(dn, "permissions"), "permissions");
-    as_int(get(dn, "major"), "major", kI64Min, kI64Max);
-    as_int(get(dn, "minor"), "minor", kI64Min, kI64Max);
+    const auto major = as_int(get(dn, "major"), "major", kI64Min, kI64Max);
+    const auto minor = as_int(get(dn, "minor"), "minor", kI64Min, kI64Max);
     as_int(get(dn, "fileMode"), "fileMode", 0, kU32);
     as_int(get(dn, "uid"), "uid", 0, kU32);
     as_int(get(dn, "gid"), "gid", 0, kU32);
@@ -213,9 +213,8 @@ std::vector<std::string> decode_device_nodes(const YAML::Node& list, const std::
     if (permissions.find_first_not_of("rwm") != std::string::npos)
       throw Bad{what + ": device " + path + " has the permissions \"" + permissions + "\" (r, w and m only)"};
     if (!host.empty()) need(at_least, 50);
-    nodes.push_back(host.empty() ? path : host);
+    nodes.push_back({host.empty() ? path : host, type, major, minor});
   }
-  std::sort(nodes.begin(), nodes.end());
   return nodes;
 }
 
@@ -334,7 +333,8 @@ std::vector<IndexedDevice> decode(const YAML::Node& root, const std::string& whe
     throw Bad{"declares kind \"" + kind + "\"; a one-letter vendor or class crashes the CDI library up to 1.1.0"};
   if (klass.find('.') != std::string::npos) need(at_least, 60);
   check_annotations(get(f, "annotations"), "the spec", at_least);
-  const Carried common = decode_edits(get(f, "containerEdits"), "the spec's containerEdits", at_least).carried;
+  // CDI applies the spec's own edits, device nodes included, with every device of it.
+  const Edits common = decode_edits(get(f, "containerEdits"), "the spec's containerEdits", at_least);
   std::vector<IndexedDevice> out;
   std::set<std::string> names;
   const auto devices = get(f, "devices");
@@ -350,12 +350,18 @@ std::vector<IndexedDevice> decode(const YAML::Node& root, const std::string& whe
     auto edits = decode_edits(get(df, "containerEdits"), what, at_least);
     if (edits.empty) throw Bad{"gives " + what + " no containerEdits"};
     // CDI applies both the spec's own edits and the device's.
-    Carried carried = common;
+    Carried carried = common.carried;
     const auto append = [](auto& to, const auto& from) { to.insert(to.end(), from.begin(), from.end()); };
     append(carried.hooks, edits.carried.hooks);
     append(carried.mounts, edits.carried.mounts);
     append(carried.net_devices, edits.carried.net_devices);
-    out.push_back({kind + "=" + name, where, std::move(edits.nodes), std::move(carried)});
+    std::vector<probe::NodeRef> nodes = common.nodes;
+    append(nodes, edits.nodes);
+    std::vector<std::string> paths;
+    for (const auto& n : nodes) paths.push_back(n.path);
+    std::sort(paths.begin(), paths.end());
+    paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+    out.push_back({kind + "=" + name, where, std::move(paths), std::move(nodes), std::move(carried)});
   }
   if (declared < at_least)
     throw Bad{"declares cdiVersion " + version + " but uses what " + version_text(at_least) +

@@ -10,6 +10,7 @@
 #include "core/machine_paths.h"
 #include "core/result.h"
 #include "core/root_fs.h"
+#include "probe/hardware_identity.h"
 
 namespace rgpu::cdi {
 
@@ -44,9 +45,13 @@ struct Carried {
 };
 
 struct IndexedDevice {
-  std::string qualified_name;             ///< "nvidia.com/gpu=0"
-  std::string spec_path;                  ///< machine path of the file that defines it
-  std::vector<std::string> device_nodes;  ///< host device nodes the device maps, sorted
+  std::string qualified_name;  ///< "nvidia.com/gpu=0"
+  std::string spec_path;       ///< machine path of the file that defines it
+  /// Host paths of the device nodes the name maps, its spec's top-level ones included, sorted.
+  std::vector<std::string> device_nodes;
+  /// The same nodes as the spec gives them (numbers and type included): what the runtime creates,
+  /// and what the hardware a name reaches is judged by.
+  std::vector<probe::NodeRef> nodes;
   Carried carried;
 };
 

@@ -68,6 +68,11 @@ class RootFs {
   /// cannot be reached. host_path is for messages and writes, never for a stat.
   std::optional<struct ::stat> stat(std::string_view machine_path) const;
 
+  /// The node's own status, its last component not followed (Go's os.Lstat: what the CDI library
+  /// reads a spec's device node with); the directories above it are followed inside the root.
+  /// Absent when it cannot be reached.
+  std::optional<struct ::stat> lstat(std::string_view machine_path) const;
+
   /// Device numbers of a character device; absent when the path is not one.
   std::optional<DeviceNumber> char_device(std::string_view machine_path) const;
 

@@ -7,7 +7,7 @@
 namespace rgpu::grants {
 
 Result<std::vector<std::string>> hardware_of(const probe::HardwareReader& reader, const cdi::IndexedDevice& device) {
-  auto ids = reader.identities(device.device_nodes);
+  auto ids = reader.identities(device.nodes);
   if (!ids) return fail(device.qualified_name + ": " + ids.error().message);
   return ids;
 }
@@ -60,7 +60,7 @@ std::vector<GrantMove> moved_grants(const probe::HardwareReader& reader, const c
     if (!g.hardware) continue;
     const auto* d = cdi::find_device(index, g.device);
     if (!d) continue;
-    auto now = reader.identities(d->device_nodes);
+    auto now = reader.identities(d->nodes);
     if (!now) {
       out.push_back({g, {}, now.error().message});
     } else if (!moved_to(*g.hardware, *now).empty()) {

@@ -101,7 +101,7 @@ void SpecReviews::refresh() {
         if (!added && rank < it->second) it->second = rank;
       }
     }
-    nodes_[d.qualified_name] = d.device_nodes;
+    nodes_[d.qualified_name] = d.nodes;
     auto items = grants::review_items(fs_, d);
     if (!items.empty()) items_[d.qualified_name] = std::move(items);
   }
@@ -110,7 +110,7 @@ void SpecReviews::refresh() {
   if (!view_.empty() && std::filesystem::is_directory(view_, ec)) {
     for (const auto& d : cdi::read_spec_dir(view_).devices) {
       auto& nodes = nodes_[d.qualified_name];
-      nodes.insert(nodes.end(), d.device_nodes.begin(), d.device_nodes.end());
+      nodes.insert(nodes.end(), d.nodes.begin(), d.nodes.end());
     }
   }
   std::sort(names_.begin(), names_.end());
@@ -148,7 +148,7 @@ std::string SpecReviews::name_for_node(std::string_view path) {
 namespace rgpu::plugin {
 
 Result<std::vector<std::string>> SpecReviews::hardware(const std::string& name) {
-  std::vector<std::string> nodes;
+  std::vector<probe::NodeRef> nodes;
   {
     const std::lock_guard hold(mutex_);
     refresh();

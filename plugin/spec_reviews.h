@@ -49,7 +49,7 @@ class SpecReviews {
   bool have_ = false;
   std::string state_;
   std::map<std::string, std::vector<std::string>> items_;
-  std::map<std::string, std::vector<std::string>> nodes_;  ///< name -> its device nodes
+  std::map<std::string, std::vector<probe::NodeRef>> nodes_;  ///< name -> its device nodes
   probe::HardwareReader reader_;
   /// The spec directory, the allow-list's and the hook programs': a quiet watch spares state()'s
   /// stats. Not trusted while one of those files is a link (its target can change unseen).

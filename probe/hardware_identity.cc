@@ -6,6 +6,7 @@
 #include <optional>
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "probe/sysfs_parsers.h"
@@ -61,21 +62,33 @@ std::optional<std::pair<unsigned, std::string>> mig_capability(std::string_view 
 
 }  // namespace
 
+std::vector<NodeRef> node_refs(const std::vector<std::string>& paths) {
+  std::vector<NodeRef> out;
+  out.reserve(paths.size());
+  for (const auto& p : paths) out.push_back({p, "", 0, 0});
+  return out;
+}
+
 HardwareReader::Evidence HardwareReader::read(Evidence::Kind kind, const std::string& path) const {
-  Evidence e{kind, path, std::nullopt};
+  Evidence e{kind, path, Evidence::State::absent, ""};
+  const auto set = [&e](std::string text) {
+    e.state = Evidence::State::present;
+    e.value = std::move(text);
+  };
   switch (kind) {
     case Evidence::Kind::link: {
       char buf[4096];
       const auto n = ::readlink(fs_.host_path(path).c_str(), buf, sizeof buf);
-      if (n > 0 && static_cast<size_t>(n) < sizeof buf) e.value = std::string(buf, static_cast<size_t>(n));
+      if (n > 0 && static_cast<size_t>(n) < sizeof buf) set(std::string(buf, static_cast<size_t>(n)));
       break;
     }
     case Evidence::Kind::file: {
       auto text = fs_.read_optional(path);
       if (!text) {
-        e.value = "\x01" + text.error().message;  // unreadable: no file's text, and told apart from absent
+        e.state = Evidence::State::unreadable;
+        e.value = text.error().message;
       } else if (*text) {
-        e.value = **text;
+        set(std::move(**text));
       }
       break;
     }
@@ -83,7 +96,7 @@ HardwareReader::Evidence HardwareReader::read(Evidence::Kind kind, const std::st
       if (auto names = fs_.list_dir(path)) {
         std::string all;
         for (const auto& n : *names) all.append(n).push_back('\n');
-        e.value = std::move(all);
+        set(std::move(all));
       }
       break;
     }
@@ -91,15 +104,16 @@ HardwareReader::Evidence HardwareReader::read(Evidence::Kind kind, const std::st
   return e;
 }
 
-std::optional<std::optional<std::string>> HardwareReader::reread(const std::string& path) const {
-  auto it = files_.find(path);
+std::optional<HardwareReader::Evidence> HardwareReader::reread(const Evidence& e) const {
+  if (e.kind != Evidence::Kind::file || !e.present()) return std::nullopt;
+  auto it = files_.find(e.path);
   if (it == files_.end()) {
-    auto fd = fs_.open_read(path);
+    auto fd = fs_.open_read(e.path);
     if (!fd) return std::nullopt;
-    it = files_.emplace(path, std::move(*fd)).first;
+    it = files_.emplace(e.path, std::move(*fd)).first;
   }
   struct stat st {};
-  std::string text(4096, '\0');
+  std::string text(8192, '\0');
   const auto n = ::pread(it->second.get(), text.data(), text.size(), 0);
   if (n < 0 || static_cast<size_t>(n) == text.size() || ::fstat(it->second.get(), &st) != 0 || st.st_nlink == 0) {
     files_.erase(it);
@@ -107,18 +121,26 @@ std::optional<std::optional<std::string>> HardwareReader::reread(const std::stri
   }
   text.resize(static_cast<size_t>(n));
   auto trimmed = trimmed_if_present(std::move(text));
-  if (!trimmed) return std::nullopt;
-  return *trimmed;
+  if (!trimmed || !*trimmed) return std::nullopt;
+  return Evidence{e.kind, e.path, Evidence::State::present, std::move(**trimmed)};
 }
 
+namespace {
+
+std::string evidence_key(const HardwareReader::Evidence& e) {
+  return std::to_string(static_cast<int>(e.kind)) + e.path;
+}
+
+}  // namespace
+
 bool HardwareReader::still_holds(const Evidence& e, Seen& seen) const {
-  const std::string key = std::to_string(static_cast<int>(e.kind)) + e.path;
-  if (auto it = seen.find(key); it != seen.end()) return it->second;
-  std::optional<std::optional<std::string>> again;
-  if (e.kind == Evidence::Kind::file && e.value) again = reread(e.path);
-  const bool holds = (again ? *again : read(e.kind, e.path).value) == e.value;
-  seen.emplace(key, holds);
-  return holds;
+  const std::string key = evidence_key(e);
+  auto it = seen.find(key);
+  if (it == seen.end()) {
+    auto again = reread(e);
+    it = seen.emplace(key, again ? std::move(*again) : read(e.kind, e.path)).first;
+  }
+  return it->second == e;
 }
 
 Result<std::string> HardwareReader::nvidia(unsigned minor, std::vector<Evidence>& ev) const {
@@ -127,8 +149,8 @@ Result<std::string> HardwareReader::nvidia(unsigned minor, std::vector<Evidence>
   if (!dirs) return tl::unexpected(gone(node, dirs.error().message));
   for (const auto& dir : *dirs) {
     auto e = read(Evidence::Kind::file, std::string(kNvidiaGpus) + "/" + dir + "/information");
-    if (!e.value) continue;
-    auto uuid = uuid_for_minor(*e.value, minor);
+    if (!e.present()) continue;
+    auto uuid = uuid_for_minor(e.value, minor);
     if (!uuid) continue;
     ev.push_back(std::move(e));
     // No UUID (an old driver): the directory is the GPU's PCI address.
@@ -138,31 +160,40 @@ Result<std::string> HardwareReader::nvidia(unsigned minor, std::vector<Evidence>
       gone(node, "no GPU in " + fs_.host_path(kNvidiaGpus).string() + " has Device Minor " + std::to_string(minor)));
 }
 
-Result<std::string> HardwareReader::drm(const std::string& name, std::vector<Evidence>& ev) const {
-  const std::string node = "/dev/dri/" + name;
-  const std::string link = "/sys/class/drm/" + name;
+// A DRM node by its minor: the kernel's link for the number (/sys/dev/char/226:M) says which
+// device it is; a tree without one (an older sysfs, a fixture) has the class link of the name the
+// minor is given (card M, renderD M).
+Result<std::string> HardwareReader::drm(const std::string& node, unsigned minor, std::vector<Evidence>& ev) const {
+  std::string link = "/sys/dev/char/226:" + std::to_string(minor);
   ev.push_back(read(Evidence::Kind::link, link));
-  const auto& text = ev.back().value;
-  if (!text) return tl::unexpected(gone(node, fs_.host_path(link).string() + " is no link to a device"));
+  if (!ev.back().present()) {
+    link = std::string("/sys/class/drm/") + (minor >= 128 ? "renderD" : "card") + std::to_string(minor);
+    ev.push_back(read(Evidence::Kind::link, link));
+  }
+  const auto& back = ev.back();
+  if (!back.present()) return tl::unexpected(gone(node, fs_.host_path(link).string() + " is no link to a device"));
   // sysfs links are relative and reach real directories: the text says where the device is.
-  const std::string target =
-      std::filesystem::path(text->starts_with('/') ? *text : "/sys/class/drm/" + *text).lexically_normal().string();
-  const std::string own = "/drm/" + name;
-  if (!target.ends_with(own) || target.size() <= own.size())
-    return tl::unexpected(gone(node, fs_.host_path(link).string() + " points at " + *text + ", no DRM device"));
-  const std::string device_dir = target.substr(0, target.size() - own.size());
+  const std::filesystem::path target =
+      (back.value.starts_with('/') ? std::filesystem::path(back.value)
+                                   : std::filesystem::path(link).parent_path() / back.value)
+          .lexically_normal();
+  const std::string name = target.filename().string();
+  if (target.parent_path().filename() != "drm" || target.parent_path().parent_path().empty() ||
+      (!name.starts_with("renderD") && !name.starts_with("card")))
+    return tl::unexpected(gone(node, fs_.host_path(link).string() + " points at " + back.value + ", no DRM device"));
+  const std::string device_dir = target.parent_path().parent_path().string();
   const auto address = canonical_pci_address(device_dir.substr(device_dir.rfind('/') + 1));
   if (!address) return partition(node, device_dir, name, ev);
   ev.push_back(read(Evidence::Kind::file, std::string(kNvidiaGpus) + "/" + *address + "/information"));
-  if (const auto& info = ev.back().value) {
-    const auto fields = parse_colon_pairs(*info);
+  if (ev.back().present()) {
+    const auto fields = parse_colon_pairs(ev.back().value);
     if (auto u = fields.find("GPU UUID"); u != fields.end() && !u->second.empty()) return u->second;
   }
   // A partitioned MI300 card's own nodes are its partition 0.
   ev.push_back(read(Evidence::Kind::file, device_dir + "/current_compute_partition"));
-  const auto& mode = ev.back().value;
-  if (mode && !mode->empty() && !mode->starts_with('\x01') && lower(*mode) != "spx")
-    return *address + "/" + lower(*mode) + "0";
+  const auto& mode = ev.back();
+  if (mode.present() && !mode.value.empty() && lower(mode.value) != "spx")
+    return *address + "/" + lower(mode.value) + "0";
   return *address;
 }
 
@@ -173,7 +204,7 @@ Result<std::string> HardwareReader::partition(const std::string& node, const std
   auto render = number_after(name, "renderD");
   if (!render) {
     ev.push_back(read(Evidence::Kind::listing, device_dir + "/drm"));
-    std::string_view names = ev.back().value ? std::string_view(*ev.back().value) : std::string_view();
+    std::string_view names = ev.back().present() ? std::string_view(ev.back().value) : std::string_view();
     for (size_t at = 0; !render && at < names.size();) {
       const auto end = names.find('\n', at);
       render = number_after(names.substr(at, end - at), "renderD");
@@ -198,7 +229,7 @@ Result<std::string> HardwareReader::partition(const std::string& node, const std
   auto nodes = fs_.list_dir(kKfdNodes);
   for (const auto& n : nodes ? *nodes : std::vector<std::string>{}) {
     auto e = read(Evidence::Kind::file, std::string(kKfdNodes) + "/" + n + "/properties");
-    if (!e.value || !(address = location(*e.value))) continue;
+    if (!e.present() || !(address = location(e.value))) continue;
     ev.push_back(std::move(e));
     break;
   }
@@ -206,16 +237,15 @@ Result<std::string> HardwareReader::partition(const std::string& node, const std
   const std::string card = address->substr(0, address->size() - 1) + "0";
   const std::string index = address->substr(address->size() - 1);
   ev.push_back(read(Evidence::Kind::file, "/sys/bus/pci/devices/" + card + "/current_compute_partition"));
-  const auto& mode = ev.back().value;
-  const std::string kind = mode && !mode->empty() && !mode->starts_with('\x01') ? lower(*mode) : "partition";
+  const auto& mode = ev.back();
+  const std::string kind = mode.present() && !mode.value.empty() ? lower(mode.value) : "partition";
   return card + "/" + kind + index;
 }
 
 Result<std::string> HardwareReader::mig(const std::string& node, unsigned cap_minor, std::vector<Evidence>& ev) const {
   ev.push_back(read(Evidence::Kind::file, std::string(kMigMinors)));
-  if (!ev.back().value || ev.back().value->starts_with('\x01'))
-    return tl::unexpected(gone(node, fs_.host_path(kMigMinors).string() + " cannot be read"));
-  for (const auto& [cap, minor] : parse_mig_minors(*ev.back().value)) {
+  if (!ev.back().present()) return tl::unexpected(gone(node, fs_.host_path(kMigMinors).string() + " cannot be read"));
+  for (const auto& [cap, minor] : parse_mig_minors(ev.back().value)) {
     if (minor != cap_minor) continue;
     auto slice = mig_capability(cap);
     if (!slice) break;  // config or monitor: every GPU's, never a slice
@@ -225,61 +255,174 @@ Result<std::string> HardwareReader::mig(const std::string& node, unsigned cap_mi
   return tl::unexpected(gone(node, "it is no MIG slice's capability in " + fs_.host_path(kMigMinors).string()));
 }
 
-HardwareReader::Answer HardwareReader::derive(const std::string& node) const {
-  Answer a{fail(""), {}};
-  if (node == "/dev/dxg") {
+namespace {
+
+constexpr unsigned kMiscMajor = 10;
+constexpr unsigned kNvidiaMajor = 195;
+constexpr unsigned kDrmMajor = 226;
+
+// The driver /proc/devices names for a major ("236 nvidia-caps"), in its character or block part.
+std::optional<std::string> listed_driver(const std::string& text, char type, unsigned major) {
+  bool in_part = false;
+  for (size_t at = 0; at < text.size();) {
+    auto end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + at, end - at);
+    at = end + 1;
+    if (line.starts_with("Character devices:")) {
+      in_part = type == 'c';
+    } else if (line.starts_with("Block devices:")) {
+      in_part = type == 'b';
+    } else if (in_part) {
+      const auto first = line.find_first_not_of(' ');
+      const auto space = line.find(' ', first);
+      if (first == std::string_view::npos || space == std::string_view::npos) continue;
+      const auto number = number_after(line.substr(first, space - first), "");
+      if (number == major) return std::string(line.substr(line.find_first_not_of(' ', space)));
+    }
+  }
+  return std::nullopt;
+}
+
+// The name /proc/misc gives a misc minor ("125 dxg").
+std::optional<std::string> misc_name(const std::string& text, unsigned minor) {
+  for (const auto& [key, value] : parse_space_pairs(text)) {
+    if (number_after(key, "") == minor) return value;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::string> HardwareReader::driver_name(const Number& n, const std::string& node,
+                                                std::vector<Evidence>& ev) const {
+  const bool misc = n.type == 'c' && n.major == kMiscMajor;
+  const std::string table = misc ? "/proc/misc" : "/proc/devices";
+  ev.push_back(read(Evidence::Kind::file, table));
+  if (!ev.back().present())
+    return tl::unexpected(gone(node, "its device number " + std::to_string(n.major) + ":" + std::to_string(n.minor) +
+                                         " cannot be looked up, " + fs_.host_path(table).string() + " cannot be read"));
+  const auto name = misc ? misc_name(ev.back().value, n.minor) : listed_driver(ev.back().value, n.type, n.major);
+  return name.value_or("");
+}
+
+HardwareReader::Answer HardwareReader::derive(const Number& n, const std::string& node) const {
+  Answer a{Role::other, std::string(), {}};
+  if (n.type != 'c') return a;  // block devices and fifos are no GPU's
+  if (n.major == kNvidiaMajor) {
+    if (n.minor >= 254) {
+      a.role = Role::shared;  // nvidia-modeset, nvidiactl
+    } else {
+      a.role = Role::parent;
+      a.identity = nvidia(n.minor, a.evidence);
+    }
+    return a;
+  }
+  if (n.major == kDrmMajor) {
+    a.role = Role::gpu;
+    a.identity = drm(node, n.minor, a.evidence);
+    return a;
+  }
+  auto driver = driver_name(n, node, a.evidence);
+  if (!driver) {
+    a.identity = tl::unexpected(driver.error());
+    return a;
+  }
+  if (*driver == "dxg") {
+    a.role = Role::gpu;
     a.identity = std::string("wsl");
-  } else if (auto cap = number_after(node, "/dev/nvidia-caps/nvidia-cap")) {
-    a.identity = mig(node, *cap, a.evidence);
-  } else if (auto minor = number_after(node, "/dev/nvidia")) {
-    a.identity = nvidia(*minor, a.evidence);
-  } else if (number_after(node, "/dev/dri/renderD") || number_after(node, "/dev/dri/card")) {
-    a.identity = drm(node.substr(9), a.evidence);
-  } else {
-    a.identity = tl::unexpected(gone(node, "it is no GPU's own device node"));
+  } else if (*driver == "nvidia-caps") {
+    a.role = Role::slice;
+    a.identity = mig(node, n.minor, a.evidence);
+  } else if (*driver == "nvidia-uvm" || *driver == "kfd" || *driver == "nvidia-caps-imex-channels") {
+    a.role = Role::shared;
+  } else if (*driver == "fb" || *driver == "accel" || *driver == "nvidia-nvswitch" || *driver == "nvidia-nvlink") {
+    // A GPU's framebuffer, an accelerator or NVIDIA's fabric: hardware, but no identity says whose.
+    a.role = Role::gpu;
+    a.identity = tl::unexpected(gone(node, "it is a " + *driver + " device, whose GPU the gate cannot tell"));
   }
   return a;
 }
 
-Result<std::string> HardwareReader::cached(const std::string& node, Seen& seen) const {
+Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node) const {
+  const auto type_of = [](const std::string& t) -> std::optional<char> {
+    if (t == "c" || t == "u") return 'c';
+    if (t == "b" || t == "p") return t[0];
+    return std::nullopt;
+  };
+  const auto numbers = [&](char type, std::int64_t major, std::int64_t minor) -> Result<Number> {
+    // The kernel's dev_t: 12 bits of major, 20 of minor.
+    if (major < 0 || major >= (1 << 12) || minor < 0 || minor >= (1 << 20))
+      return tl::unexpected(gone(node.path, "the spec gives it the device number " + std::to_string(major) + ":" +
+                                                std::to_string(minor) + ", which no device has"));
+    return Number{type, static_cast<unsigned>(major), static_cast<unsigned>(minor)};
+  };
+  const auto spec_type = type_of(node.type);
+  if (!node.type.empty() && !spec_type)
+    return tl::unexpected(gone(node.path, "the spec gives it the type \"" + node.type + "\""));
+  if (spec_type && (node.major != 0 || *spec_type == 'p')) return numbers(*spec_type, node.major, node.minor);
+  const auto st = fs_.lstat(node.path);
+  if (!st) return tl::unexpected(gone(node.path, "it is not on this machine"));
+  char type = 0;
+  if (S_ISCHR(st->st_mode)) type = 'c';
+  if (S_ISBLK(st->st_mode)) type = 'b';
+  if (S_ISFIFO(st->st_mode)) type = 'p';
+  if (S_ISLNK(st->st_mode))
+    return tl::unexpected(gone(node.path,
+                               "it is a link, which the runtime refuses as a device node (map the node "
+                               "itself)"));
+  if (!type) return tl::unexpected(gone(node.path, "it is no device node"));
+  if (spec_type && *spec_type != type)
+    return tl::unexpected(gone(node.path, "the spec says type " + node.type + " and the node is another type"));
+  if (node.major != 0) return numbers(type, node.major, node.minor);
+  return Number{type, ::major(st->st_rdev), ::minor(st->st_rdev)};
+}
+
+Result<HardwareReader::Answer> HardwareReader::cached(const NodeRef& node, Seen& seen) const {
+  RGPU_TRY_ASSIGN(const Number n, number_of(node));
+  const std::string key = std::string(1, n.type) + std::to_string(n.major) + ":" + std::to_string(n.minor);
   const std::lock_guard hold(mutex_);
-  if (auto it = answers_.find(node); it != answers_.end()) {
+  if (auto it = answers_.find(key); it != answers_.end()) {
     const auto& ev = it->second.evidence;
-    if (std::all_of(ev.begin(), ev.end(), [&](const Evidence& e) { return still_holds(e, seen); }))
-      return it->second.identity;
+    if (std::all_of(ev.begin(), ev.end(), [&](const Evidence& e) { return still_holds(e, seen); })) return it->second;
     answers_.erase(it);
   }
-  auto answer = derive(node);
-  // Evidence read now holds for the rest of this call.
-  for (const auto& e : answer.evidence) seen[std::to_string(static_cast<int>(e.kind)) + e.path] = true;
-  auto identity = answer.identity;
-  if (identity) answers_.emplace(node, std::move(answer));  // a failure is looked at afresh each time
-  return identity;
+  auto answer = derive(n, node.path);
+  // What was read now is what every other answer of this call is compared with.
+  for (const auto& e : answer.evidence) seen.insert_or_assign(evidence_key(e), e);
+  if (!answer.identity) return tl::unexpected(answer.identity.error());  // looked at afresh each time
+  return answers_.insert_or_assign(key, std::move(answer)).first->second;
 }
 
 Result<std::string> HardwareReader::identity(const std::string& node) const {
   Seen seen;
-  return cached(node, seen);
+  RGPU_TRY_ASSIGN(const Answer a, cached({node, "", 0, 0}, seen));
+  if (a.role == Role::other || a.role == Role::shared)
+    return tl::unexpected(gone(node, "it is no GPU's own device node"));
+  return a.identity;
 }
 
-Result<std::vector<std::string>> HardwareReader::identities(const std::vector<std::string>& nodes) const {
-  // A name that maps MIG capability nodes reaches slices; the /dev/nvidiaN it maps with them is
-  // the parent every slice opens, not the GPU whole.
-  const bool slices = std::any_of(nodes.begin(), nodes.end(),
-                                  [](const std::string& n) { return number_after(n, "/dev/nvidia-caps/nvidia-cap"); });
-  std::vector<std::string> out;
+Result<std::vector<std::string>> HardwareReader::identities(const std::vector<NodeRef>& nodes) const {
+  std::vector<std::pair<Role, std::string>> found;
   Seen seen;
   for (const auto& n : nodes) {
-    const bool own = n == "/dev/dxg" || number_after(n, "/dev/nvidia-caps/nvidia-cap") ||
-                     number_after(n, "/dev/dri/renderD") || number_after(n, "/dev/dri/card") ||
-                     (!slices && number_after(n, "/dev/nvidia"));
-    if (!own) continue;
-    RGPU_TRY_ASSIGN(auto id, cached(n, seen));
-    out.push_back(std::move(id));
+    RGPU_TRY_ASSIGN(const Answer a, cached(n, seen));
+    found.emplace_back(a.role, *a.identity);
+  }
+  // A name that maps MIG capability nodes reaches slices; the /dev/nvidiaN it maps with them is
+  // the parent every slice opens, not the GPU whole.
+  const bool slices = std::any_of(found.begin(), found.end(), [](const auto& f) { return f.first == Role::slice; });
+  std::vector<std::string> out;
+  for (auto& [role, id] : found) {
+    if (role == Role::gpu || role == Role::slice || (role == Role::parent && !slices)) out.push_back(std::move(id));
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+Result<std::vector<std::string>> HardwareReader::identities(const std::vector<std::string>& nodes) const {
+  return identities(node_refs(nodes));
 }
 
 bool identity_covers(std::string_view granted, std::string_view now) {

@@ -12,6 +12,7 @@
 // KFD topology and /proc/driver/nvidia-caps/mig-minors; never from a spec or the inventory,
 // which are stale between a reboot and the next refresh.
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -24,54 +25,96 @@
 
 namespace rgpu::probe {
 
+/// A device node as a CDI spec gives it. The runtime creates the spec's own numbers when it gives
+/// a type and a major (or a fifo), else whatever the host path is, read with lstat: a link is no
+/// device node to it (the CDI library's fillMissingInfo). The path's text decides nothing.
+struct NodeRef {
+  std::string path;  ///< the host path (hostPath, else path)
+  std::string type;  ///< "c", "u", "b", "p", or empty: the host node's
+  std::int64_t major = 0;
+  std::int64_t minor = 0;
+  bool operator==(const NodeRef&) const = default;
+};
+
+/// Host paths as nodes without numbers: each is what the host node there is.
+std::vector<NodeRef> node_refs(const std::vector<std::string>& paths);
+
 class HardwareReader {
  public:
   explicit HardwareReader(const RootFs& fs) : fs_(fs) {}
 
-  /// The identity of what `node` reaches now. Fails, naming the node, when it is gone or its
+  /// The identity of the GPU (or partition, or slice) `node` reaches now, judged by the device
+  /// number the node is. Fails, naming the node, when it is gone, is no GPU's own node, or its
   /// hardware cannot be told. Thread-safe.
   Result<std::string> identity(const std::string& node) const;
 
-  /// The identities of every node in `nodes` that belongs to one GPU (cdi::is_gpu_own_node's
-  /// kinds), sorted, without repeats; fails on the first that cannot be told.
+  /// The identities of what the nodes reach, sorted, without repeats: each node's device number
+  /// (the spec's, else the host node's) says what it is. Nodes every GPU of a driver shares
+  /// (nvidiactl, nvidia-uvm, kfd) and devices of no GPU driver reach no GPU; a name that maps MIG
+  /// capabilities reaches slices, and the /dev/nvidiaN it maps with them is their parent. Fails,
+  /// fail closed, on the first node whose number cannot be read or whose GPU cannot be told.
+  Result<std::vector<std::string>> identities(const std::vector<NodeRef>& nodes) const;
   Result<std::vector<std::string>> identities(const std::vector<std::string>& nodes) const;
 
   /// What one piece of an answer was read from: a link's text, a file's text or a directory's
-  /// names, absent when it was not there.
+  /// names.
   struct Evidence {
     enum class Kind { link, file, listing } kind;
     std::string path;  ///< machine path
-    std::optional<std::string> value;
+    enum class State { absent, present, unreadable } state = State::absent;
+    std::string value;  ///< the text when present, why not when unreadable
     bool operator==(const Evidence&) const = default;
+    bool present() const { return state == State::present; }
   };
 
  private:
+  /// A device number, as the kernel will be asked for it.
+  struct Number {
+    char type = 'c';  ///< 'c', 'b' or 'p'
+    unsigned major = 0;
+    unsigned minor = 0;
+  };
+  /// What a device number is.
+  enum class Role {
+    other,   ///< no GPU driver's: a tenant's grant of it reaches no GPU
+    shared,  ///< every GPU of one driver shares it (nvidiactl, nvidia-uvm, kfd)
+    gpu,     ///< one GPU, partition or WSL's every GPU
+    parent,  ///< /dev/nvidiaN: the GPU whole, or the parent its MIG slices open
+    slice,   ///< a MIG slice's capability
+  };
   // Every answer is kept with the few files it was read from (the node's sysfs link, its GPU's
-  // information file or KFD node, a mode file): a later call reads those again, one link and one
-  // file a GPU when nothing moved, and derives the answer anew only when one of them changed.
-  // Scans (every NVIDIA GPU, every KFD node) record only the entry that answered: a render minor or
-  // device minor belongs to one of them at a time, so that entry still saying so is proof enough.
+  // information file or KFD node, a mode file, /proc/devices): a later call reads those again, one
+  // link and one file a GPU when nothing moved, and derives the answer anew only when one of them
+  // changed. Scans (every NVIDIA GPU, every KFD node) record only the entry that answered: a render
+  // minor or device minor belongs to one of them at a time, so that entry still saying so is proof
+  // enough.
   struct Answer {
+    Role role = Role::other;
     Result<std::string> identity;
     std::vector<Evidence> evidence;
   };
-  using Seen = std::map<std::string, bool>;  ///< evidence already checked in this call
-  Result<std::string> cached(const std::string& node, Seen& seen) const;
-  Answer derive(const std::string& node) const;
+  /// What each piece of evidence read as during this call: read once a call, and every answer
+  /// compared with that same reading.
+  using Seen = std::map<std::string, Evidence>;
+  Result<Number> number_of(const NodeRef& node) const;
+  Result<Answer> cached(const NodeRef& node, Seen& seen) const;
+  Answer derive(const Number& n, const std::string& node) const;
   bool still_holds(const Evidence& e, Seen& seen) const;
   Evidence read(Evidence::Kind kind, const std::string& path) const;
   /// A file's text again through the descriptor kept from the last time: one pread and one
   /// fstat (a file removed and made anew is opened again); absent when it cannot be read so.
-  std::optional<std::optional<std::string>> reread(const std::string& path) const;
+  std::optional<Evidence> reread(const Evidence& e) const;
+  /// The name /proc/devices (or /proc/misc, for the misc major) gives a device number's driver.
+  Result<std::string> driver_name(const Number& n, const std::string& node, std::vector<Evidence>& ev) const;
   Result<std::string> nvidia(unsigned minor, std::vector<Evidence>& ev) const;
-  Result<std::string> drm(const std::string& name, std::vector<Evidence>& ev) const;
+  Result<std::string> drm(const std::string& node, unsigned minor, std::vector<Evidence>& ev) const;
   Result<std::string> partition(const std::string& node, const std::string& device_dir, const std::string& name,
                                 std::vector<Evidence>& ev) const;
   Result<std::string> mig(const std::string& node, unsigned cap_minor, std::vector<Evidence>& ev) const;
 
   const RootFs& fs_;
   mutable std::mutex mutex_;
-  mutable std::map<std::string, Answer> answers_;  ///< node -> its last answer
+  mutable std::map<std::string, Answer> answers_;  ///< device number ("c195:1") -> its last answer
   mutable std::map<std::string, UniqueFd> files_;  ///< evidence files kept open, by machine path
 };
 

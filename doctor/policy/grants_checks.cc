@@ -26,7 +26,7 @@ class LiveHardware {
     auto it = read_.find(device);
     if (it != read_.end()) return it->second;
     const auto* d = cdi::find_device(f_.specs, device);
-    auto ids = d ? reader_.identities(d->device_nodes) : Identities(std::vector<std::string>{});
+    auto ids = d ? reader_.identities(d->nodes) : Identities(std::vector<std::string>{});
     return read_.emplace(device, std::move(ids)).first->second;
   }
 

@@ -1,6 +1,7 @@
 // Layer 3, the NVIDIA side: the toolkit (installed only to make the NVIDIA spec), the spec it made,
 // and the refresh that keeps it current, written where Docker reads it.
 
+#include <algorithm>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -59,15 +60,19 @@ std::optional<Check> nvidia_spec_nodes(const Facts& f) {
   const probe::HardwareReader reader(f.fs);
   for (const auto& d : f.specs.devices) {
     if (d.spec_path != paths::kNvidiaSpec) continue;
-    for (const auto& node : d.device_nodes) {
-      if (!node.starts_with("/dev/dri/") && !(node.starts_with("/dev/nvidia") && !node.starts_with("/dev/nvidia-")))
+    for (const auto& node : d.nodes) {
+      // A node missing from /dev is the device-nodes check's to report; what is there is judged by
+      // the device number the runtime will create, whatever the path says.
+      if (node.major == 0 && !f.fs.lstat(node.path)) continue;
+      const auto ids = reader.identities(std::vector<probe::NodeRef>{node});
+      if (ids && std::all_of(ids->begin(), ids->end(), [](const std::string& id) {
+            return id.starts_with("GPU-") || id.starts_with("MIG-") || id == "wsl";
+          }))
         continue;
-      if (node == "/dev/nvidiactl") continue;
-      const auto id = reader.identity(node);
-      if (id && (id->starts_with("GPU-") || id->starts_with("MIG-"))) continue;
+      const std::string id = ids ? joined(*ids) : "";
       return kCheck.fail(check_id::kNvidiaSpec,
-                         std::string(paths::kNvidiaSpec) + " maps " + node + " under " + d.qualified_name + ", which " +
-                             (id ? "is " + *id + " now, no NVIDIA GPU" : "reaches no GPU now"),
+                         std::string(paths::kNvidiaSpec) + " maps " + node.path + " under " + d.qualified_name +
+                             ", which " + (ids ? "is " + id + " now, no NVIDIA GPU" : "reaches no GPU now"),
                          "the spec is older than the last change of hardware: a container given that name gets "
                          "another card's node (the gate refuses grants whose hardware moved, not this spec)",
                          "regenerate it: systemctl start nvidia-cdi-refresh.service, or rediacc-gpu setup");

@@ -17,7 +17,7 @@ std::vector<std::string> covered_by(const probe::HardwareReader& reader, const c
   if (g.hardware) return *g.hardware;
   const auto* d = cdi::find_device(specs, g.device);
   if (!d) return {};
-  auto now = reader.identities(d->device_nodes);
+  auto now = reader.identities(d->nodes);
   return now ? *now : std::vector<std::string>{};
 }
 

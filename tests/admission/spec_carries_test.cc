@@ -49,6 +49,14 @@ devices:
 )";
 }
 
+// The vendor's nodes are on the machine: a node the runtime cannot find is refused at grant.
+void vendor_machine(const FixtureRoot& root) {
+  two_nvidia_datacenter(root, true);
+  root.char_node("/dev/null", 1, 3);
+  root.char_node("/dev/zero", 1, 5);
+  root.write("/etc/cdi/vendor.com-xpu.yaml", vendor_spec("--flag"));
+}
+
 constexpr const char* kOtherNic = R"(cdiVersion: "1.1.0"
 kind: other.com/net
 devices:
@@ -61,8 +69,7 @@ devices:
 
 TEST_CASE("cdi list and grants: each name shows the hooks, mounts and net devices it brings") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/cdi/vendor.com-xpu.yaml", vendor_spec("--flag"));
+  vendor_machine(root);
   const auto listed = tool_on(root, {"cdi", "list", "-o", "json"});
   REQUIRE(listed.exit_code == 0);
   json hooked;
@@ -96,8 +103,7 @@ TEST_CASE("cdi list and grants: each name shows the hooks, mounts and net device
 
 TEST_CASE("grant: a hook outside the allow-list or a net device needs the operator's say") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/cdi/vendor.com-xpu.yaml", vendor_spec("--flag"));
+  vendor_machine(root);
   root.write("/etc/cdi/other.com-net.yaml", kOtherNic);
   const auto hooked = tool_on(root, {"grant", "web", "--device", "vendor.com/xpu=hooked"});
   CHECK(hooked.exit_code != 0);
@@ -131,8 +137,7 @@ TEST_CASE("grant: a hook outside the allow-list or a net device needs the operat
 
 TEST_CASE("gate: a granted name whose spec now carries what its grant did not review is refused, naming it") {
   FixtureRoot root;
-  two_nvidia_datacenter(root, true);
-  root.write("/etc/cdi/vendor.com-xpu.yaml", vendor_spec("--flag"));
+  vendor_machine(root);
   REQUIRE(tool_on(root, {"grant", "web", "--device", "vendor.com/xpu=hooked", "--allow-hooks"}).exit_code == 0);
   REQUIRE(tool_on(root, {"grant", "web", "--device", "vendor.com/xpu=toolkit"}).exit_code == 0);
   CHECK(admit_create(root, "web", "vendor.com/xpu=hooked").exit_code == 0);

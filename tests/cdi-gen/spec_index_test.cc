@@ -16,7 +16,7 @@ std::string device(const std::string& name) {
 }
 }  // namespace
 
-TEST_CASE("cdi index: names and device nodes from a YAML spec like nvidia-ctk writes") {
+TEST_CASE("cdi index: names and device nodes from a YAML spec like nvidia-ctk writes, its top-level nodes in each") {
   auto devices = cdi::parse_spec(
       "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"0\"\n  containerEdits:\n    deviceNodes:\n"
       "    - path: /dev/nvidia0\n    - path: /dev/dri/card1\n    - path: /dev/dri/renderD128\n- name: all\n"
@@ -26,9 +26,11 @@ TEST_CASE("cdi index: names and device nodes from a YAML spec like nvidia-ctk wr
   REQUIRE(devices);
   REQUIRE(devices->size() == 2);
   CHECK((*devices)[0].qualified_name == "nvidia.com/gpu=0");
+  // CDI injects the spec's own nodes with every name of it.
   CHECK((*devices)[0].device_nodes ==
-        std::vector<std::string>{"/dev/dri/card1", "/dev/dri/renderD128", "/dev/nvidia0"});
+        std::vector<std::string>{"/dev/dri/card1", "/dev/dri/renderD128", "/dev/nvidia0", "/dev/nvidiactl"});
   CHECK((*devices)[1].qualified_name == "nvidia.com/gpu=all");
+  CHECK((*devices)[1].device_nodes == std::vector<std::string>{"/dev/nvidia0", "/dev/nvidiactl"});
 }
 
 TEST_CASE("cdi index: a JSON spec, with hostPath taken as the host's node") {

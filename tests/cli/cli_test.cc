@@ -311,8 +311,10 @@ TEST_CASE("cli: cdi list shows every name with its file, ours and NVIDIA's, and 
   CHECK(parsed->size() == 9);
   CHECK((*parsed)[0]["name"] == "nvidia.com/gpu=0");
   CHECK((*parsed)[0]["spec"] == "/etc/cdi/nvidia.yaml");
+  // The spec's top-level nodes come with every name of it.
   CHECK((*parsed)[0]["device_nodes"] ==
-        nlohmann::json::array({"/dev/dri/card2", "/dev/dri/renderD129", "/dev/nvidia0"}));
+        nlohmann::json::array({"/dev/dri/card2", "/dev/dri/renderD129", "/dev/nvidia-modeset", "/dev/nvidia-uvm",
+                               "/dev/nvidia-uvm-tools", "/dev/nvidia0", "/dev/nvidiactl"}));
 }
 
 TEST_CASE("cli: cdi needs generate or list") {

@@ -155,6 +155,7 @@ TEST_CASE("grants apply: exclusive is what the file says, and a changed grant sa
 
 TEST_CASE("grants apply: a name that runs a hook is granted only when its entry accepts it") {
   Machine m;
+  m.root.char_node("/dev/null", 1, 3);
   m.root.write("/etc/cdi/vendor.com-xpu.yaml",
                "cdiVersion: \"0.6.0\"\nkind: vendor.com/xpu\ndevices:\n  - name: hooked\n    containerEdits:\n"
                "      deviceNodes: [{path: /dev/null}]\n"

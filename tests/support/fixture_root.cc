@@ -59,6 +59,14 @@ void FixtureRoot::char_node(std::string_view machine_path, unsigned major, unsig
   }
 }
 
+void FixtureRoot::char_driver(unsigned major, std::string_view name) const {
+  std::string devices = read("/proc/devices");
+  if (devices.empty()) devices = "Character devices:\n  1 mem\n 10 misc\n195 nvidia-frontend\n226 drm\n";
+  const std::string line = std::to_string(major) + " " + std::string(name) + "\n";
+  if (devices.find("\n" + line) == std::string::npos) devices += line;
+  write("/proc/devices", devices);
+}
+
 std::string FixtureRoot::read(std::string_view machine_path) const {
   std::ifstream in(host(machine_path), std::ios::binary);
   std::stringstream ss;

@@ -32,6 +32,9 @@ class FixtureRoot {
   void link(std::string_view machine_path, std::string_view target) const;
   /// Creates a character device node (mknod; the tests run as root).
   void char_node(std::string_view machine_path, unsigned major, unsigned minor) const;
+  /// Lists a character driver's major in /proc/devices, as the kernel does for a driver whose
+  /// major is handed out at load (nvidia-uvm, nvidia-caps, kfd); the fixed ones are listed first.
+  void char_driver(unsigned major, std::string_view name) const;
   /// Reads a file back ("" when missing).
   std::string read(std::string_view machine_path) const;
 

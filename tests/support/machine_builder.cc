@@ -7,6 +7,8 @@
 namespace rgpu::test {
 namespace {
 
+constexpr unsigned kNvidiaUvmMajor = 508;
+
 std::string hex(unsigned v, int digits) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%0*x", digits, v);
@@ -94,7 +96,10 @@ void MachineBuilder::pcie_placement(const std::string& address, int numa_node, c
   root_.write(dir + "/max_link_width", std::to_string(max_width) + "\n");
 }
 
-void MachineBuilder::kfd_device(unsigned major) const { root_.char_node("/dev/kfd", major, 0); }
+void MachineBuilder::kfd_device(unsigned major) const {
+  root_.char_node("/dev/kfd", major, 0);
+  root_.char_driver(major, "kfd");
+}
 
 void MachineBuilder::kfd_cpu_node(unsigned node) const {
   root_.write("/sys/class/kfd/kfd/topology/nodes/" + std::to_string(node) + "/properties",
@@ -136,7 +141,13 @@ void MachineBuilder::nvidia_proc_gpu(const NvidiaProc& gpu) const {
 
 void MachineBuilder::nvidia_device_node(unsigned minor) const {
   root_.char_node("/dev/nvidia" + std::to_string(minor), 195, minor);
-  if (!std::filesystem::exists(root_.host("/dev/nvidiactl"))) root_.char_node("/dev/nvidiactl", 195, 255);
+  if (std::filesystem::exists(root_.host("/dev/nvidiactl"))) return;
+  // The nodes every GPU of the driver shares, as nvidia-ctk's spec maps them for each name.
+  root_.char_node("/dev/nvidiactl", 195, 255);
+  root_.char_node("/dev/nvidia-modeset", 195, 254);
+  root_.char_node("/dev/nvidia-uvm", kNvidiaUvmMajor, 0);
+  root_.char_node("/dev/nvidia-uvm-tools", kNvidiaUvmMajor, 1);
+  root_.char_driver(kNvidiaUvmMajor, "nvidia-uvm");
 }
 
 void MachineBuilder::fake_nvml(const std::string& dir, const std::string& conf) const {
@@ -153,6 +164,7 @@ void MachineBuilder::cdi_spec(const std::string& file_name, const std::string& t
 void MachineBuilder::wsl(const std::string& osrelease) const {
   root_.write("/proc/sys/kernel/osrelease", osrelease + "\n");
   root_.char_node("/dev/dxg", 10, 125);
+  root_.write("/proc/misc", "125 dxg\n200 tun\n");
 }
 
 }  // namespace rgpu::test

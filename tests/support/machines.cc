@@ -354,6 +354,7 @@ void nvidia_mig(const FixtureRoot& root, bool toolkit_before_118) {
                      nvml_gpu_line("00000001:C1:00.0", "NVIDIA H100 80GB HBM3", gpu1, kH100Bytes, 0, 0x2330) +
                      "mig_mode 0 1 7\nmig_mode 1 0 7\n";
   root.write("/proc/driver/nvidia-caps/mig-minors", mig_minors(2));
+  root.char_driver(237, "nvidia-caps");
   root.char_node("/dev/nvidia-caps/nvidia-cap1", 237, 1);
   root.char_node("/dev/nvidia-caps/nvidia-cap2", 237, 2);
   std::string devices,

@@ -1,0 +1,146 @@
+// A grant reaches exactly what it names, judged as the runtime will read it: every node by the
+// device number the runtime creates (the spec's own, else the host node's, however the path is
+// spelled), the spec's top-level nodes with every name of it, and a long-lived gate never trusting
+// an answer older than what it just read.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "plugin/spec_reviews.h"
+#include "probe/hardware_identity.h"
+#include "tests/support/admit_on.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machine_builder.h"
+#include "tests/support/machines.h"
+
+using namespace rgpu;
+using namespace rgpu::test;
+using Catch::Contains;
+
+namespace {
+
+// two_nvidia_datacenter: GPU 1111… is 0000:41:00.0 on /dev/nvidia1 (card1, renderD128), GPU aaaa…
+// is 0001:c1:00.0 on /dev/nvidia0 (card2, renderD129).
+constexpr const char* kGpuA = "GPU-11111111-2222-3333-4444-555555555555";
+constexpr const char* kGpuB = "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
+
+std::vector<std::string> ids(std::initializer_list<const char*> list) { return {list.begin(), list.end()}; }
+
+// Alpha holds GPU 1111… alone; beta is granted `name` while it reaches something else.
+void alpha_reserves_gpu_a(const FixtureRoot& root) {
+  REQUIRE(
+      tool_on(root, {"grant", "alpha", "--device", std::string("nvidia.com/gpu=") + kGpuA, "--exclusive"}).exit_code ==
+      0);
+}
+
+std::string vendor_spec(const std::string& top_level, const std::string& node) {
+  return "cdiVersion: 0.6.0\nkind: acme.com/gpu\n" + top_level +
+         "devices:\n- name: x\n  containerEdits:\n    env: [ACME=1]\n" + node;
+}
+
+}  // namespace
+
+TEST_CASE("exact reach: two GPUs trade device minors in place and a long-lived gate sees it at once") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  alpha_reserves_gpu_a(root);
+  REQUIRE(tool_on(root, {"grant", "beta", "--device", "nvidia.com/gpu=0"}).exit_code == 0);
+  const RootFs fs(root.path());
+  plugin::SpecReviews specs(fs);
+  const probe::HardwareReader reader(fs);
+  CHECK(specs.hardware("nvidia.com/gpu=0") == ids({kGpuB}));
+  CHECK(reader.identities(std::vector<std::string>{"/dev/dri/card2", "/dev/nvidia0"}) == ids({kGpuB}));
+  // The driver hands the minors out the other way round; the information files keep their size.
+  MachineBuilder m(root);
+  m.nvidia_proc_gpu({"0000:41:00.0", "NVIDIA H100 80GB HBM3", kGpuA, 0});
+  m.nvidia_proc_gpu({"0001:c1:00.0", "NVIDIA H100 80GB HBM3", kGpuB, 1});
+  // nvidia.com/gpu=0 maps /dev/nvidia0 (now GPU 1111…) with card2 and renderD129 (still aaaa…):
+  // the card node's answer re-reads aaaa…'s file, and /dev/nvidia0's older answer of that same
+  // file must not pass for checked.
+  CHECK(specs.hardware("nvidia.com/gpu=0") == ids({kGpuA, kGpuB}));
+  CHECK(reader.identities(std::vector<std::string>{"/dev/dri/card2", "/dev/nvidia0"}) == ids({kGpuA, kGpuB}));
+  const auto fresh = admit_create(root, "beta", "nvidia.com/gpu=0");
+  CHECK(fresh.exit_code == 1);
+  CHECK_THAT(fresh.out, Contains("now reaches other hardware than was granted"));
+}
+
+TEST_CASE("exact reach: a spec's top-level device nodes come with every name of it") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  alpha_reserves_gpu_a(root);
+  root.write("/etc/cdi/acme.yaml", vendor_spec("containerEdits:\n  deviceNodes: [{path: /dev/nvidia1}]\n", ""));
+  const auto listed = tool_on(root, {"cdi", "list", "-o", "json"});
+  CHECK_THAT(listed.out, Contains("\"acme.com/gpu=x\"") && Contains("\"/dev/nvidia1\""));
+  const auto grant = tool_on(root, {"grant", "beta", "--device", "acme.com/gpu=x"});
+  CHECK(grant.exit_code != 0);
+  CHECK_THAT(grant.err, Contains("reserved exclusively by repository \"alpha\""));
+  // Granted while the spec had no such node, then edited: the gate judges the spec as it is.
+  root.write("/etc/cdi/acme.yaml", vendor_spec("", ""));
+  REQUIRE(tool_on(root, {"grant", "beta", "--device", "acme.com/gpu=x"}).exit_code == 0);
+  CHECK(admit_create(root, "beta", "acme.com/gpu=x").exit_code == 0);
+  root.write("/etc/cdi/acme.yaml", vendor_spec("containerEdits:\n  deviceNodes: [{path: /dev/nvidia1}]\n", ""));
+  const auto refused = admit_create(root, "beta", "acme.com/gpu=x");
+  CHECK(refused.exit_code == 1);
+  CHECK_THAT(refused.out, Contains(kGpuA));
+}
+
+TEST_CASE("exact reach: a node is the device number the runtime creates, whatever its path says") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.link("/dev/char/195:1", "../nvidia1");
+  root.link("/dev/dri/by-path/pci-0000:41:00.0-render", "../renderD128");
+  root.char_node("/dev/gpu-one", 195, 1);
+  root.char_node("/dev/fb0", 29, 0);
+  root.char_driver(29, "fb");
+  const RootFs fs(root.path());
+  const probe::HardwareReader reader(fs);
+  using probe::NodeRef;
+  const auto of = [&](NodeRef n) { return reader.identities(std::vector<NodeRef>{std::move(n)}); };
+  // The spec's own numbers, with a type (or without one: the host node's type, the spec's numbers).
+  CHECK(of({"/dev/nvidia0", "c", 195, 1}) == ids({kGpuA}));
+  CHECK(of({"/dev/nvidia0", "", 195, 1}) == ids({kGpuA}));
+  CHECK(of({"/dev/dri/renderD129", "c", 226, 128}) == ids({kGpuA}));
+  // A type with major 0 takes the host node's numbers; another type than the host node's is refused.
+  CHECK(of({"/dev/nvidia0", "c", 0, 7}) == ids({kGpuB}));
+  CHECK_FALSE(of({"/dev/nvidia0", "b", 0, 0}));
+  // Other spellings of a node, each read as the number it is.
+  CHECK(of({"/dev//nvidia1", "", 0, 0}) == ids({kGpuA}));
+  CHECK(of({"/dev/gpu-one", "", 0, 0}) == ids({kGpuA}));
+  CHECK(of({"/dev/dri/../nvidia1", "", 0, 0}) == ids({kGpuA}));
+  // A link is no device node to the runtime (lstat): refused, fail closed, never skipped.
+  for (const char* link : {"/dev/char/195:1", "/dev/dri/by-path/pci-0000:41:00.0-render"}) {
+    const auto r = of({link, "", 0, 0});
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Contains(link) && Contains("link"));
+  }
+  // Nodes every GPU shares reach none; a GPU's framebuffer is hardware whose GPU cannot be told.
+  CHECK(of({"/dev/nvidia-uvm", "", 0, 0}) == std::vector<std::string>{});
+  CHECK(of({"/dev/nvidiactl", "", 0, 0}) == std::vector<std::string>{});
+  CHECK_FALSE(of({"/dev/fb0", "", 0, 0}));
+  CHECK_FALSE(of({"/dev/not-there", "", 0, 0}));
+  CHECK_FALSE(of({"/dev/nvidia0", "c", 195, 9}));  // no GPU has Device Minor 9
+}
+
+TEST_CASE("exact reach: a spec that renumbers a granted node onto a reserved GPU is refused at the gate") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  alpha_reserves_gpu_a(root);
+  root.link("/dev/char/195:1", "../nvidia1");
+  const auto node = [](const std::string& fields) { return "    deviceNodes: [{" + fields + "}]\n"; };
+  root.write("/etc/cdi/acme.yaml", vendor_spec("", node("path: /dev/nvidia0")));
+  REQUIRE(tool_on(root, {"grant", "beta", "--device", "acme.com/gpu=x"}).exit_code == 0);
+  CHECK(admit_create(root, "beta", "acme.com/gpu=x").exit_code == 0);
+  // The path says GPU aaaa…; the numbers the runtime creates say alpha's GPU.
+  root.write("/etc/cdi/acme.yaml", vendor_spec("", node("path: /dev/nvidia0, type: c, major: 195, minor: 1")));
+  auto r = admit_create(root, "beta", "acme.com/gpu=x");
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Contains(kGpuA));
+  const auto grant = tool_on(root, {"grant", "gamma", "--device", "acme.com/gpu=x"});
+  CHECK(grant.exit_code != 0);
+  CHECK_THAT(grant.err, Contains("reserved exclusively by repository \"alpha\""));
+  // Another spelling of alpha's node, through a link: refused, as the gate cannot vouch for it.
+  root.write("/etc/cdi/acme.yaml", vendor_spec("", node("path: /dev/char/195:1")));
+  r = admit_create(root, "beta", "acme.com/gpu=x");
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.out, Contains("cannot tell which hardware acme.com/gpu=x reaches"));
+}
