@@ -91,21 +91,42 @@ Refusal check_reviewed(const grants::Grant& grant, const CheckContext& context) 
 // names onto other cards), and nothing another repository reserved, whatever name it holds.
 Refusal check_hardware(const grants::Grant& grant, const grants::GrantSet& set, CheckContext& context) {
   if (!context.hardware) return std::nullopt;
-  const auto now = (*context.hardware)(grant.device);
-  if (!now) {
-    context.detail = now.error().message;
+  const auto reach = (*context.hardware)(grant.device);
+  if (!reach) {
+    context.detail = reach.error().message;
     return "refused: the gate cannot tell which hardware " + grant.device +
            " reaches now, so it gives it to no container; ask an operator (rediacc-gpu doctor names what is wrong).";
   }
-  if (grant.hardware && !grants::moved_to(*grant.hardware, *now).empty()) {
-    return "refused: " + grant.device + " now reaches other hardware than was granted to repository \"" + grant.repo +
-           "\" (" + grants::move_clause(*grant.hardware, *now) +
-           "); an operator re-grants it to accept that (rediacc-gpu grant " + grant.repo + " --device " + grant.device +
-           ") or grants the name keyed by the card (rediacc-gpu list).";
+  // Left to dockerd, a name no spec defines fails with the daemon's own words, and a view or spec
+  // that comes back later would hand out whatever it maps then, unjudged by this request.
+  if (!*reach) {
+    return "refused: no CDI spec on this machine defines " + grant.device + ", which repository \"" + grant.repo +
+           "\" was granted; the device is gone or " + std::string(grants::kStaleSpecs) +
+           " (an operator; rediacc-gpu doctor names what is wrong).";
   }
-  if (const grants::Grant* holder = grants::reserved_by_other(set, grant.repo, *now)) {
+  const auto& now = (*reach)->identities;
+  if (auto stale = grants::stale_key(grant.device, **reach); !stale.empty()) {
+    context.detail = stale;
+    return "refused: " + stale + "; " + std::string(grants::kStaleSpecs) + " (an operator).";
+  }
+  const grants::Grant* holder = grants::reserved_by_other(set, grant.repo, now);
+  if (grant.hardware && !grants::moved_to(*grant.hardware, now).empty()) {
+    // Re-granting accepts the move: never the advice when the card is another repository's now.
+    const std::string way_out =
+        holder
+            ? "; the card it reaches now is reserved by another repository, so an operator grants the name keyed "
+              "by the card it should have (rediacc-gpu list) instead"
+            : "; an operator re-grants it to accept that (rediacc-gpu grant " + grant.repo + " --device " +
+                  grant.device + ")" +
+                  (cdi::is_hardware_keyed(grant.device) ? ""
+                                                        : " or grants the name keyed by the card (rediacc-gpu list)");
+    if (holder) context.detail = "reserved by repository \"" + holder->repo + "\" through " + holder->device;
+    return "refused: " + grant.device + " now reaches other hardware than was granted to repository \"" + grant.repo +
+           "\" (" + grants::move_clause(*grant.hardware, now) + ")" + way_out + ".";
+  }
+  if (holder) {
     context.detail = "reserved by repository \"" + holder->repo + "\" through " + holder->device;
-    return "refused: " + grant.device + " now reaches " + grants::shared_hardware(*holder->hardware, *now) +
+    return "refused: " + grant.device + " now reaches " + grants::shared_hardware(*holder->hardware, now) +
            ", which another repository reserved; ask an operator (rediacc-gpu doctor names the grants).";
   }
   return std::nullopt;

@@ -11,6 +11,7 @@
 #include "admission/refusal.h"
 #include "core/host_policy.h"
 #include "grants/grant_set.h"
+#include "probe/hardware_identity.h"
 
 namespace rgpu::admission {
 
@@ -33,9 +34,9 @@ using ContainerSource = std::function<Result<std::string>(const std::string& nam
 /// What a granted CDI name carries now that its grant must have reviewed (SpecReviews::of).
 using ReviewSource = std::function<std::vector<std::string>(const std::string& name)>;
 
-/// The hardware a CDI name reaches now, read live (SpecReviews::hardware): its GPU-own nodes'
-/// identities, sorted; an error when one cannot be told.
-using HardwareSource = std::function<Result<std::vector<std::string>>(const std::string& name)>;
+/// The hardware a CDI name reaches now, read live (SpecReviews::reach): its nodes' identities and
+/// cards; absent when no spec defines the name; an error when a node's hardware cannot be told.
+using HardwareSource = std::function<Result<std::optional<probe::Reach>>(const std::string& name)>;
 
 /// Every grantable CDI name this machine's specs define, sorted: what a refusal may suggest.
 using NameSource = std::function<std::vector<std::string>()>;

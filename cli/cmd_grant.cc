@@ -160,6 +160,7 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
       if (moved) {
         list.back()["hardware_now"] = moved->now;
         if (!moved->unreadable.empty()) list.back()["hardware_unreadable"] = moved->unreadable;
+        if (!moved->stale.empty()) list.back()["stale"] = moved->stale;
       }
     }
     // An object with a version, as every document we print: a script can tell a format it does not know.
@@ -169,8 +170,11 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& g : shown) {
     const auto* moved = move_of(g);
-    rows.push_back({g.repo, g.device + (moved ? " (MOVED)" : ""), g.exclusive ? "yes" : "no", g.granted_at,
-                    overlaps(*set, reach, g)});
+    const std::string mark = !moved                               ? ""
+                             : moved->stale == grants::kUndefined ? " (UNDEFINED)"
+                             : !moved->stale.empty()              ? " (STALE SPEC)"
+                                                                  : " (MOVED)";
+    rows.push_back({g.repo, g.device + mark, g.exclusive ? "yes" : "no", g.granted_at, overlaps(*set, reach, g)});
     const auto* d = cdi::find_device(index, g.device);
     if (f.output == "wide") {
       std::string hardware = g.hardware ? joined(*g.hardware) : "-";

@@ -248,7 +248,8 @@ void grant_series(std::ostringstream& out, const Facts& f) {
   out << "rediacc_gpu_grants_readable " << (f.grants ? 1 : 0) << "\n";
   const size_t moved = f.grants ? grants::moved_grants(probe::HardwareReader(f.fs), f.specs, *f.grants).size() : 0;
   family(out, "rediacc_gpu_grants_moved",
-         "Grants whose name now reaches other hardware than was granted (the gate refuses them); 0 when none moved.");
+         "Grants the gate refuses as the machine is now: the name reaches other hardware than was granted or than "
+         "its key names, or no spec defines it; 0 when none.");
   out << "rediacc_gpu_grants_moved " << moved << "\n";
 }
 

@@ -1,15 +1,61 @@
 #include "grants/hardware.h"
 
 #include <algorithm>
+#include <optional>
 
+#include "cdi-gen/reach_rules.h"
 #include "core/joined.h"
 
 namespace rgpu::grants {
 
+namespace {
+
+// "pci-0000-01-00.0-cpx3" -> {"0000:01:00.0", "cpx3"}; absent for any other device name.
+std::optional<std::pair<std::string, std::string>> pci_key(std::string_view device) {
+  constexpr std::string_view kPrefix = "pci-";
+  constexpr size_t kAddress = 12;  // "0000-01-00.0"
+  if (!device.starts_with(kPrefix) || device.size() < kPrefix.size() + kAddress) return std::nullopt;
+  std::string address(device.substr(kPrefix.size(), kAddress));
+  if (address[4] != '-' || address[7] != '-' || address[10] != '.') return std::nullopt;
+  address[4] = address[7] = ':';
+  const auto rest = device.substr(kPrefix.size() + kAddress);
+  if (!rest.empty() && (rest.front() != '-' || rest.size() == 1)) return std::nullopt;
+  return std::pair{address, std::string(rest.empty() ? rest : rest.substr(1))};
+}
+
+}  // namespace
+
+std::string stale_key(std::string_view qualified_name, const probe::Reach& now) {
+  const auto eq = qualified_name.find('=');
+  if (eq == std::string_view::npos) return "";
+  const auto device = qualified_name.substr(eq + 1);
+  const auto reaches = [&] { return now.identities.empty() ? std::string("nothing") : joined(now.identities); };
+  if (const auto key = pci_key(device)) {
+    const auto& [address, part] = *key;
+    const bool card_ok = !now.cards.empty() && std::all_of(now.cards.begin(), now.cards.end(),
+                                                           [&](const std::string& c) { return c == address; });
+    const bool part_ok = part.empty() || std::all_of(now.identities.begin(), now.identities.end(),
+                                                     [&](const std::string& id) { return id == address + "/" + part; });
+    if (card_ok && part_ok && !now.identities.empty()) return "";
+    return std::string(qualified_name) + " is keyed by " + address + (part.empty() ? "" : "/" + part) + " but maps " +
+           (now.cards.empty() ? reaches() : joined(now.cards)) + " now";
+  }
+  if (device.starts_with("GPU-")) {
+    const std::string uuid(device);
+    if (!now.identities.empty() && std::all_of(now.identities.begin(), now.identities.end(),
+                                               [&](const auto& id) { return probe::identity_covers(uuid, id); }))
+      return "";
+    return std::string(qualified_name) + " is keyed by " + uuid + " but maps " + reaches() + " now";
+  }
+  return "";  // numbered names have no key; MIG UUIDs are not in /proc to check them against
+}
+
 Result<std::vector<std::string>> hardware_of(const probe::HardwareReader& reader, const cdi::IndexedDevice& device) {
-  auto ids = reader.identities(device.nodes);
-  if (!ids) return fail(device.qualified_name + ": " + ids.error().message);
-  return ids;
+  auto now = reader.reach(device.nodes);
+  if (!now) return fail(device.qualified_name + ": " + now.error().message);
+  if (auto stale = stale_key(device.qualified_name, *now); !stale.empty())
+    return fail(stale + "; " + std::string(kStaleSpecs) + ", then grant it again.");
+  return std::move(now->identities);
 }
 
 std::vector<std::string> moved_to(const std::vector<std::string>& recorded, const std::vector<std::string>& now) {
@@ -57,14 +103,18 @@ std::vector<GrantMove> moved_grants(const probe::HardwareReader& reader, const c
                                     const GrantSet& set) {
   std::vector<GrantMove> out;
   for (const auto& g : set.grants) {
-    if (!g.hardware) continue;
     const auto* d = cdi::find_device(index, g.device);
-    if (!d) continue;
-    auto now = reader.identities(d->nodes);
+    if (!d) {
+      out.push_back({g, {}, "", std::string(kUndefined)});
+      continue;
+    }
+    auto now = reader.reach(d->nodes);
     if (!now) {
-      out.push_back({g, {}, now.error().message});
-    } else if (!moved_to(*g.hardware, *now).empty()) {
-      out.push_back({g, *now, ""});
+      out.push_back({g, {}, now.error().message, ""});
+    } else if (auto stale = stale_key(g.device, *now); !stale.empty()) {
+      out.push_back({g, now->identities, "", std::move(stale)});
+    } else if (g.hardware && !moved_to(*g.hardware, now->identities).empty()) {
+      out.push_back({g, now->identities, "", ""});
     }
   }
   return out;
@@ -72,13 +122,23 @@ std::vector<GrantMove> moved_grants(const probe::HardwareReader& reader, const c
 
 std::string move_warning(const GrantMove& m) {
   const auto& g = m.grant;
+  if (m.stale == kUndefined) {
+    return "repository \"" + g.repo + "\"'s " + g.device + ": " + m.stale +
+           ", so the gate refuses it: if the device is gone for good, revoke it (rediacc-gpu revoke " + g.repo +
+           " --device " + g.device + "); else bring it back and run rediacc-gpu setup.";
+  }
+  if (!m.stale.empty()) {
+    return "repository \"" + g.repo + "\"'s " + g.device + ": " + m.stale +
+           "; the gate refuses it and its view leaves it out until " + std::string(kStaleSpecs) + ".";
+  }
   const std::string what = m.unreadable.empty()
                                ? "now reaches other hardware than was granted (" +
                                      move_clause(g.hardware.value_or(std::vector<std::string>{}), m.now) + ")"
                                : "reaches hardware that cannot be told now (" + m.unreadable + ")";
   return "repository \"" + g.repo + "\"'s " + g.device + " " + what +
          ": the gate refuses it and its view leaves it out; re-grant it to accept that (rediacc-gpu grant " + g.repo +
-         " --device " + g.device + ") or grant the name keyed by the card (rediacc-gpu list).";
+         " --device " + g.device + ")" +
+         (cdi::is_hardware_keyed(g.device) ? "" : " or grant the name keyed by the card (rediacc-gpu list)") + ".";
 }
 
 std::string move_clause(const std::vector<std::string>& recorded, const std::vector<std::string>& now) {

@@ -4,6 +4,7 @@
 // the views and doctor ask whether a name moved or reaches a reserved card.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cdi-gen/spec_index.h"
@@ -12,8 +13,23 @@
 
 namespace rgpu::grants {
 
+/// Why a name keyed by hardware reaches other hardware than its key names, or empty: a name keyed
+/// by a PCI address ("rediacc.io/dri=pci-0000-01-00.0", "…-cpx3" for a partition) must reach that
+/// card (that partition) and nothing else, one keyed by a GPU's UUID that GPU (or slices of it).
+/// A spec written before the cards moved maps another card's nodes under the old key.
+std::string stale_key(std::string_view qualified_name, const probe::Reach& now);
+
+/// The advice for a stale spec, the same everywhere it is given.
+inline constexpr std::string_view kStaleSpecs =
+    "the specs are stale: run rediacc-gpu setup (or rediacc-gpu cdi generate and, for NVIDIA, systemctl start "
+    "nvidia-cdi-refresh.service)";
+
+/// GrantMove::stale for a granted name that no spec defines.
+inline constexpr std::string_view kUndefined = "no CDI spec on this machine defines it";
+
 /// What a grant of `device` records as its hardware: the live identities of its GPU's own nodes.
-/// Fails, naming the node, when one cannot be told (the card is gone, the spec is stale).
+/// Fails, naming the node, when one cannot be told (the card is gone, the spec is stale), and when
+/// a keyed name reaches another card than its key (stale_key).
 Result<std::vector<std::string>> hardware_of(const probe::HardwareReader& reader, const cdi::IndexedDevice& device);
 
 /// Identities in `now` that `recorded` does not cover: where the name reaches that it was not
@@ -34,10 +50,14 @@ struct GrantMove {
   Grant grant;
   std::vector<std::string> now;  ///< the hardware it reaches now, when it could be read
   std::string unreadable;        ///< why the hardware could not be read, else empty
+  /// Why the specs are stale for this name, else empty: no spec defines it any more, or its key
+  /// names another card than it reaches (stale_key). The gate refuses it as the specs stand.
+  std::string stale;
 };
 
-/// Every grant of `set` that recorded its hardware and whose name, as `index` defines it now,
-/// reaches anything else. A name no spec defines any more is no move (it reaches nothing).
+/// Every grant of `set` whose name, as `index` defines it now, no spec defines, or that reaches
+/// other hardware than its key names, or (for a grant that recorded its hardware) anything else
+/// than it was granted on.
 std::vector<GrantMove> moved_grants(const probe::HardwareReader& reader, const cdi::SpecIndex& index,
                                     const GrantSet& set);
 

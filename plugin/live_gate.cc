@@ -41,7 +41,7 @@ LiveGate::LiveGate(const RootFs& fs, GateSettings settings, admission::Container
       containers_(std::move(containers)),
       reviews_([this](const std::string& name) { return spec_reviews_.of(name); }),
       names_([this] { return spec_reviews_.defined(); }),
-      hardware_([this](const std::string& name) { return spec_reviews_.hardware(name); }),
+      hardware_([this](const std::string& name) { return spec_reviews_.reach(name); }),
       build_safety_(fs, settings_.repo, settings_.docker_host),
       builds_([this] { return build_safety_.check(policy()); }),
       options_{.allow_buildkit = settings_.allow_buildkit,

@@ -108,9 +108,11 @@ void SpecReviews::refresh() {
   for (auto& [node, rank] : narrowest) node_names_[node] = std::move(std::get<2>(rank));
   std::error_code ec;
   if (!view_.empty() && std::filesystem::is_directory(view_, ec)) {
+    // A name the view still maps but /etc/cdi no longer defines is a stale view's: no spec defines
+    // it, and the gate refuses it as such rather than judge what the view would hand out.
     for (const auto& d : cdi::read_spec_dir(view_).devices) {
-      auto& nodes = nodes_[d.qualified_name];
-      nodes.insert(nodes.end(), d.nodes.begin(), d.nodes.end());
+      auto it = nodes_.find(d.qualified_name);
+      if (it != nodes_.end()) it->second.insert(it->second.end(), d.nodes.begin(), d.nodes.end());
     }
   }
   std::sort(names_.begin(), names_.end());
@@ -147,18 +149,23 @@ std::string SpecReviews::name_for_node(std::string_view path) {
 
 namespace rgpu::plugin {
 
-Result<std::vector<std::string>> SpecReviews::hardware(const std::string& name) {
+Result<std::optional<probe::Reach>> SpecReviews::reach(const std::string& name) {
   std::vector<probe::NodeRef> nodes;
   {
     const std::lock_guard hold(mutex_);
     refresh();
     const auto it = nodes_.find(name);
-    if (it == nodes_.end()) return std::vector<std::string>{};
+    if (it == nodes_.end()) return std::optional<probe::Reach>{};
     nodes = it->second;
   }
-  auto ids = reader_.identities(nodes);
-  if (!ids) return fail(name + ": " + ids.error().message);
-  return ids;
+  auto r = reader_.reach(nodes);
+  if (!r) return fail(name + ": " + r.error().message);
+  return std::optional<probe::Reach>(std::move(*r));
+}
+
+Result<std::vector<std::string>> SpecReviews::hardware(const std::string& name) {
+  RGPU_TRY_ASSIGN(auto r, reach(name));
+  return r ? std::move(r->identities) : std::vector<std::string>{};
 }
 
 }  // namespace rgpu::plugin

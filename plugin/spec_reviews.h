@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,8 +37,10 @@ class SpecReviews {
   /// nvidia.com/gpu=3 when minors do not follow the GPUs' order. Looked at as `defined` is.
   std::string name_for_node(std::string_view path);
   /// The hardware the name reaches now: its nodes from the specs as they are (and the view's), each node's
-  /// identity read live from the machine (probe::HardwareReader); nothing for a name no spec
+  /// identity read live from the machine (probe::HardwareReader); absent for a name no spec
   /// defines. Fails when a node's hardware cannot be told.
+  Result<std::optional<probe::Reach>> reach(const std::string& name);
+  /// reach's identities; nothing for a name no spec defines.
   Result<std::vector<std::string>> hardware(const std::string& name);
 
  private:

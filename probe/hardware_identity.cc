@@ -143,7 +143,8 @@ bool HardwareReader::still_holds(const Evidence& e, Seen& seen) const {
   return it->second == e;
 }
 
-Result<std::string> HardwareReader::nvidia(unsigned minor, std::vector<Evidence>& ev) const {
+Result<std::string> HardwareReader::nvidia(unsigned minor, Answer& a) const {
+  auto& ev = a.evidence;
   const std::string node = "/dev/nvidia" + std::to_string(minor);
   auto dirs = fs_.list_dir(kNvidiaGpus);
   if (!dirs) return tl::unexpected(gone(node, dirs.error().message));
@@ -153,6 +154,7 @@ Result<std::string> HardwareReader::nvidia(unsigned minor, std::vector<Evidence>
     auto uuid = uuid_for_minor(e.value, minor);
     if (!uuid) continue;
     ev.push_back(std::move(e));
+    a.card = dir;
     // No UUID (an old driver): the directory is the GPU's PCI address.
     return uuid->empty() ? dir : *uuid;
   }
@@ -163,7 +165,8 @@ Result<std::string> HardwareReader::nvidia(unsigned minor, std::vector<Evidence>
 // A DRM node by its minor: the kernel's link for the number (/sys/dev/char/226:M) says which
 // device it is; a tree without one (an older sysfs, a fixture) has the class link of the name the
 // minor is given (card M, renderD M).
-Result<std::string> HardwareReader::drm(const std::string& node, unsigned minor, std::vector<Evidence>& ev) const {
+Result<std::string> HardwareReader::drm(const std::string& node, unsigned minor, Answer& a) const {
+  auto& ev = a.evidence;
   std::string link = "/sys/dev/char/226:" + std::to_string(minor);
   ev.push_back(read(Evidence::Kind::link, link));
   if (!ev.back().present()) {
@@ -183,7 +186,8 @@ Result<std::string> HardwareReader::drm(const std::string& node, unsigned minor,
     return tl::unexpected(gone(node, fs_.host_path(link).string() + " points at " + back.value + ", no DRM device"));
   const std::string device_dir = target.parent_path().parent_path().string();
   const auto address = canonical_pci_address(device_dir.substr(device_dir.rfind('/') + 1));
-  if (!address) return partition(node, device_dir, name, ev);
+  if (!address) return partition(node, device_dir, name, a);
+  a.card = *address;
   ev.push_back(read(Evidence::Kind::file, std::string(kNvidiaGpus) + "/" + *address + "/information"));
   if (ev.back().present()) {
     const auto fields = parse_colon_pairs(ev.back().value);
@@ -200,7 +204,8 @@ Result<std::string> HardwareReader::drm(const std::string& node, unsigned minor,
 // A node owned by an amdgpu_xcp platform device: the KFD topology node with its render minor
 // says the card (location_id) and the partition (the function bits of a CPX location).
 Result<std::string> HardwareReader::partition(const std::string& node, const std::string& device_dir,
-                                              const std::string& name, std::vector<Evidence>& ev) const {
+                                              const std::string& name, Answer& a) const {
+  auto& ev = a.evidence;
   auto render = number_after(name, "renderD");
   if (!render) {
     ev.push_back(read(Evidence::Kind::listing, device_dir + "/drm"));
@@ -236,20 +241,22 @@ Result<std::string> HardwareReader::partition(const std::string& node, const std
   if (!address) return tl::unexpected(gone(node, "no KFD topology node has render minor " + std::to_string(*render)));
   const std::string card = address->substr(0, address->size() - 1) + "0";
   const std::string index = address->substr(address->size() - 1);
+  a.card = card;
   ev.push_back(read(Evidence::Kind::file, "/sys/bus/pci/devices/" + card + "/current_compute_partition"));
   const auto& mode = ev.back();
   const std::string kind = mode.present() && !mode.value.empty() ? lower(mode.value) : "partition";
   return card + "/" + kind + index;
 }
 
-Result<std::string> HardwareReader::mig(const std::string& node, unsigned cap_minor, std::vector<Evidence>& ev) const {
+Result<std::string> HardwareReader::mig(const std::string& node, unsigned cap_minor, Answer& a) const {
+  auto& ev = a.evidence;
   ev.push_back(read(Evidence::Kind::file, std::string(kMigMinors)));
   if (!ev.back().present()) return tl::unexpected(gone(node, fs_.host_path(kMigMinors).string() + " cannot be read"));
   for (const auto& [cap, minor] : parse_mig_minors(ev.back().value)) {
     if (minor != cap_minor) continue;
     auto slice = mig_capability(cap);
     if (!slice) break;  // config or monitor: every GPU's, never a slice
-    RGPU_TRY_ASSIGN(auto gpu, nvidia(slice->first, ev));
+    RGPU_TRY_ASSIGN(auto gpu, nvidia(slice->first, a));
     return gpu + slice->second;
   }
   return tl::unexpected(gone(node, "it is no MIG slice's capability in " + fs_.host_path(kMigMinors).string()));
@@ -307,20 +314,20 @@ Result<std::string> HardwareReader::driver_name(const Number& n, const std::stri
 }
 
 HardwareReader::Answer HardwareReader::derive(const Number& n, const std::string& node) const {
-  Answer a{Role::other, std::string(), {}};
+  Answer a{Role::other, std::string(), {}, {}};
   if (n.type != 'c') return a;  // block devices and fifos are no GPU's
   if (n.major == kNvidiaMajor) {
     if (n.minor >= 254) {
       a.role = Role::shared;  // nvidia-modeset, nvidiactl
     } else {
       a.role = Role::parent;
-      a.identity = nvidia(n.minor, a.evidence);
+      a.identity = nvidia(n.minor, a);
     }
     return a;
   }
   if (n.major == kDrmMajor) {
     a.role = Role::gpu;
-    a.identity = drm(node, n.minor, a.evidence);
+    a.identity = drm(node, n.minor, a);
     return a;
   }
   auto driver = driver_name(n, node, a.evidence);
@@ -333,7 +340,7 @@ HardwareReader::Answer HardwareReader::derive(const Number& n, const std::string
     a.identity = std::string("wsl");
   } else if (*driver == "nvidia-caps") {
     a.role = Role::slice;
-    a.identity = mig(node, n.minor, a.evidence);
+    a.identity = mig(node, n.minor, a);
   } else if (*driver == "nvidia-uvm" || *driver == "kfd" || *driver == "nvidia-caps-imex-channels") {
     a.role = Role::shared;
   } else if (*driver == "fb" || *driver == "accel" || *driver == "nvidia-nvswitch" || *driver == "nvidia-nvlink") {
@@ -378,47 +385,60 @@ Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node) co
   return Number{type, ::major(st->st_rdev), ::minor(st->st_rdev)};
 }
 
-Result<HardwareReader::Answer> HardwareReader::cached(const NodeRef& node, Seen& seen) const {
+Result<HardwareReader::Found> HardwareReader::cached(const NodeRef& node, Seen& seen) const {
   RGPU_TRY_ASSIGN(const Number n, number_of(node));
   const std::string key = std::string(1, n.type) + std::to_string(n.major) + ":" + std::to_string(n.minor);
   const std::lock_guard hold(mutex_);
   if (auto it = answers_.find(key); it != answers_.end()) {
     const auto& ev = it->second.evidence;
-    if (std::all_of(ev.begin(), ev.end(), [&](const Evidence& e) { return still_holds(e, seen); })) return it->second;
+    const auto& a = it->second;
+    if (std::all_of(ev.begin(), ev.end(), [&](const Evidence& e) { return still_holds(e, seen); }))
+      return Found{a.role, *a.identity, a.card};
     answers_.erase(it);
   }
   auto answer = derive(n, node.path);
   // What was read now is what every other answer of this call is compared with.
   for (const auto& e : answer.evidence) seen.insert_or_assign(evidence_key(e), e);
   if (!answer.identity) return tl::unexpected(answer.identity.error());  // looked at afresh each time
-  return answers_.insert_or_assign(key, std::move(answer)).first->second;
+  Found found{answer.role, *answer.identity, answer.card};
+  answers_.insert_or_assign(key, std::move(answer));
+  return found;
 }
 
 Result<std::string> HardwareReader::identity(const std::string& node) const {
   Seen seen;
-  RGPU_TRY_ASSIGN(const Answer a, cached({node, "", 0, 0}, seen));
+  RGPU_TRY_ASSIGN(const Found a, cached({node, "", 0, 0}, seen));
   if (a.role == Role::other || a.role == Role::shared)
     return tl::unexpected(gone(node, "it is no GPU's own device node"));
   return a.identity;
 }
 
-Result<std::vector<std::string>> HardwareReader::identities(const std::vector<NodeRef>& nodes) const {
-  std::vector<std::pair<Role, std::string>> found;
+Result<Reach> HardwareReader::reach(const std::vector<NodeRef>& nodes) const {
+  std::vector<Found> found;
   Seen seen;
   for (const auto& n : nodes) {
-    RGPU_TRY_ASSIGN(const Answer a, cached(n, seen));
-    found.emplace_back(a.role, *a.identity);
+    RGPU_TRY_ASSIGN(auto a, cached(n, seen));
+    found.push_back(std::move(a));
   }
   // A name that maps MIG capability nodes reaches slices; the /dev/nvidiaN it maps with them is
   // the parent every slice opens, not the GPU whole.
-  const bool slices = std::any_of(found.begin(), found.end(), [](const auto& f) { return f.first == Role::slice; });
-  std::vector<std::string> out;
-  for (auto& [role, id] : found) {
-    if (role == Role::gpu || role == Role::slice || (role == Role::parent && !slices)) out.push_back(std::move(id));
+  const bool slices = std::any_of(found.begin(), found.end(), [](const Found& a) { return a.role == Role::slice; });
+  Reach out;
+  for (auto& a : found) {
+    if (a.role != Role::gpu && a.role != Role::slice && (a.role != Role::parent || slices)) continue;
+    out.identities.push_back(std::move(a.identity));
+    if (!a.card.empty()) out.cards.push_back(std::move(a.card));
   }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  for (auto* list : {&out.identities, &out.cards}) {
+    std::sort(list->begin(), list->end());
+    list->erase(std::unique(list->begin(), list->end()), list->end());
+  }
   return out;
+}
+
+Result<std::vector<std::string>> HardwareReader::identities(const std::vector<NodeRef>& nodes) const {
+  RGPU_TRY_ASSIGN(auto r, reach(nodes));
+  return std::move(r.identities);
 }
 
 Result<std::vector<std::string>> HardwareReader::identities(const std::vector<std::string>& nodes) const {

@@ -39,6 +39,13 @@ struct NodeRef {
 /// Host paths as nodes without numbers: each is what the host node there is.
 std::vector<NodeRef> node_refs(const std::vector<std::string>& paths);
 
+/// What a list of nodes reaches: the identities, and the PCI addresses of the cards they are on.
+struct Reach {
+  std::vector<std::string> identities;  ///< sorted, without repeats
+  std::vector<std::string> cards;       ///< sorted, without repeats; WSL's /dev/dxg adds none
+  bool operator==(const Reach&) const = default;
+};
+
 class HardwareReader {
  public:
   explicit HardwareReader(const RootFs& fs) : fs_(fs) {}
@@ -55,6 +62,8 @@ class HardwareReader {
   /// fail closed, on the first node whose number cannot be read or whose GPU cannot be told.
   Result<std::vector<std::string>> identities(const std::vector<NodeRef>& nodes) const;
   Result<std::vector<std::string>> identities(const std::vector<std::string>& nodes) const;
+  /// The identities with the cards they are on, read in the same pass.
+  Result<Reach> reach(const std::vector<NodeRef>& nodes) const;
 
   /// What one piece of an answer was read from: a link's text, a file's text or a directory's
   /// names.
@@ -92,12 +101,19 @@ class HardwareReader {
     Role role = Role::other;
     Result<std::string> identity;
     std::vector<Evidence> evidence;
+    std::string card;  ///< the PCI address of the card the identity is on; empty for WSL
+  };
+  /// An answer without its evidence: what a call hands on.
+  struct Found {
+    Role role = Role::other;
+    std::string identity;
+    std::string card;
   };
   /// What each piece of evidence read as during this call: read once a call, and every answer
   /// compared with that same reading.
   using Seen = std::map<std::string, Evidence>;
   Result<Number> number_of(const NodeRef& node) const;
-  Result<Answer> cached(const NodeRef& node, Seen& seen) const;
+  Result<Found> cached(const NodeRef& node, Seen& seen) const;
   Answer derive(const Number& n, const std::string& node) const;
   bool still_holds(const Evidence& e, Seen& seen) const;
   Evidence read(Evidence::Kind kind, const std::string& path) const;
@@ -106,11 +122,12 @@ class HardwareReader {
   std::optional<Evidence> reread(const Evidence& e) const;
   /// The name /proc/devices (or /proc/misc, for the misc major) gives a device number's driver.
   Result<std::string> driver_name(const Number& n, const std::string& node, std::vector<Evidence>& ev) const;
-  Result<std::string> nvidia(unsigned minor, std::vector<Evidence>& ev) const;
-  Result<std::string> drm(const std::string& node, unsigned minor, std::vector<Evidence>& ev) const;
+  // Each sets `a.card` and adds to `a.evidence`.
+  Result<std::string> nvidia(unsigned minor, Answer& a) const;
+  Result<std::string> drm(const std::string& node, unsigned minor, Answer& a) const;
   Result<std::string> partition(const std::string& node, const std::string& device_dir, const std::string& name,
-                                std::vector<Evidence>& ev) const;
-  Result<std::string> mig(const std::string& node, unsigned cap_minor, std::vector<Evidence>& ev) const;
+                                Answer& a) const;
+  Result<std::string> mig(const std::string& node, unsigned cap_minor, Answer& a) const;
 
   const RootFs& fs_;
   mutable std::mutex mutex_;

@@ -22,18 +22,24 @@ class LiveHardware {
  public:
   explicit LiveHardware(const Facts& f) : f_(f), reader_(f.fs) {}
 
-  const Identities& of(const std::string& device) {
+  const Result<probe::Reach>& reach(const std::string& device) {
     auto it = read_.find(device);
     if (it != read_.end()) return it->second;
     const auto* d = cdi::find_device(f_.specs, device);
-    auto ids = d ? reader_.identities(d->nodes) : Identities(std::vector<std::string>{});
-    return read_.emplace(device, std::move(ids)).first->second;
+    auto r = d ? reader_.reach(d->nodes) : Result<probe::Reach>(probe::Reach{});
+    return read_.emplace(device, std::move(r)).first->second;
+  }
+
+  Identities of(const std::string& device) {
+    const auto& r = reach(device);
+    if (!r) return tl::unexpected(r.error());
+    return r->identities;
   }
 
  private:
   const Facts& f_;
   const probe::HardwareReader reader_;
-  std::map<std::string, Identities> read_;
+  std::map<std::string, Result<probe::Reach>> read_;
 };
 
 std::string revoke_command(const std::string& repo, const std::string& device) {
@@ -49,13 +55,15 @@ std::string hardware_moved(const grants::Grant& g, const Identities& now) {
 }
 
 Check moved(const grants::Grant& g, const std::string& why) {
+  const std::string regrant = "re-grant to accept it (rediacc-gpu grant " + g.repo + " --device " + g.device + ")";
   return kCheck.fail("grants", why,
-                     "the gate refuses the name, and a container made before the change reaches the other card until "
-                     "it is recreated",
-                     "check what " + g.repo + " should have, then re-grant to accept it (rediacc-gpu grant " + g.repo +
-                         " --device " + g.device +
-                         "), or grant the name keyed by the card (rediacc-gpu list) and revoke this one (" +
-                         revoke_command(g.repo, g.device) + ")");
+                     "the gate refuses the name, and a container made before the change keeps the hardware it was "
+                     "given until it is recreated",
+                     "check what " + g.repo + " should have, then " + regrant +
+                         (cdi::is_hardware_keyed(g.device)
+                              ? ""
+                              : ", or grant the name keyed by the card (rediacc-gpu list) and revoke this one (" +
+                                    revoke_command(g.repo, g.device) + ")"));
 }
 
 Check undefined(const grants::Grant& g) {
@@ -63,7 +71,7 @@ Check undefined(const grants::Grant& g) {
       "grants",
       g.repo + " holds " + g.device + ", which no spec defines now" +
           (g.hardware && !g.hardware->empty() ? " (it reached " + joined(*g.hardware) + " when granted)" : ""),
-      "the repository's containers asking for it fail at create",
+      "the gate refuses the repository's containers asking for it",
       "revoke it (" + revoke_command(g.repo, g.device) +
           ") or bring the device back; after a re-partition or MIG change, grant the name that now reaches that "
           "hardware");
@@ -79,6 +87,14 @@ std::vector<Check> name_findings(const Facts& f, const grants::Grant& g, LiveHar
   if (auto why = cdi::ungrantable_reason(*def); !why.empty()) {
     out.push_back(kCheck.fail("grants", g.repo + " holds " + g.device, why,
                               "revoke it (" + revoke_command(g.repo, g.device) + ")"));
+  }
+  if (const auto& now = live.reach(g.device); now) {
+    if (auto stale = grants::stale_key(g.device, *now); !stale.empty()) {
+      out.push_back(kCheck.fail(
+          "grants", g.repo + " holds " + g.device + ", which " + stale.substr(g.device.size() + 1),
+          "the gate refuses the name: its spec was written before the cards moved", std::string(grants::kStaleSpecs)));
+      return out;
+    }
   }
   if (!g.hardware) {
     unpinned.push_back(g.repo + ": " + g.device);

@@ -144,3 +144,58 @@ TEST_CASE("exact reach: a spec that renumbers a granted node onto a reserved GPU
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.out, Contains("cannot tell which hardware acme.com/gpu=x reaches"));
 }
+
+// Following the gate's advice after two render nodes swap must not give the repository the other
+// card: the keyed name still maps the old node until the specs are regenerated.
+TEST_CASE("exact reach: a name keyed by a card that maps another card is stale, at the gate and at grant") {
+  FixtureRoot root;
+  workstation_numbered(root, {128, 129, 130});
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "alpha", "--device", "rediacc.io/dri=pci-0000-01-00.0"}).exit_code == 0);
+  workstation_numbered(root, {128, 130, 129});  // the render nodes swap; the specs are not regenerated
+  const auto gate = admit_create(root, "alpha", "rediacc.io/dri=pci-0000-01-00.0");
+  CHECK(gate.exit_code == 1);
+  CHECK_THAT(gate.out, Contains("rediacc.io/dri=pci-0000-01-00.0 is keyed by 0000:01:00.0 but maps 0000:03:00.0 now") &&
+                           Contains("the specs are stale: run rediacc-gpu setup") && !Contains("re-grant"));
+  for (const char* repo : {"alpha", "gamma"}) {
+    const auto grant = tool_on(root, {"grant", repo, "--device", "rediacc.io/dri=pci-0000-01-00.0"});
+    CHECK(grant.exit_code != 0);
+    CHECK_THAT(grant.err, Contains("is keyed by 0000:01:00.0 but maps 0000:03:00.0 now") &&
+                              Contains("the specs are stale: run rediacc-gpu setup"));
+  }
+  const auto listed = tool_on(root, {"grants", "-o", "json"});
+  CHECK_THAT(listed.out, Contains("\"stale\": \"rediacc.io/dri=pci-0000-01-00.0 is keyed by 0000:01:00.0"));
+  CHECK_THAT(tool_on(root, {"grants"}).out, Contains("rediacc.io/dri=pci-0000-01-00.0 (STALE SPEC)"));
+  const auto doctor = tool_on(root, {"doctor"});
+  CHECK_THAT(doctor.out, Contains("is keyed by 0000:01:00.0 but maps 0000:03:00.0 now"));
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
+  CHECK(admit_create(root, "alpha", "rediacc.io/dri=pci-0000-01-00.0").exit_code == 0);
+  CHECK_THAT(tool_on(root, {"grants"}).out, !Contains("STALE"));
+}
+
+TEST_CASE("exact reach: a granted name no spec defines is refused at the gate and marked, not left to dockerd") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  REQUIRE(tool_on(root, {"grant", "beta", "--device", "nvidia.com/gpu=0"}).exit_code == 0);
+  CHECK(admit_create(root, "beta", "nvidia.com/gpu=0").exit_code == 0);
+  const std::string spec = root.read("/etc/cdi/nvidia.yaml");
+  for (const char* how : {"removed", "broken"}) {
+    INFO(how);
+    if (std::string(how) == "removed") {
+      std::filesystem::remove(root.host("/etc/cdi/nvidia.yaml"));  // as --install-nvidia-toolkit=false does
+    } else {
+      root.write("/etc/cdi/nvidia.yaml", spec + "\nbogus: [\n");
+    }
+    const auto gate = admit_create(root, "beta", "nvidia.com/gpu=0");
+    CHECK(gate.exit_code == 1);
+    CHECK_THAT(gate.out, Contains("no CDI spec on this machine defines nvidia.com/gpu=0") &&
+                             Contains("the specs are stale: run rediacc-gpu setup"));
+    CHECK_THAT(tool_on(root, {"grants"}).out, Contains("nvidia.com/gpu=0 (UNDEFINED)"));
+    CHECK_THAT(tool_on(root, {"grants", "-o", "json"}).out,
+               Contains("\"stale\": \"no CDI spec on this machine defines it\""));
+    const auto doctor = tool_on(root, {"doctor", "-o", "json"});
+    CHECK_THAT(doctor.out, Contains("beta holds nvidia.com/gpu=0, which no spec defines now"));
+  }
+  root.write("/etc/cdi/nvidia.yaml", spec);
+  CHECK(admit_create(root, "beta", "nvidia.com/gpu=0").exit_code == 0);
+}
