@@ -59,6 +59,9 @@ std::string value_arm(const std::string& path, const CLI::Option* opt, const std
   } else if (names.front() == "--device") {
     action = "_rediacc_gpu_reply -W \"$(" + program +
              " ${root:+--root \"$root\"} cdi list 2>/dev/null | awk 'NR > 1 {print $1}')\"";
+  } else if (names.front() == "--forget-gpu") {  // the GPUs the inventory keeps as missing, as list shows them
+    action = "_rediacc_gpu_reply -W \"$(" + program +
+             " ${root:+--root \"$root\"} list 2>/dev/null | awk '/^missing since / {print $4}')\"";
   } else {
     return {};
   }

@@ -10,6 +10,7 @@
 #include "core/file_sink.h"
 #include "grants/views.h"
 #include "probe/inventory_file.h"
+#include "probe/missing_gpus.h"
 #include "setup/machine_probe.h"
 
 namespace rgpu::cli {
@@ -38,6 +39,7 @@ int run_generate(const GlobalOptions& global) {
   }
   changes->insert(changes->end(), views->begin(), views->end());
   setup::attach_cdi_names(fs, *report);
+  probe::note_missing_gpus(fs, report->inventory);  // the hotplug unit runs this: a lost GPU stays missing
   print_warnings(report->warnings);
   auto recorded = probe::record_inventory(fs, sink, report->inventory);
   if (!recorded) return report_failure(recorded.error());

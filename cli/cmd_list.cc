@@ -89,6 +89,12 @@ std::string table(const probe::Inventory& inv, const cdi::SpecIndex* index) {
   }
   std::string out = render_table(header, rows);
   if (inv.gpus.empty()) out += "(no GPU found; inventory made " + age + ")\n";
+  // Kept until back on the bus or forgotten: doctor fails on each meanwhile.
+  for (const auto& m : inv.missing_gpus) {
+    out += "missing since " + m.missing_since + ": " + m.pci_address + " " + m.name +
+           (m.uuid ? " (" + *m.uuid + ")" : "") + "; rediacc-gpu setup --forget-gpu " + m.pci_address +
+           " once it is removed on purpose\n";
+  }
   return out;
 }
 

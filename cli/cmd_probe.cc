@@ -8,6 +8,7 @@
 #include "core/file_sink.h"
 #include "core/state_paths.h"
 #include "probe/inventory_file.h"
+#include "probe/missing_gpus.h"
 #include "setup/machine_probe.h"
 
 namespace rgpu::cli {
@@ -28,9 +29,13 @@ int run_probe_command(const GlobalOptions& global) {
   auto report = setup::probe_machine(fs);
   if (!report) return report_failure(report.error());
   for (const auto& w : report->warnings) print_warning(w);
+  probe::note_missing_gpus(fs, report->inventory);
   auto recorded = probe::record_inventory(fs, sink, report->inventory);
   if (!recorded) return report_failure(recorded.error());
   for (const auto& g : report->inventory.gpus) std::cout << summary_line(g) << "\n";
+  for (const auto& m : report->inventory.missing_gpus)
+    std::cout << m.pci_address << "  " << probe::to_string(m.vendor) << "  " << m.name << "  MISSING since "
+              << m.missing_since << "\n";
   const auto n = report->inventory.gpus.size();
   std::cout << n << (n == 1 ? " GPU" : " GPUs") << " (platform " << probe::to_string(report->inventory.platform)
             << "); inventory " << (recorded->kind == Change::Kind::unchanged ? "unchanged at " : "written to ")

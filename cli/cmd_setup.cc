@@ -14,6 +14,7 @@
 #include "core/file_lock.h"
 #include "core/state_paths.h"
 #include "installers/nvidia_toolkit.h"
+#include "probe/sysfs_parsers.h"
 #include "setup/defaults.h"
 #include "setup/run.h"
 
@@ -33,6 +34,7 @@ struct SetupFlags {
   bool dry_run = false;
   bool exact_version = false;              ///< --nvidia-toolkit-version was given
   std::vector<std::string> disable_hooks;  ///< empty: keep what an earlier setup recorded
+  std::vector<std::string> forget_gpus;    ///< PCI addresses as given (checked, not yet canonical)
 };
 
 // nvidia-ctk's hook names (NVIDIA Container Toolkit 1.18-1.20, cdi-support.md), "all", and
@@ -142,15 +144,16 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
   DryRunFileSink dry_sink(fs);
   ProcessRunner processes;
   DryRunRunner dry_runner;
-  const setup::SetupOptions options{flags.mode == "true"    ? setup::ToolkitMode::always
-                                    : flags.mode == "false" ? setup::ToolkitMode::never
-                                                            : setup::ToolkitMode::automatic,
-                                    flags.version,
-                                    flags.exact_version,
-                                    setup::repo_daemon_unit(fs, flags.repo_daemon_unit),
-                                    setup::unit_tool_path(fs, flags.tool_path),
-                                    setup::disabled_hooks(fs, flags.disable_hooks),
-                                    setup::host_policy(fs, flags.host_policy)};
+  setup::SetupOptions options{flags.mode == "true"    ? setup::ToolkitMode::always
+                              : flags.mode == "false" ? setup::ToolkitMode::never
+                                                      : setup::ToolkitMode::automatic,
+                              flags.version,
+                              flags.exact_version,
+                              setup::repo_daemon_unit(fs, flags.repo_daemon_unit),
+                              setup::unit_tool_path(fs, flags.tool_path),
+                              setup::disabled_hooks(fs, flags.disable_hooks),
+                              setup::host_policy(fs, flags.host_policy)};
+  for (const auto& address : flags.forget_gpus) options.forget_gpus.push_back(*probe::canonical_pci_address(address));
   FileSink& sink = flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink;
   CommandRunner& act = flags.dry_run ? static_cast<CommandRunner&>(dry_runner) : processes;
   const auto run = setup::run_setup(fs, sink, processes, act, options, &progress);
@@ -220,6 +223,13 @@ Runner attach_setup(CLI::App& sub, GlobalOptions& global) {
                  "Leave this nvidia-ctk hook out of the NVIDIA spec (repeatable; e.g. enable-cuda-compat, or all); "
                  "recorded, so every regeneration and later setup keeps it; none clears it")
       ->check(CLI::IsMember(kNvidiaHooks))
+      ->take_all();
+  sub.add_option("--forget-gpu", flags->forget_gpus,
+                 "PCI address of a GPU the inventory keeps as missing that was removed on purpose: leave it out of the "
+                 "inventory, so doctor and metrics stop reporting it lost (repeatable)")
+      ->check([](const std::string& a) {
+        return probe::canonical_pci_address(a) ? std::string() : "must be a PCI address such as 0000:41:00.0";
+      })
       ->take_all();
   sub.add_flag("--dry-run", flags->dry_run, "Print the plan and change nothing");
   sub.add_option("-o,--output", flags->output,

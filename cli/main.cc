@@ -18,6 +18,7 @@ constexpr Command kCommands[] = {
     {"setup", "Make this machine ready: probe, NVIDIA toolkit and spec, our specs, units, inventory.", attach_setup,
      "rediacc-gpu setup\n"
      "rediacc-gpu setup --install-nvidia-toolkit=false --dry-run\n"
+     "rediacc-gpu setup --forget-gpu 0000:41:00.0\n"
      "rediacc-gpu setup -o json | jq .changed"},
     {"probe", "Find this machine's GPUs and write /etc/rediacc/gpu/inventory.json.", attach_probe,
      "rediacc-gpu probe\n"

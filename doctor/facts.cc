@@ -7,6 +7,7 @@
 #include <set>
 
 #include "docker/client.h"
+#include "probe/missing_gpus.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -30,8 +31,12 @@ bool has_vendor(const probe::Inventory& inventory, probe::Vendor vendor) {
 }
 
 std::string no_gpu_observed(const Facts& f, probe::Vendor vendor, const std::string& kind) {
-  if (f.recorded && has_vendor(*f.recorded, vendor))
+  const auto missing = [vendor](const probe::MissingGpu& m) { return m.vendor == vendor; };
+  if (f.recorded && (has_vendor(*f.recorded, vendor) ||
+                     std::any_of(f.recorded->missing_gpus.begin(), f.recorded->missing_gpus.end(), missing)))
     return "the " + kind + " GPU the inventory recorded is not found now (gpu-present names it)";
+  if (vendor == probe::Vendor::nvidia && !probe::nvidia_driver_gpus(f.fs).empty())
+    return "the NVIDIA GPU the driver lists is not found now on the PCI bus (gpu-present names it)";
   return "no " + kind + " GPU";
 }
 

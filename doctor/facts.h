@@ -79,7 +79,8 @@ std::string answer_text(const nlohmann::json& answer, const char* key);
 bool has_vendor(const probe::Inventory& inventory, probe::Vendor vendor);
 
 /// What a check that needs a GPU of `vendor` says when the probe made now finds none: "no NVIDIA
-/// GPU", or, when the recorded inventory has one, that it is not found now (never "none").
+/// GPU", or, when the recorded inventory has or keeps as missing one (or the NVIDIA driver lists
+/// one), that it is not found now (never "none").
 std::string no_gpu_observed(const Facts& facts, probe::Vendor vendor, const std::string& kind);
 
 /// What names one GPU in a check's subject: its PCI address, else its UUID, else its name.

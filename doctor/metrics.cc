@@ -139,8 +139,9 @@ void canary_series(std::ostringstream& out, const Facts& f) {
   }
 }
 
-// GPUs found now by vendor, and those the recorded inventory has that are gone: a machine that
-// lost a GPU must not read as one that never had it.
+// GPUs found now by vendor, and those lost (the recorded inventory has them or keeps them as
+// missing, or the NVIDIA driver lists them): a machine that lost a GPU must not read as one that
+// never had it, even after setup rewrote its inventory.
 void gpu_series(std::ostringstream& out, const Facts& f) {
   family(out, "rediacc_gpu_gpus", "GPUs found on this machine now, by vendor.");
   for (auto v : {probe::Vendor::nvidia, probe::Vendor::amd, probe::Vendor::intel, probe::Vendor::other}) {
@@ -150,10 +151,11 @@ void gpu_series(std::ostringstream& out, const Facts& f) {
   }
   const auto lost = lost_gpus(f);
   family(out, "rediacc_gpu_gpus_missing",
-         "GPUs the recorded inventory has that are gone from the PCI bus or do not answer; 0 when none.");
+         "GPUs the recorded inventory has or keeps as missing, or the NVIDIA driver lists, that are gone from the PCI "
+         "bus or do not answer; 0 when none.");
   out << "rediacc_gpu_gpus_missing " << lost.size() << "\n";
-  family(out, "rediacc_gpu_gpu_lost", "1 for each recorded GPU gone from the bus or answering all-ones.");
-  for (const auto& l : lost) out << "rediacc_gpu_gpu_lost{pci_address=\"" << *l.gpu.pci_address << "\"} 1\n";
+  family(out, "rediacc_gpu_gpu_lost", "1 for each such GPU: gone from the bus, answering all-ones or lost to NVML.");
+  for (const auto& l : lost) out << "rediacc_gpu_gpu_lost{pci_address=\"" << l.gpu.pci_address << "\"} 1\n";
 }
 
 // The kernel's events since boot, per GPU and code (counters that restart with the machine), and

@@ -92,6 +92,14 @@ json gpu_to_json(const Gpu& g) {
               {"pcie_link", link_to_json(g.pcie_link)}};
 }
 
+json missing_to_json(const MissingGpu& m) {
+  return json{{"pci_address", m.pci_address},
+              {"vendor", to_string(m.vendor)},
+              {"name", m.name},
+              {"uuid", opt(m.uuid)},
+              {"missing_since", m.missing_since}};
+}
+
 Vendor vendor_from_string(const std::string& s) {
   if (s == "nvidia") return Vendor::nvidia;
   if (s == "amd") return Vendor::amd;
@@ -157,6 +165,16 @@ Gpu gpu_from_json(const json& j) {
   return g;
 }
 
+MissingGpu missing_from_json(const json& j) {
+  MissingGpu m;
+  m.pci_address = j.at("pci_address").get<std::string>();
+  m.vendor = vendor_from_string(j.at("vendor").get<std::string>());
+  m.name = j.at("name").get<std::string>();
+  m.uuid = get_opt<std::string>(j, "uuid");
+  m.missing_since = j.at("missing_since").get<std::string>();
+  return m;
+}
+
 void sort_unique(std::vector<std::string>& v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
@@ -206,18 +224,23 @@ void normalise(Inventory& inventory) {
   std::stable_sort(inventory.gpus.begin(), inventory.gpus.end(), [](const Gpu& a, const Gpu& b) {
     return std::tie(a.pci_address, a.name, a.uuid) < std::tie(b.pci_address, b.name, b.uuid);
   });
+  std::stable_sort(inventory.missing_gpus.begin(), inventory.missing_gpus.end(),
+                   [](const MissingGpu& a, const MissingGpu& b) { return a.pci_address < b.pci_address; });
 }
 
 json to_json(const Inventory& inventory) {
   json gpus = json::array();
   for (const auto& g : inventory.gpus) gpus.push_back(gpu_to_json(g));
+  json missing = json::array();
+  for (const auto& m : inventory.missing_gpus) missing.push_back(missing_to_json(m));
   return json{{"schema", inventory.schema},
               {"generated_at", inventory.generated_at},
               {"hostname", opt(inventory.hostname)},
               {"platform", to_string(inventory.platform)},
               {"cuda_driver_version", opt(inventory.cuda_driver_version)},
               {"gpus", gpus},
-              {"cdi_devices", inventory.cdi_devices}};
+              {"cdi_devices", inventory.cdi_devices},
+              {"missing_gpus", missing}};
 }
 
 Result<Inventory> inventory_from_json(const json& j, std::string_view where) {
@@ -234,6 +257,9 @@ Result<Inventory> inventory_from_json(const json& j, std::string_view where) {
     inv.cuda_driver_version = get_opt<std::string>(j, "cuda_driver_version");
     for (const auto& g : j.at("gpus")) inv.gpus.push_back(gpu_from_json(g));
     inv.cdi_devices = j.value("cdi_devices", std::vector<std::string>{});
+    if (auto it = j.find("missing_gpus"); it != j.end() && !it->is_null()) {
+      for (const auto& m : *it) inv.missing_gpus.push_back(missing_from_json(m));
+    }
     return inv;
   } catch (const json::exception& e) {
     return fail(std::string(where) + " is not a rediacc-gpu inventory (" + without_parser_tag(e.what()) +

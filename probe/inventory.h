@@ -13,8 +13,9 @@
 namespace rgpu::probe {
 
 // 2: partitions (AMD compute partitions, NVIDIA MIG), compute/memory partition modes, NUMA node
-// and PCIe link. 3: mig_capable. Older files still read: the new facts are simply absent.
-inline constexpr int kInventorySchema = 3;
+// and PCIe link. 3: mig_capable. 4: missing_gpus. Older files still read: the new facts are simply
+// absent. A rediacc-gpu older than a file refuses it rather than rewrite it without what it adds.
+inline constexpr int kInventorySchema = 4;
 
 enum class Vendor { nvidia, amd, intel, other };
 enum class Platform { native, wsl };
@@ -74,6 +75,21 @@ struct Gpu {
   bool operator==(const Gpu&) const = default;
 };
 
+/// A GPU the machine had (an earlier inventory recorded it, or the NVIDIA driver still lists it)
+/// that the probe no longer finds on the PCI bus. Kept by its identity alone, apart from `gpus`:
+/// it reaches nothing, so it is never a source of device nodes, CDI names or reach, and a reader
+/// that knows only `gpus` takes it for absent. It stays until it is back on the bus or an operator
+/// forgets it (setup --forget-gpu).
+struct MissingGpu {
+  std::string pci_address;  ///< "0000:41:00.0"
+  Vendor vendor = Vendor::other;
+  std::string name;
+  std::optional<std::string> uuid;  ///< NVIDIA "GPU-…", AMD KFD unique_id, as last known
+  std::string missing_since;        ///< RFC 3339, UTC: the first probe that did not find it
+
+  bool operator==(const MissingGpu&) const = default;
+};
+
 struct Inventory {
   int schema = kInventorySchema;
   std::string generated_at;             ///< RFC 3339, UTC
@@ -82,6 +98,7 @@ struct Inventory {
   std::optional<std::string> cuda_driver_version;  ///< NVML's: the highest CUDA the NVIDIA driver supports
   std::vector<Gpu> gpus;                           ///< sorted by PCI address, then name
   std::vector<std::string> cdi_devices;            ///< every grantable name on the machine, sorted
+  std::vector<MissingGpu> missing_gpus;            ///< sorted by PCI address
 
   bool operator==(const Inventory&) const = default;
 };
@@ -95,7 +112,7 @@ Vendor vendor_of(std::uint16_t vendor_id);
 /// "0x10de".
 std::string hex_id(std::uint16_t id);
 
-/// Sorts GPUs and every name list, so output is deterministic.
+/// Sorts GPUs, missing GPUs and every name list, so output is deterministic.
 void normalise(Inventory& inventory);
 
 nlohmann::json to_json(const Inventory& inventory);

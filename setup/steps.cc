@@ -9,6 +9,7 @@
 
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
+#include "core/joined.h"
 #include "core/state_paths.h"
 #include "docker/repo_plugin.h"
 #include "docker/running_daemons.h"
@@ -16,6 +17,7 @@
 #include "grants/views.h"
 #include "installers/nvidia_toolkit.h"
 #include "probe/inventory_file.h"
+#include "probe/missing_gpus.h"
 #include "probe/nfd_features.h"
 #include "setup/machine_probe.h"
 #include "units/activation.h"
@@ -99,12 +101,34 @@ units::UnitOptions unit_options(const SetupContext& ctx) {
   return o;
 }
 
+// Provisioning runs setup at every boot: a GPU the machine had and lost stays in the inventory as
+// missing, so a reboot does not hide it, until it is back or the operator forgets it.
 Result<std::string> step_probe(SetupContext& ctx) {
   RGPU_TRY_ASSIGN(ctx.report, probe_hardware(ctx.fs));
-  const auto& inv = ctx.report.inventory;
+  auto& inv = ctx.report.inventory;
+  probe::note_missing_gpus(ctx.fs, inv);
+  // What to forget is read from the recorded inventory: one that does not parse is named as such.
+  if (!ctx.options.forget_gpus.empty()) RGPU_TRY(probe::read_inventory(ctx.fs));
+  for (const auto& address : ctx.options.forget_gpus) RGPU_TRY(probe::forget_missing_gpu(ctx.fs, inv, address));
   ctx.toolkit = toolkit_wanted(ctx.options.mode, inv);
-  return std::to_string(inv.gpus.size()) + (inv.gpus.size() == 1 ? " GPU" : " GPUs") + ", platform " +
-         probe::to_string(inv.platform);
+  std::string outcome = std::to_string(inv.gpus.size()) + (inv.gpus.size() == 1 ? " GPU" : " GPUs") + ", platform " +
+                        probe::to_string(inv.platform);
+  if (!inv.missing_gpus.empty())
+    outcome += "; " + std::to_string(inv.missing_gpus.size()) + " missing (" +
+               probe::missing_addresses(inv.missing_gpus) + ")";
+  if (!ctx.options.forget_gpus.empty()) outcome += "; forgot " + joined(ctx.options.forget_gpus);
+  return outcome;
+}
+
+// Why there is no NVIDIA GPU to work for: never "no NVIDIA GPU" while the inventory keeps some as
+// missing (the driver may still list them), but which are missing.
+std::string without_nvidia_gpu(const SetupContext& ctx, const std::string& plain, const std::string& kept = "") {
+  std::vector<probe::MissingGpu> nvidia;
+  for (const auto& m : ctx.report.inventory.missing_gpus) {
+    if (m.vendor == probe::Vendor::nvidia) nvidia.push_back(m);
+  }
+  if (nvidia.empty()) return plain;
+  return "skipped: every NVIDIA GPU is missing (" + probe::missing_addresses(nvidia) + "); doctor names them" + kept;
 }
 
 std::string toolkit_outcome(const SetupContext& ctx, const installers::ToolkitOutcome& outcome, const char* family) {
@@ -130,7 +154,8 @@ std::string toolkit_outcome(const SetupContext& ctx, const installers::ToolkitOu
 Result<std::string> step_toolkit(SetupContext& ctx) {
   switch (ctx.toolkit) {
     case ToolkitChoice::refused: return std::string("skipped (--install-nvidia-toolkit=false)");
-    case ToolkitChoice::not_needed: return std::string("skipped (no NVIDIA GPU; --install-nvidia-toolkit=auto)");
+    case ToolkitChoice::not_needed:
+      return without_nvidia_gpu(ctx, "skipped (no NVIDIA GPU; --install-nvidia-toolkit=auto)");
     case ToolkitChoice::install: break;
   }
   auto os_text = ctx.fs.read_file("/etc/os-release");
@@ -162,10 +187,11 @@ Result<std::string> remove_our_spec(SetupContext& ctx) {
 Result<std::string> step_nvidia_spec(SetupContext& ctx) {
   switch (ctx.toolkit) {
     case ToolkitChoice::refused: return remove_our_spec(ctx);
-    case ToolkitChoice::not_needed: return std::string("skipped (no NVIDIA GPU)");
+    case ToolkitChoice::not_needed: return without_nvidia_gpu(ctx, "skipped (no NVIDIA GPU)", "; the spec is kept");
     case ToolkitChoice::install: break;
   }
-  if (!has_nvidia_gpu(ctx.report.inventory)) return std::string("skipped: no NVIDIA GPU for a spec to describe");
+  if (!has_nvidia_gpu(ctx.report.inventory))
+    return without_nvidia_gpu(ctx, "skipped: no NVIDIA GPU for a spec to describe", "; the spec is kept");
   // Generated beside our state, never in /etc/cdi (a consumer would read a half-made spec), then
   // installed only if it differs: a re-run on an unchanged machine changes no file.
   // Under another root, that machine's nvidia-ctk runs inside it (chroot), reading its own driver
@@ -270,7 +296,10 @@ Result<std::string> step_inventory(SetupContext& ctx) {
   attach_cdi_names(ctx.fs, ctx.report);
   RGPU_TRY(probe::record_inventory(ctx.fs, ctx.log.sink(), ctx.report.inventory));
   RGPU_TRY(ctx.log.sink().write(state::kNfdFeaturePath, probe::nfd_features(ctx.report.inventory)));
-  return std::to_string(ctx.report.inventory.cdi_devices.size()) + " grantable CDI names";
+  const auto& inv = ctx.report.inventory;
+  std::string outcome = std::to_string(inv.cdi_devices.size()) + " grantable CDI names";
+  if (!inv.missing_gpus.empty()) outcome += ", " + std::to_string(inv.missing_gpus.size()) + " GPU(s) kept as missing";
+  return outcome;
 }
 
 }  // namespace

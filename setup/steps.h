@@ -27,6 +27,9 @@ struct SetupOptions {
   std::vector<std::string> nvidia_disabled_hooks = {};  ///< passed to nvidia-ctk cdi generate --disable-hook
   /// The host policy to record (setup::host_policy); absent: none is written (library callers).
   std::optional<RecordedPolicy> host_policy = std::nullopt;
+  /// Canonical PCI addresses of missing GPUs the operator removed on purpose: left out of the
+  /// inventory (--forget-gpu). The probe step fails on one that is not missing.
+  std::vector<std::string> forget_gpus = {};
 };
 
 /// The hooks an earlier setup recorded as disabled (in state::kNvidiaRefreshEnv), or none.

@@ -1,7 +1,9 @@
 #pragma once
-// GPUs the recorded inventory has and the machine has lost: gone from the PCI bus (fallen off
-// the bus, Xid 79; removed), or on it but answering all-ones from its configuration space (a
-// device that stopped responding). What doctor's layer 1 fails on and metrics count.
+// GPUs the machine has lost: those the recorded inventory has, or keeps as missing (setup records a
+// GPU it no longer finds), and those the NVIDIA driver still lists, gone from the PCI bus (fallen
+// off the bus, Xid 79; removed), or on it but answering all-ones from its configuration space (a
+// device that stopped responding). What doctor's layer 1 fails on and metrics count, until the GPU
+// is back or an operator forgets it (setup --forget-gpu).
 
 #include <string>
 #include <vector>
@@ -12,12 +14,14 @@
 namespace rgpu::doctor {
 
 struct LostGpu {
-  probe::Gpu gpu;   ///< as the inventory recorded it
-  std::string why;  ///< "is no longer on the PCI bus", "answers all-ones …"
+  probe::MissingGpu gpu;  ///< its identity as last known (missing_since set when recorded missing)
+  std::string known;      ///< how it is known: "recorded in the inventory of …", "listed by the NVIDIA driver (…)"
+  std::string why;        ///< "is no longer on the PCI bus", "answers all-ones …"
 };
 
-/// Every native GPU of the recorded inventory that the probe made now does not find on the bus,
-/// or whose configuration space reads all-ones; none when there is no recorded inventory.
+/// Every native GPU the recorded inventory has or keeps as missing, and every GPU the NVIDIA
+/// driver lists, that the probe made now does not find on the bus (by PCI address or UUID), or
+/// whose configuration space reads all-ones, or that NVML reports lost.
 std::vector<LostGpu> lost_gpus(const Facts& facts);
 
 /// One failing check per lost GPU (id gpu-present, its PCI address as subject), or one ok naming

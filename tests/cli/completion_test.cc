@@ -82,6 +82,26 @@ TEST_CASE("completion: bash completes commands, options, fixed values and the ma
         "json\n");
 }
 
+TEST_CASE("completion: setup --forget-gpu offers the GPUs the inventory keeps as missing") {
+  FixtureRoot bin;
+  bin.mkdir("/bin");
+  std::filesystem::create_symlink(tool_path(), bin.host("/bin/rediacc-gpu"));
+  FixtureRoot machine;
+  const std::string missing = R"({"pci_address": "0000:41:00.0", "vendor": "nvidia", "name": "NVIDIA H100 80GB HBM3",
+      "uuid": null, "missing_since": "2025-01-01T00:00:00Z"},
+      {"pci_address": "0001:c1:00.0", "vendor": "nvidia", "name": "NVIDIA H100 80GB HBM3", "uuid": null,
+      "missing_since": "2025-01-01T00:00:00Z"})";
+  machine.write("/etc/rediacc/gpu/inventory.json",
+                R"({"schema": 4, "generated_at": "2025-01-01T00:00:00Z", "hostname": null, "platform": "native",
+                "cuda_driver_version": null, "gpus": [], "cdi_devices": [], "missing_gpus": [)" +
+                    missing + "]}\n");
+  const auto out = complete(bin, {
+                                     "rediacc-gpu setup --root " + machine.str() + " --forget-gpu ",
+                                     "rediacc-gpu setup --root " + machine.str() + " --forget-gpu 0001:",
+                                 });
+  CHECK(out == "0000:41:00.0 0001:c1:00.0\nc1:00.0\n");
+}
+
 TEST_CASE("completion: zsh completes through bashcompinit with the same script") {
   FixtureRoot bin;
   bin.mkdir("/bin");

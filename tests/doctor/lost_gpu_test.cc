@@ -67,6 +67,22 @@ TEST_CASE("doctor: a recorded GPU gone from the bus fails by name, and no check 
   CHECK(tool_on(root, {"doctor"}).exit_code == 1);
 }
 
+TEST_CASE("doctor: a GPU the NVIDIA driver lists and sysfs no longer shows fails by name, with no inventory") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, false);
+  MachineBuilder(root).unplug("0000:41:00.0");  // fell off the bus; the loaded driver still lists it
+  const auto present = checks(root, "gpu-present");
+  REQUIRE(present.size() == 1);
+  CHECK(present[0]["status"] == "fail");
+  CHECK(present[0]["subject"] == "0000:41:00.0");
+  CHECK_THAT(present[0]["observed"].get<std::string>(),
+             Contains("NVIDIA H100 80GB HBM3 (0000:41:00.0), listed by the NVIDIA driver "
+                      "(/proc/driver/nvidia/gpus/0000:41:00.0)") &&
+                 Contains("is no longer on the PCI bus"));
+  CHECK_THAT(tool_on(root, {"metrics"}).out, Contains("rediacc_gpu_gpus_missing 1\n") &&
+                                                 Contains("rediacc_gpu_gpu_lost{pci_address=\"0000:41:00.0\"} 1\n"));
+}
+
 TEST_CASE("doctor: a GPU whose configuration space reads all-ones fails, though sysfs still lists it") {
   FixtureRoot root;
   workstation_numbered(root, {128, 129, 130});

@@ -70,6 +70,20 @@ void MachineBuilder::pci(const PciSpec& spec) const {
   if (spec.render) drm_node(root_, dir, "renderD" + std::to_string(*spec.render), *spec.render);
 }
 
+void MachineBuilder::unplug(const std::string& address) const {
+  namespace fs = std::filesystem;
+  const std::string dir = device_dir(address);
+  if (fs::is_directory(root_.host(dir + "/drm"))) {
+    for (const auto& node : fs::directory_iterator(root_.host(dir + "/drm"))) {
+      const std::string name = node.path().filename().string();
+      fs::remove(root_.host("/sys/class/drm/" + name));
+      fs::remove(root_.host("/dev/dri/" + name));
+    }
+  }
+  fs::remove_all(root_.host(dir));
+  fs::remove(root_.host("/sys/bus/pci/devices/" + address));
+}
+
 void MachineBuilder::partition_nodes(unsigned card, unsigned render, const std::string& platform_device) const {
   const std::string dir = "/sys/devices/platform/" + platform_device;
   drm_node(root_, dir, "card" + std::to_string(card), card);

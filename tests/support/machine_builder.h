@@ -43,6 +43,10 @@ class MachineBuilder {
 
   void hostname(const std::string& name) const;
   void pci(const PciSpec& spec) const;
+  /// What the kernel shows once a PCI device is gone (fallen off the bus, removed): no device
+  /// directory, no /sys/bus/pci/devices link, no DRM nodes. /proc/driver/nvidia is left as it was:
+  /// the NVIDIA driver keeps listing a GPU that fell off the bus until it is unloaded.
+  void unplug(const std::string& address) const;
   /// A partition's card and render node, both owned by its amdgpu_xcp platform device.
   void partition_nodes(unsigned card, unsigned render, const std::string& platform_device) const;
   void amd_vram(const std::string& address, std::uint64_t bytes) const;
