@@ -4,11 +4,14 @@
 
 #include <yaml-cpp/yaml.h>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
 
 #include "docker/client.h"
 #include "tests/support/admit_on.h"
@@ -387,6 +390,37 @@ TEST_CASE(
     CHECK_THAT(build.err, Catch::Contains(words));
     CHECK_THAT(build.err, Catch::Contains("DOCKER_BUILDKIT=0 docker build"));
   }
+}
+
+// dockerd reads its builder's entitlements when it starts, never again (no SIGHUP reload, no flag):
+// an edit of daemon.json before a restart is not what its builds run with.
+TEST_CASE(
+    "cdi docker: a builder edited out of security-insecure in daemon.json but not restarted still grants it, and "
+    "BuildKit stays refused, saying to restart the daemon",
+    "[e2e][cdi-docker]") {
+  FixtureRoot machine;
+  intel_discrete(machine);
+  FixtureRoot context;
+  build_context(context);
+  auto options = on_view(machine);
+  options.daemon_json_extra = R"("builder": {"entitlements": {"network-host": false, "security-insecure": true}})";
+  CdiDocker docker(machine, options);
+  docker.import_busybox("img");
+  const std::vector<std::string> build = {"build", "--network", "none", "-t", "built", "."};
+  refused_by_gate(docker, docker.docker(build, context.str()), "lets builds run privileged");
+
+  const std::string config = docker.root() + "/run/rgpu/daemon.json";
+  std::stringstream text;
+  text << std::ifstream(config).rdbuf();
+  const std::string insecure = R"(, "security-insecure": true)";
+  std::string edited = text.str();
+  REQUIRE(edited.find(insecure) != std::string::npos);
+  edited.erase(edited.find(insecure), insecure.size());
+  std::ofstream(config) << edited;
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));  // the gate keeps a build verdict 2 s
+  const auto after_edit = docker.docker(build, context.str());
+  refused_by_gate(docker, after_edit, "/run/rgpu/daemon.json changed after the daemon started");
+  CHECK_THAT(after_edit.err, Catch::Contains("restart the daemon"));
 }
 
 TEST_CASE(
