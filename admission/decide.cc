@@ -325,6 +325,9 @@ Decision decide(const grants::GrantsSource& source, const std::string& repo, con
     case RouteKind::plugin:
       return deny("refused: installing or configuring Docker plugins can grant devices; ask an operator.");
     case RouteKind::buildkit: {
+      // POST /build?version=2: Go reads a form body's parameters before the query's, where
+      // version=1 would make it the classic builder's, unjudged.
+      if (form_body(request)) return deny("refused: a form-encoded body on /build hides its parameters from the gate.");
       const auto why = builds_refused(options);
       return why ? deny("refused: " + *why) : allow();
     }

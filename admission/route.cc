@@ -126,6 +126,14 @@ std::string strip_version(const std::string& path) {
 
 }  // namespace
 
+// dockerd's postBuild reads the builder with r.FormValue("version"): the first value Go's
+// url.ParseQuery keeps (a pair with ';' dropped, %XX decoded, the key matched exactly); "2" is
+// BuildKit, empty or "1" the classic builder, anything else refused by dockerd itself.
+bool builds_with_buildkit(std::string_view query) {
+  const auto versions = query_values(query, "version");
+  return !versions.empty() && versions.front() == "2";
+}
+
 std::vector<std::string> query_values(std::string_view query, std::string_view key) {
   std::vector<std::string> out;
   while (!query.empty()) {
@@ -148,6 +156,7 @@ Result<Route> route_of(std::string_view method, std::string_view request_uri) {
   Route route{RouteKind::other, path, std::string(query_of(request_uri)), {}};
   const auto segs = segments(path);
   if (method == "POST") route.kind = classify_post(segs);
+  if (route.kind == RouteKind::build && builds_with_buildkit(route.query)) route.kind = RouteKind::buildkit;
   if (segs.size() >= 3 && segs[0] == "containers") {
     for (size_t i = 1; i + 1 < segs.size(); ++i) route.container += (i > 1 ? "/" : "") + segs[i];
   }

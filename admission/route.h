@@ -22,7 +22,7 @@ enum class RouteKind {
   volume_create,
   swarm,              ///< services create/update, swarm init/join
   plugin,             ///< plugins pull/create/upgrade/set/enable
-  buildkit,           ///< /session, /grpc
+  buildkit,           ///< /session, /grpc, and POST /build whose query picks BuildKit (version=2)
   build,              ///< the classic builder, POST /build: its query picks the RUN steps' network
   checkpoint_create,  ///< POST /containers/{id}/checkpoints (CRIU, experimental daemons)
   checkpoint_access,  ///< GET /containers/{id}/checkpoints, DELETE .../checkpoints/{name}: their ?dir=
@@ -42,6 +42,10 @@ struct Route {
 /// Every value of `key` in a raw query, as Go's url.ParseQuery reads it ('&' separates, '+' is a
 /// space, %XX decoded; a pair with ';' or a bad escape is dropped, as Go drops it).
 std::vector<std::string> query_values(std::string_view query, std::string_view key);
+
+/// True when POST /build with this raw query runs BuildKit, as dockerd picks the builder: the first
+/// value of `version` is "2" (empty, absent or "1" is the classic builder).
+bool builds_with_buildkit(std::string_view query);
 
 /// The route of `method` and `request_uri`; an error for a path that is not clean or not decodable.
 Result<Route> route_of(std::string_view method, std::string_view request_uri);

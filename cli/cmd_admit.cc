@@ -73,8 +73,9 @@ Runner attach_admit(CLI::App& sub, GlobalOptions& global) {
                  "The repository's own daemon (unix:///PATH), where a start, restart, unpause or exec reads the "
                  "stored container it judges; without it those requests are refused")
       ->envname(state::kDockerHostVariable);
-  sub.add_flag("--allow-buildkit", f->allow_buildkit,
-               "Allow BuildKit /session and /grpc (only for builders with device entitlements off)");
+  sub.add_flag(
+      "--allow-buildkit", f->allow_buildkit,
+      "Allow BuildKit builds (/session, /grpc, /build?version=2), only for builders with device entitlements off");
   sub.add_option("--host-policy", f->host_policy,
                  "Judge with this policy instead of the one setup recorded: strict, or rediacc (host networking, the "
                  "checkpoint capabilities, /dev/net/tun and checkpoints allowed, as Rediacc runs its services)")

@@ -72,8 +72,9 @@ Runner attach_authz_plugin(CLI::App& sub, GlobalOptions& global) {
                  "The repository's own daemon (unix:///PATH), where the stored container of a start, restart, "
                  "unpause or exec is read and judged; without it those requests are refused")
       ->envname(state::kDockerHostVariable);
-  sub.add_flag("--allow-buildkit", f->allow_buildkit,
-               "Allow BuildKit /session and /grpc (only for builders with device entitlements off)");
+  sub.add_flag(
+      "--allow-buildkit", f->allow_buildkit,
+      "Allow BuildKit builds (/session, /grpc, /build?version=2), only for builders with device entitlements off");
   return [&global, f] { return run_authz_plugin(global, *f); };
 }
 

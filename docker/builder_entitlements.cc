@@ -1,35 +1,84 @@
 #include "docker/builder_entitlements.h"
 
-#include <string_view>
+#include <sys/stat.h>
 
-#include "core/ascii_case.h"
+#include "admission/go_json.h"
+#include "docker/proc_tables.h"
 
 namespace rgpu::docker {
 namespace {
 
-const nlohmann::json* member(const nlohmann::json& object, std::string_view name) {
-  if (!object.is_object()) return nullptr;
-  for (const auto& [key, value] : object.items()) {
-    if (ascii_iequal(key, name)) return &value;
-  }
-  return nullptr;
+using Clock = std::chrono::system_clock;
+
+Clock::time_point changed_at(const struct ::stat& st) {
+  return Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::seconds(st.st_ctim.tv_sec) +
+                                                                       std::chrono::nanoseconds(st.st_ctim.tv_nsec)));
 }
 
-void read_flag(const nlohmann::json* entitlements, std::string_view name, bool& value) {
-  const auto* v = entitlements ? member(*entitlements, name) : nullptr;
-  if (v && v->is_boolean()) value = v->get<bool>();
+std::string directory_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos || slash == 0 ? "/" : path.substr(0, slash);
 }
+
+constexpr const char* kOnlyAtStart =
+    ", and dockerd reads its builder's entitlements only when it starts, so which it "
+    "builds with cannot be told; restart the daemon.";
 
 }  // namespace
 
-BuilderEntitlements builder_entitlements(const nlohmann::json& config) {
+Result<BuilderEntitlements> builder_entitlements(const std::optional<std::string>& daemon_json) {
   BuilderEntitlements out;
-  const auto* builder = member(config, "builder");
-  const auto* entitlements = builder ? member(*builder, "entitlements") : nullptr;
-  read_flag(entitlements, "network-host", out.network_host);
-  read_flag(entitlements, "security-insecure", out.security_insecure);
-  read_flag(entitlements, "device", out.device);
+  if (!daemon_json || daemon_json->find_first_not_of(" \t\r\n") == std::string::npos) return out;
+  RGPU_TRY_ASSIGN(auto doc, admission::read_go_json(*daemon_json));
+  if (doc.root().kind() != admission::GoValue::Kind::object) return fail("it is not a JSON object");
+  try {
+    const auto builder = doc.root().field("builder");
+    const auto entitlements = builder ? builder->field("entitlements") : std::nullopt;
+    if (!entitlements) return out;
+    const auto flag = [&](std::string_view name, bool& value) {
+      const auto v = entitlements->field(name);
+      if (v && v->kind() == admission::GoValue::Kind::boolean) value = v->boolean();
+    };
+    flag("network-host", out.network_host);
+    flag("security-insecure", out.security_insecure);
+    flag("device", out.device);
+  } catch (const admission::FoldedDuplicate& e) {
+    return fail(std::string(e.what()));
+  }
   return out;
+}
+
+Result<BuilderEntitlements> running_builder_entitlements(const ConfigFile& config, Clock::time_point started) {
+  const bool changed_since = config.changed && *config.changed >= started;
+  if (config.text) {
+    if (changed_since) return fail(config.path + " changed after the daemon started" + kOnlyAtStart);
+    auto granted = builder_entitlements(config.text);
+    if (!granted)
+      return fail(config.path + " cannot be judged (" + granted.error().message +
+                  "); keep one spelling of each key, as valid JSON.");
+    return granted;
+  }
+  if (config.required) return fail(config.path + " is gone, but the daemon was started with it" + kOnlyAtStart);
+  if (changed_since)
+    return fail(directory_of(config.path) + " changed after the daemon started, and " + config.path +
+                " may have been removed from it" + kOnlyAtStart);
+  return BuilderEntitlements{};
+}
+
+Result<ConfigFile> read_config_file(const RootFs& daemon_root, const RunningDaemon& daemon) {
+  ConfigFile out{daemon.config_path(), std::nullopt, std::nullopt, daemon.flag("--config-file").has_value()};
+  RGPU_TRY_ASSIGN(out.text, daemon_root.read_optional(out.path));
+  // Its time after its text: a change made while it was read shows as one after the start.
+  const auto st = daemon_root.stat(out.text ? out.path : directory_of(out.path));
+  if (st) out.changed = changed_at(*st);
+  return out;
+}
+
+Result<BuilderEntitlements> daemon_builder_entitlements(const RootFs& proc_root, const RootFs& daemon_root,
+                                                        const RunningDaemon& daemon) {
+  RGPU_TRY_ASSIGN(const auto started, process_started(proc_root, daemon.pid));
+  RGPU_TRY_ASSIGN(const auto config, read_config_file(daemon_root, daemon));
+  return running_builder_entitlements(config, started.by);
 }
 
 }  // namespace rgpu::docker

@@ -4,13 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "admission/go_json.h"
 #include "core/joined.h"
 #include "core/result.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
 #include "docker/builder_entitlements.h"
 #include "docker/client.h"
+#include "docker/proc_tables.h"
 #include "docker/serving_daemon.h"
 
 namespace rgpu::plugin {
@@ -50,56 +50,6 @@ admission::Refusal spec_dirs_refusal(const nlohmann::json& info, const RootFs& d
          "daemon's /etc/cdi (rediacc-gpu setup's drop-in does) and set \"cdi-spec-dirs\": [\"/etc/cdi\"].";
 }
 
-// The builder's entitlements as dockerd reads them from daemon.json: Go's decoder folds keys, and
-// of two spellings of one key the last wins, which is refused here instead of guessed. The
-// defaults are docker::BuilderEntitlements'.
-Result<docker::BuilderEntitlements> go_builder_entitlements(const std::string& text) {
-  RGPU_TRY_ASSIGN(auto doc, admission::read_go_json(text));
-  docker::BuilderEntitlements out;
-  try {
-    const auto builder = doc.root().field("builder");
-    const auto entitlements = builder ? builder->field("entitlements") : std::nullopt;
-    if (!entitlements) return out;
-    const auto flag = [&](std::string_view name, bool& value) {
-      const auto v = entitlements->field(name);
-      if (v && v->kind() == admission::GoValue::Kind::boolean) value = v->boolean();
-    };
-    flag("network-host", out.network_host);
-    flag("security-insecure", out.security_insecure);
-    flag("device", out.device);
-  } catch (const admission::FoldedDuplicate& e) {
-    return fail(std::string(e.what()));
-  }
-  return out;
-}
-
-// The builder's entitlements in the daemon's daemon.json, read as the daemon sees it: a build
-// step may neither run privileged nor share the host's network, as no container of the
-// repository may.
-admission::Refusal entitlements_refusal(const docker::RunningDaemon& daemon, const RootFs& daemon_root,
-                                        const PolicyRules& policy) {
-  const std::string config = daemon.config_path();
-  const auto text = daemon_root.read_optional(config);
-  if (!text) return "the repository's daemon's " + config + " cannot be read: " + text.error().message;
-  const auto granted =
-      *text ? go_builder_entitlements(**text) : Result<docker::BuilderEntitlements>(docker::BuilderEntitlements{});
-  if (!granted)
-    return "the repository's daemon's " + config + " cannot be judged (" + granted.error().message +
-           "); ask an operator to fix it.";
-  if (granted->security_insecure) {
-    return "the repository's daemon lets builds run privileged (\"builder\": {\"entitlements\": "
-           "{\"security-insecure\": true}} in " +
-           config + "); ask an operator to remove it.";
-  }
-  // Where the machine's policy runs services on the host's network, a build step may share it too.
-  if (granted->network_host && !policy.host_network) {
-    return "the repository's daemon lets builds use the host's network (its builder's network-host entitlement is "
-           "on unless " +
-           config + " says \"builder\": {\"entitlements\": {\"network-host\": false}}); ask an operator to set it.";
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 BuildSafety::BuildSafety(const RootFs& fs, std::string repo, std::string docker_host)
@@ -113,7 +63,45 @@ admission::Refusal BuildSafety::check(const PolicyRules& policy) {
   return kept_->verdict;
 }
 
-admission::Refusal BuildSafety::judge(const PolicyRules& policy) const {
+// The builder's entitlements the running daemon builds with (docker::running_builder_entitlements,
+// which doctor calls too): its daemon.json as the daemon sees it, and only while the file is what
+// it started with; also, while this daemon runs, the text the gate first read of it, which a
+// clock set back or a link swapped to an older file could otherwise hide a change from. A build
+// step may neither run privileged nor share the host's network, as no container of the repository
+// may.
+admission::Refusal BuildSafety::entitlements_refusal(const docker::RunningDaemon& daemon, const RootFs& daemon_root,
+                                                     const PolicyRules& policy) {
+  const std::string who = "the repository's daemon's ";
+  const auto started = docker::process_started(RootFs("/"), daemon.pid);
+  if (!started) return "the start of the repository's daemon cannot be told: " + started.error().message + ".";
+  const auto config = docker::read_config_file(daemon_root, daemon);
+  if (!config) return who + daemon.config_path() + " cannot be read: " + config.error().message;
+  const auto granted = docker::running_builder_entitlements(*config, started->by);
+  if (!granted) return who + granted.error().message;
+  if (!first_read_ || first_read_->pid != daemon.pid || first_read_->ticks != started->ticks) {
+    first_read_ = FirstRead{daemon.pid, started->ticks, config->text};
+  } else if (first_read_->text != config->text) {
+    return who + config->path +
+           " is not what the gate first read while this daemon ran, and dockerd reads its builder's entitlements "
+           "only when it starts; restart the daemon.";
+  }
+  if (granted->security_insecure) {
+    return "the repository's daemon lets builds run privileged (\"builder\": {\"entitlements\": "
+           "{\"security-insecure\": true}} in " +
+           config->path + "); ask an operator to remove it and restart the daemon.";
+  }
+  // Where the machine's policy runs services on the host's network, a build step may share it too.
+  if (granted->network_host && !policy.host_network) {
+    return "the repository's daemon lets builds use the host's network (its builder's network-host entitlement is "
+           "on unless " +
+           config->path +
+           " says \"builder\": {\"entitlements\": {\"network-host\": false}}); ask an operator to set it and "
+           "restart the daemon.";
+  }
+  return std::nullopt;
+}
+
+admission::Refusal BuildSafety::judge(const PolicyRules& policy) {
   const auto why = [](std::string text) { return admission::Refusal(text + kFallback); };
   if (docker_host_.empty())
     return why("the plugin was given no daemon (--docker-host), so which specs a build could use cannot be told.");

@@ -15,6 +15,7 @@
 #include "admission/refusal.h"
 #include "core/host_policy.h"
 #include "core/root_fs.h"
+#include "docker/running_daemons.h"
 
 namespace rgpu::plugin {
 
@@ -31,7 +32,9 @@ class BuildSafety {
   admission::Refusal check(const PolicyRules& policy = {});
 
  private:
-  admission::Refusal judge(const PolicyRules& policy) const;
+  admission::Refusal judge(const PolicyRules& policy);
+  admission::Refusal entitlements_refusal(const docker::RunningDaemon& daemon, const RootFs& daemon_root,
+                                          const PolicyRules& policy);
 
   const RootFs& fs_;
   std::string repo_;
@@ -43,6 +46,14 @@ class BuildSafety {
     admission::Refusal verdict;
   };
   std::optional<Kept> kept_;
+  /// The daemon.json text first read while the daemon it was read for ran (that process: its pid
+  /// and start); absent text is no file.
+  struct FirstRead {
+    std::string pid;
+    unsigned long long ticks = 0;
+    std::optional<std::string> text;
+  };
+  std::optional<FirstRead> first_read_;
 };
 
 }  // namespace rgpu::plugin

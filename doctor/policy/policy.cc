@@ -114,27 +114,35 @@ Check buildkit(const Facts& f) {
   // Where the host policy runs services on the host's network, the gate lets builds share it too.
   const bool host_network = effective_rules(f.fs).host_network;
   for (const auto& d : f.daemons) {
-    const auto config = docker::daemon_config(f.fs, d);
-    if (config) read.push_back(d.config_path());
-    const auto granted = docker::builder_entitlements(config ? *config : nlohmann::json());
+    if (f.fs.kind(d.config_path()) == NodeKind::file) read.push_back(d.config_path());
+    // As the gate judges them: read as Go reads them, and only while the file is what the daemon
+    // started with.
+    const auto granted = docker::daemon_builder_entitlements(f.fs, f.fs, d);
     const auto repo = docker::plugin_repo(f.fs, d);
     const std::string who = "dockerd " + d.pid + (repo ? " of repository " + *repo : "");
-    seen.push_back(who + ": " + device_reach(granted, answered_version(f, d.pid)) + ", network-host " +
-                   (granted.network_host ? "on" : "off") + ", security-insecure " +
-                   (granted.security_insecure ? "on" : "off"));
-    if (repo && ((granted.network_host && !host_network) || granted.security_insecure)) {
+    if (!granted) {
+      std::string why = granted.error().message;
+      while (why.ends_with('.')) why.pop_back();
+      seen.push_back(who + ": builder entitlements unknown (" + why + ")");
+      if (repo) refused.push_back(*repo + " (" + why + ")");
+      continue;
+    }
+    seen.push_back(who + ": " + device_reach(*granted, answered_version(f, d.pid)) + ", network-host " +
+                   (granted->network_host ? "on" : "off") + ", security-insecure " +
+                   (granted->security_insecure ? "on" : "off"));
+    if (repo && ((granted->network_host && !host_network) || granted->security_insecure)) {
       refused.push_back(*repo + " (" + d.config_path() + ": " +
-                        (granted.security_insecure ? "security-insecure is on" : "network-host is not off") + ")");
+                        (granted->security_insecure ? "security-insecure is on" : "network-host is not off") + ")");
     }
   }
   if (seen.empty()) return kCheck.skip("buildkit", "no running dockerd");
   const Evidence from("each dockerd's daemon.json (" + (read.empty() ? "none found" : joined(read)) +
-                      ") and each one's GET /version where it answered");
+                      "), each one's start (/proc/PID/stat) and its GET /version where it answered");
   if (refused.empty()) return kCheck.ok("buildkit", joined(seen, "; "), from);
   return kCheck.warn("buildkit", joined(seen, "; "),
                      "the gate refuses BuildKit builds (docker build, compose build) for " + joined(refused) +
-                         ": its builder could run steps privileged or on the host's network; tenants must use "
-                         "DOCKER_BUILDKIT=0",
+                         ": its builder could run steps privileged or on the host's network, or what it runs with "
+                         "cannot be told; tenants must use DOCKER_BUILDKIT=0",
                      "set \"builder\": {\"entitlements\": {\"network-host\": false}} (and no security-insecure) in "
                      "that daemon.json and restart the daemon");
 }

@@ -11,6 +11,7 @@
 #include "admission/capabilities.h"
 #include "admission/decide.h"
 #include "admission/host_paths.h"
+#include "admission/route.h"
 #include "tests/support/authz_envelope.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
@@ -321,6 +322,42 @@ TEST_CASE(
   CHECK(asks_the_daemon(AuthzRequest{"POST", "/grpc", {}, ""}));
   CHECK(asks_the_daemon(AuthzRequest{"POST", "/v1.45/images/create?fromImage=moby/buildkit", {}, ""}));
   CHECK_FALSE(asks_the_daemon(AuthzRequest{"POST", "/v1.45/images/create?fromImage=debian", {}, ""}));
+}
+
+// dockerd picks the builder from /build's query: version=2 is BuildKit, 1 or none the classic
+// builder (api/server/router/build: r.FormValue("version"), the first value Go's url.ParseQuery
+// keeps). A BuildKit build reached that way carries what /session and /grpc carry.
+TEST_CASE("gate: POST /build?version=2 is a BuildKit build, judged as /session and /grpc are, in every spelling") {
+  const auto call = [](const std::string& uri, const DecideOptions& options = {},
+                       const std::string& content_type = "application/x-tar") {
+    return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, content_type, ""}, options);
+  };
+  const BuildSource safe = [] { return Refusal(); };
+  const BuildSource unsafe = [] { return Refusal("the repository's daemon reads CDI specs in /var/run/cdi."); };
+  const DecideOptions on_view{.builds = &safe}, off_view{.builds = &unsafe};
+  for (const char* uri :
+       {"/build?version=2", "/v1.47/build?t=x&version=2", "/v1.41/bu%69ld?version=2", "/build?vers%69on=%32",
+        "/build?version=2&version=1", "/build?x=1;y=2&version=2", "http://docker/v1.47/build?version=2#f"}) {
+    INFO(uri);
+    CHECK(route_of("POST", uri)->kind == RouteKind::buildkit);
+    CHECK(asks_the_daemon(AuthzRequest{"POST", uri, {}, ""}));
+    refused(call(uri), "DOCKER_BUILDKIT=0 docker build");
+    refused(call(uri, off_view), "BuildKit builds are refused for this repository: the repository's daemon reads");
+    allowed(call(uri, on_view));
+    allowed(call(uri, DecideOptions{.allow_buildkit = true}));
+  }
+  // A form-encoded body would be read before the query (version=1 there makes it the classic
+  // builder's, with the body's networkmode): refused where BuildKit passes too.
+  refused(call("/build?version=2", on_view, "application/x-www-form-urlencoded"), "form-encoded");
+  // The classic builder: no version, 1, an empty first value, a pair Go drops, another key.
+  for (const char* uri : {"/build", "/build?version=1", "/build?version=1&version=2", "/build?version=&version=2",
+                          "/build?version=2;x=1", "/build?Version=2", "/build?version=%322"}) {
+    INFO(uri);
+    CHECK(route_of("POST", uri)->kind == RouteKind::build);
+    CHECK_FALSE(asks_the_daemon(AuthzRequest{"POST", uri, {}, ""}));
+    allowed(call(uri));
+  }
+  refused(call("/build?version=1&version=2&networkmode=host", on_view), "--network host");
 }
 
 // The 8x H100 fixture's minors do not follow the GPUs' order: /dev/nvidia3 is nvidia.com/gpu=0.

@@ -11,6 +11,8 @@
 #include <tuple>
 
 #include "cdi-gen/spec_index.h"
+#include "docker/builder_entitlements.h"
+#include "docker/running_daemons.h"
 #include "doctor/container/container.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
@@ -449,6 +451,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
         "/proc/4242/cmdline",
         "/usr/sbin/dockerd\0--authorization-plugin=rediacc-gpu-web\0--config-file=/etc/rediacc-docker/web.json\0"s);
     root.write("/proc/4242/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
+    process_start(root, "4242", std::chrono::seconds(0));
     root.write("/etc/rediacc-docker/web.json", R"({"cdi-spec-dirs":["/etc/cdi"]})");
     auto d = doctor(root);
     expect(d, "buildkit", 5, "warn", "\"network-host\": false");
@@ -467,6 +470,26 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
                R"({"builder":{"entitlements":{"network-host":false,"security-insecure":true}}})");
     CHECK_THAT(doctor(root).check("buildkit")["meaning"].get<std::string>(),
                Catch::Contains("security-insecure is on"));
+
+    // Two spellings of one key (Go merges them, the last winning): doctor answers as the gate does,
+    // from the one function both call.
+    root.write("/etc/rediacc-docker/web.json",
+               R"({"builder":{"entitlements":{"network-host":false},"Entitlements":{"network-host":true}}})");
+    const rgpu::RootFs fs(root.path());
+    const auto gate = rgpu::docker::daemon_builder_entitlements(fs, fs, *rgpu::docker::read_daemon(fs, "4242"));
+    REQUIRE_FALSE(gate);
+    CHECK_THAT(gate.error().message, Catch::Contains("/etc/rediacc-docker/web.json cannot be judged"));
+    d = doctor(root);
+    expect(d, "buildkit", 5, "warn", "restart the daemon");
+    CHECK_THAT(d.check("buildkit")["meaning"].get<std::string>(),
+               Catch::Contains("web (/etc/rediacc-docker/web.json cannot be judged (an object has two keys that "
+                               "Docker reads as one"));
+
+    // Edited after the daemon started, which reads its builder's entitlements only then.
+    root.write("/etc/rediacc-docker/web.json", R"({"builder":{"entitlements":{"network-host":false}}})");
+    process_start(root, "4242", std::chrono::seconds(600));
+    CHECK_THAT(doctor(root).check("buildkit")["meaning"].get<std::string>(),
+               Catch::Contains("web (/etc/rediacc-docker/web.json changed after the daemon started"));
   }
   SECTION("layer 5: what a build step's RUN --device reaches, by the version each daemon answers") {
     FixtureRoot root;

@@ -4,12 +4,16 @@
 
 #include <yaml-cpp/yaml.h>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
 
+#include "docker/client.h"
 #include "tests/support/admit_on.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/cdi_docker.h"
@@ -264,6 +268,22 @@ TEST_CASE("cdi docker: Compose 2.30+ runs contrib/compose's CDI services when gr
   CHECK_THAT(nvidia_granted.err, Catch::Contains("CDI device injection failed"));  // no NVIDIA driver here
 }
 
+namespace {
+
+// POST /build as API clients other than the CLI send it (docker-py, the Go SDK's ImageBuild): the
+// context a tar in the body, the builder picked by the query (version=2 is BuildKit's).
+rgpu::docker::DockerReply raw_build(const CdiDocker& docker, const FixtureRoot& context, const std::string& query) {
+  const auto tar = run_program("/usr/bin/tar", {"-C", context.str(), "-c", "Dockerfile"});
+  REQUIRE(tar.exit_code == 0);
+  const auto reply = rgpu::docker::docker_call(docker.root() + "/run/docker.sock", "POST", "/v1.43/build?" + query,
+                                               tar.out, std::chrono::seconds(120));
+  REQUIRE(reply);
+  INFO(query << ": " << reply->status << " " << reply->body << docker.plugin_log());
+  return *reply;
+}
+
+}  // namespace
+
 TEST_CASE(
     "cdi docker: a daemon that reads the machine's whole /etc/cdi builds with the classic builder, and BuildKit's "
     "refusal says why and what to do",
@@ -284,6 +304,14 @@ TEST_CASE(
   CHECK(buildkit.exit_code != 0);
   CHECK_THAT(buildkit.err, Catch::Contains("reads CDI specs in /etc/cdi, which is not the repository's own view"));
   CHECK_THAT(buildkit.err, Catch::Contains("DOCKER_BUILDKIT=0 docker build"));
+
+  // BuildKit asked for by /build's query, not by /session or /grpc: refused alike.
+  const auto by_query = raw_build(docker, context, "t=raw&vers%69on=2&version=1");
+  CHECK(by_query.status == 403);
+  CHECK_THAT(by_query.body, Catch::Contains("reads CDI specs in /etc/cdi, which is not the repository's own view"));
+  const auto classic_by_query = raw_build(docker, context, "t=raw&version=1&version=2");
+  CHECK(classic_by_query.status == 200);
+  CHECK_THAT(classic_by_query.body, Catch::Contains("Successfully built"));
 }
 
 namespace {
@@ -324,6 +352,10 @@ TEST_CASE(
   CdiDocker docker(machine, on_view(machine));
   docker.import_busybox("img");
   ran(docker, docker.docker({"build", "--network", "none", "-t", "built", "."}, context.str()));
+  // dockerd builds /build?version=2 with BuildKit (its progress comes as moby.buildkit.trace).
+  const auto by_query = raw_build(docker, context, "t=raw&networkmode=none&version=2");
+  CHECK(by_query.status == 200);
+  CHECK_THAT(by_query.body, Catch::Contains("moby.buildkit.trace") && !Catch::Contains("errorDetail"));
   const auto up = docker.docker({"compose", "up", "--build", "--abort-on-container-exit"}, context.str());
   ran(docker, up);
   CHECK_THAT(up.out, Catch::Contains("built"));
@@ -358,6 +390,37 @@ TEST_CASE(
     CHECK_THAT(build.err, Catch::Contains(words));
     CHECK_THAT(build.err, Catch::Contains("DOCKER_BUILDKIT=0 docker build"));
   }
+}
+
+// dockerd reads its builder's entitlements when it starts, never again (no SIGHUP reload, no flag):
+// an edit of daemon.json before a restart is not what its builds run with.
+TEST_CASE(
+    "cdi docker: a builder edited out of security-insecure in daemon.json but not restarted still grants it, and "
+    "BuildKit stays refused, saying to restart the daemon",
+    "[e2e][cdi-docker]") {
+  FixtureRoot machine;
+  intel_discrete(machine);
+  FixtureRoot context;
+  build_context(context);
+  auto options = on_view(machine);
+  options.daemon_json_extra = R"("builder": {"entitlements": {"network-host": false, "security-insecure": true}})";
+  CdiDocker docker(machine, options);
+  docker.import_busybox("img");
+  const std::vector<std::string> build = {"build", "--network", "none", "-t", "built", "."};
+  refused_by_gate(docker, docker.docker(build, context.str()), "lets builds run privileged");
+
+  const std::string config = docker.root() + "/run/rgpu/daemon.json";
+  std::stringstream text;
+  text << std::ifstream(config).rdbuf();
+  const std::string insecure = R"(, "security-insecure": true)";
+  std::string edited = text.str();
+  REQUIRE(edited.find(insecure) != std::string::npos);
+  edited.erase(edited.find(insecure), insecure.size());
+  std::ofstream(config) << edited;
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));  // the gate keeps a build verdict 2 s
+  const auto after_edit = docker.docker(build, context.str());
+  refused_by_gate(docker, after_edit, "/run/rgpu/daemon.json changed after the daemon started");
+  CHECK_THAT(after_edit.err, Catch::Contains("restart the daemon"));
 }
 
 TEST_CASE(

@@ -1,6 +1,7 @@
 #include "tests/support/stand_in_daemon.h"
 
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -11,12 +12,22 @@ namespace rgpu::test {
 namespace http = boost::beast::http;
 using Local = boost::asio::local::stream_protocol;
 
+void process_start(const FixtureRoot& root, const std::string& pid, std::chrono::seconds ago) {
+  constexpr long kUptime = 100000;  // seconds since boot
+  root.write("/proc/uptime", std::to_string(kUptime) + ".00 0.00\n");
+  const auto ticks = (kUptime - ago.count()) * ::sysconf(_SC_CLK_TCK);
+  root.write("/proc/" + pid + "/stat", pid + " (dockerd) S 1 " + pid + " " + pid +
+                                           " 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 9 0 " + std::to_string(ticks) +
+                                           " 0 0 18446744073709551615\n");
+}
+
 StandInDaemon::StandInDaemon(const FixtureRoot& root, const std::string& pid,
                              std::map<std::string, nlohmann::json> routes, unsigned uid, bool in_proc)
     : routes_(std::move(routes)) {
   const std::string id = std::to_string(uid);
   if (in_proc) {
     root.write("/proc/" + pid + "/cmdline", std::string("dockerd\0--host=unix:///run/d.sock\0", 34));
+    process_start(root, pid, std::chrono::seconds(0));
     root.write("/proc/" + pid + "/status", "Name:\tdockerd\nUid:\t" + id + "\t" + id + "\t" + id + "\t" + id + "\n");
   }
   const auto dir = root.host("/proc/" + pid + "/root/run");

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <boost/asio.hpp>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,10 @@
 #include "tests/support/fixture_root.h"
 
 namespace rgpu::test {
+
+/// Shows process `pid` in the fixture's /proc as started `ago` before every read of it (its
+/// /proc/PID/stat against /proc/uptime): 0 is a daemon that started after every file written so far.
+void process_start(const FixtureRoot& root, const std::string& pid, std::chrono::seconds ago);
 
 /// A fixed reply to every request of `method` whose target starts with `target` (a canary's
 /// POST /containers/create?name=…, its logs' raw frames).
