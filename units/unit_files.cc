@@ -109,8 +109,8 @@ std::vector<UnitFile> gate_units(const UnitOptions& o) {
   std::string dropin = std::string(kSetupHeader) +
                        "# Each repository daemon renet starts (rediacc-docker-ID.service) runs behind its own\n"
                        "# rediacc-gpu plugin, started first, and reads only its own CDI view.\n"
-                       "[Unit]\nWants=rediacc-gpu-authz@%j.socket\nAfter=rediacc-gpu-authz@%j.socket " +
-                       kViewsServiceUnit +
+                       "[Unit]\nWants=rediacc-gpu-authz@%j.socket " +
+                       kViewsServiceUnit + "\nAfter=rediacc-gpu-authz@%j.socket " + kViewsServiceUnit +
                        "\n\n[Service]\nEnvironment=REDIACC_GPU_REPO=%j\n"
                        "Environment=PATH=" +
                        kDockerdShimDir +
@@ -126,15 +126,22 @@ std::vector<UnitFile> view_units(const UnitOptions& o) {
                        "# The repository's own CDI view is its daemon's /etc/cdi: only the names the repository\n"
                        "# holds, so dockerd cannot resolve another at a start, a restore or in a fork. The view\n"
                        "# directory is bound, not its files: rediacc-gpu rewrites them inside it, never replaces it.\n"
-                       "[Service]\nExecStartPre=+/bin/mkdir -p " +
-                       view + "\nBindReadOnlyPaths=" + view + ":/etc/cdi\n";
+                       "# Its view is rebuilt before it starts: the cards may have moved since it was written.\n"
+                       "[Unit]\nWants=" +
+                       kViewsServiceUnit + "\nAfter=" + kViewsServiceUnit +
+                       "\n\n[Service]\nExecStartPre=+/bin/mkdir -p " + view + "\nBindReadOnlyPaths=" + view +
+                       ":/etc/cdi\n";
   std::string path = header(o) +
                      "[Unit]\nDescription=Rebuild the repositories' CDI views when /etc/cdi or the grants change\n\n"
                      "[Path]\nPathChanged=/etc/cdi\nPathChanged=" +
                      std::string(state::kGrantsPath) + "\nUnit=" + kViewsServiceUnit +
                      "\n\n[Install]\nWantedBy=paths.target\n";
   std::string service = header(o) +
-                        "[Unit]\nDescription=Rebuild the repositories' CDI views from /etc/cdi and the grants\n\n"
+                        "[Unit]\nDescription=Rebuild the repositories' CDI views from /etc/cdi and the grants\n"
+                        "# At boot, after the specs follow the cards: a view is judged against the hardware as it is.\n"
+                        "After=" +
+                        kRefreshUnit + " " + kNvidiaSpecUnit +
+                        " nvidia-cdi-refresh.service\n\n"
                         "[Service]\nType=oneshot\nExecStart=" +
                         o.tool_path + " cdi views\n";
   return {{dropin_dir(o.repo_daemon_unit) + "/60-rediacc-gpu-cdi-view.conf", dropin},
@@ -148,8 +155,12 @@ std::vector<UnitFile> hotplug_units(const UnitOptions& o) {
                         "node change\n\n[Service]\nType=oneshot\nExecStart=" +
                         o.tool_path + " cdi generate\n";
   std::string rule = header(o) +
-                     "# A render node that appears or disappears regenerates the rediacc.io specs and the inventory.\n"
-                     "ACTION==\"add|remove\", SUBSYSTEM==\"drm\", KERNEL==\"renderD*\", "
+                     "# A render or card node that appears or disappears, or the NVIDIA driver loading (it numbers\n"
+                     "# its GPUs then), regenerates the rediacc.io specs, the inventory and the repositories' views.\n"
+                     "ACTION==\"add|remove\", SUBSYSTEM==\"drm\", KERNEL==\"renderD*|card[0-9]*\", "
+                     "RUN+=\"/usr/bin/systemctl --no-block start " +
+                     kRefreshUnit +
+                     "\"\nACTION==\"add\", SUBSYSTEM==\"module\", KERNEL==\"nvidia\", "
                      "RUN+=\"/usr/bin/systemctl --no-block start " +
                      kRefreshUnit + "\"\n";
   return {{"/etc/systemd/system/" + std::string(kRefreshUnit), service},

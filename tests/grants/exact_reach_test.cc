@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "plugin/spec_reviews.h"
 #include "probe/hardware_identity.h"
@@ -198,4 +199,49 @@ TEST_CASE("exact reach: a granted name no spec defines is refused at the gate an
   }
   root.write("/etc/cdi/nvidia.yaml", spec);
   CHECK(admit_create(root, "beta", "nvidia.com/gpu=0").exit_code == 0);
+}
+
+namespace {
+
+// Every file of a repository's view, one after another.
+std::string view_text(const FixtureRoot& root, const std::string& repo) {
+  std::string all;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(root.host("/var/lib/rediacc/gpu/cdi/" + repo), ec))
+    all += root.read("/var/lib/rediacc/gpu/cdi/" + repo + "/" + e.path().filename().string());
+  return all;
+}
+
+}  // namespace
+
+// A restart policy's restore and a build's RUN --device reach what the view maps without asking
+// the gate: a view must never map a name the gate would refuse.
+TEST_CASE("exact reach: the refresh after a hardware change leaves out of a view every name the gate would refuse") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  alpha_reserves_gpu_a(root);
+  REQUIRE(tool_on(root, {"grant", "beta", "--device", "nvidia.com/gpu=0"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "gamma", "--device", "nvidia.com/gpu=0"}).exit_code == 0);
+  REQUIRE_THAT(view_text(root, "beta"), Contains("name: \"0\"") || Contains("\"name\": \"0\""));
+  // gamma's grant was written by an older rediacc-gpu: it recorded no hardware.
+  auto grants = nlohmann::json::parse(root.read("/etc/rediacc/gpu/grants.json"));
+  for (auto& g : grants["grants"]) {
+    if (g["repo"] == "gamma") g.erase("hardware");
+  }
+  root.write("/etc/rediacc/gpu/grants.json", grants.dump(2));
+  MachineBuilder m(root);
+  m.nvidia_proc_gpu({"0000:41:00.0", "NVIDIA H100 80GB HBM3", kGpuA, 0});  // the minors swap at boot
+  m.nvidia_proc_gpu({"0001:c1:00.0", "NVIDIA H100 80GB HBM3", kGpuB, 1});
+  const auto refresh = tool_on(root, {"cdi", "generate"});  // what the refresh the driver's load starts runs
+  INFO(refresh.out + refresh.err);
+  REQUIRE(refresh.exit_code == 0);
+  // beta's name moved onto alpha's reserved GPU; gamma's, never pinned, reaches it too.
+  CHECK(view_text(root, "beta").find("/dev/nvidia0") == std::string::npos);
+  CHECK(view_text(root, "gamma").find("/dev/nvidia0") == std::string::npos);
+  CHECK(admit_create(root, "beta", "nvidia.com/gpu=0").exit_code == 1);
+  CHECK(admit_create(root, "gamma", "nvidia.com/gpu=0").exit_code == 1);
+  // alpha's own UUID name still maps /dev/nvidia1, GPU aaaa… now, until nvidia-ctk regenerates its
+  // spec: stale, and left out too.
+  CHECK(view_text(root, "alpha").find(kGpuA) == std::string::npos);
+  CHECK_THAT(admit_create(root, "alpha", std::string("nvidia.com/gpu=") + kGpuA).out, Contains("the specs are stale"));
 }

@@ -566,6 +566,25 @@ TEST_CASE("setup: every unit written passes systemd-analyze verify") {
   CHECK(r.err.empty());
 }
 
+// A restart policy's restore at boot reaches what the view maps without asking the gate: the
+// view is rebuilt, against the hardware as it is, before the daemon starts.
+TEST_CASE("setup: a repository daemon starts after its view is rebuilt, the views after the specs follow the cards") {
+  FixtureRoot root;
+  debian_with_nvidia(root);
+  root.write("/etc/systemd/system/rediacc-docker@.service", "[Service]\nExecStart=/bin/true %i\n");
+  FakeTools fakes;
+  REQUIRE(setup(root, fakes, "auto").exit_code == 0);
+  const auto dropin = root.read("/etc/systemd/system/rediacc-docker@.service.d/60-rediacc-gpu-cdi-view.conf");
+  CHECK_THAT(dropin, Catch::Contains("Wants=rediacc-gpu-views.service\n") &&
+                         Catch::Contains("After=rediacc-gpu-views.service\n"));
+  CHECK_THAT(root.read("/etc/systemd/system/rediacc-gpu-views.service"),
+             Catch::Contains("After=rediacc-gpu-refresh.service rediacc-gpu-nvidia-spec.service "
+                             "nvidia-cdi-refresh.service\n"));
+  const auto rule = root.read("/etc/udev/rules.d/90-rediacc-gpu.rules");
+  CHECK_THAT(rule, Catch::Contains("KERNEL==\"renderD*|card[0-9]*\"") &&
+                       Catch::Contains("SUBSYSTEM==\"module\", KERNEL==\"nvidia\""));
+}
+
 // The machine's real /sys, /proc and /dev, its own root as setup would find it, and every write
 // thrown away with the private overlay the run happens in: the machine running the tests is left
 // exactly as it was.
