@@ -202,12 +202,16 @@ std::optional<struct ::stat> RootFs::stat(std::string_view machine_path) const {
   return st;
 }
 
+Result<UniqueFd> RootFs::open_dir_fd(std::string_view machine_path) const {
+  return open(machine_path, O_PATH | O_DIRECTORY, "open");
+}
+
 std::optional<struct ::stat> RootFs::lstat(std::string_view machine_path) const {
   const auto slash = machine_path.rfind('/');
   const std::string leaf(slash == std::string_view::npos ? machine_path : machine_path.substr(slash + 1));
   if (leaf.empty() || leaf == "." || leaf == "..") return stat(machine_path);
   const std::string_view parent = slash == std::string_view::npos || slash == 0 ? "/" : machine_path.substr(0, slash);
-  auto dir = open(parent, O_PATH | O_DIRECTORY, "open");
+  auto dir = open_dir_fd(parent);
   struct ::stat st {};
   if (!dir || ::fstatat(dir->get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
   return st;

@@ -80,6 +80,9 @@ class RootFs {
   /// (a PCI device's attributes). The error says why it cannot be opened; ENOENT when absent.
   Result<RootDir> open_dir(std::string_view machine_path) const;
 
+  /// A directory opened O_PATH, to stat names in it again without resolving its path (fstatat).
+  Result<UniqueFd> open_dir_fd(std::string_view machine_path) const;
+
   /// A file opened for reading, to be read again with pread (sysfs and procfs make their text anew
   /// at each read from offset 0); the error names the host path.
   Result<UniqueFd> open_read(std::string_view machine_path) const;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -14,6 +15,9 @@
 namespace rgpu::probe {
 namespace {
 
+constexpr unsigned kMiscMajor = 10;
+constexpr unsigned kNvidiaMajor = 195;
+constexpr unsigned kDrmMajor = 226;
 constexpr std::string_view kNvidiaGpus = "/proc/driver/nvidia/gpus";
 constexpr std::string_view kMigMinors = "/proc/driver/nvidia-caps/mig-minors";
 constexpr std::string_view kKfdNodes = "/sys/class/kfd/kfd/topology/nodes";
@@ -165,11 +169,12 @@ Result<std::string> HardwareReader::nvidia(unsigned minor, Answer& a) const {
 // A DRM node by its minor: the kernel's link for the number (/sys/dev/char/226:M) says which
 // device it is; a tree without one (an older sysfs, a fixture) has the class link of the name the
 // minor is given (card M, renderD M).
-Result<std::string> HardwareReader::drm(const std::string& node, unsigned minor, Answer& a) const {
+Result<std::string> HardwareReader::drm(const std::string& node, const Number& n, Answer& a) const {
   auto& ev = a.evidence;
-  std::string link = "/sys/dev/char/226:" + std::to_string(minor);
-  ev.push_back(read(Evidence::Kind::link, link));
-  if (!ev.back().present()) {
+  const unsigned minor = n.minor;
+  std::string link = "/sys/dev/char/" + std::to_string(n.major) + ":" + std::to_string(minor);
+  if (ev.empty() || ev.back().path != link) ev.push_back(read(Evidence::Kind::link, link));
+  if (!ev.back().present() && n.major == kDrmMajor) {
     link = std::string("/sys/class/drm/") + (minor >= 128 ? "renderD" : "card") + std::to_string(minor);
     ev.push_back(read(Evidence::Kind::link, link));
   }
@@ -264,10 +269,6 @@ Result<std::string> HardwareReader::mig(const std::string& node, unsigned cap_mi
 
 namespace {
 
-constexpr unsigned kMiscMajor = 10;
-constexpr unsigned kNvidiaMajor = 195;
-constexpr unsigned kDrmMajor = 226;
-
 // The driver /proc/devices names for a major ("236 nvidia-caps"), in its character or block part.
 std::optional<std::string> listed_driver(const std::string& text, char type, unsigned major) {
   bool in_part = false;
@@ -325,9 +326,16 @@ HardwareReader::Answer HardwareReader::derive(const Number& n, const std::string
     }
     return a;
   }
-  if (n.major == kDrmMajor) {
+  // The kernel's link for the number says which device it is: a DRM node's parent is a drm directory.
+  bool drm_number = n.major == kDrmMajor;
+  if (!drm_number) {
+    auto e = read(Evidence::Kind::link, "/sys/dev/char/" + std::to_string(n.major) + ":" + std::to_string(n.minor));
+    drm_number = e.present() && std::filesystem::path(e.value).parent_path().filename() == "drm";
+    a.evidence.push_back(std::move(e));
+  }
+  if (drm_number) {
     a.role = Role::gpu;
-    a.identity = drm(node, n.minor, a);
+    a.identity = drm(node, n, a);
     return a;
   }
   auto driver = driver_name(n, node, a.evidence);
@@ -351,6 +359,24 @@ HardwareReader::Answer HardwareReader::derive(const Number& n, const std::string
   return a;
 }
 
+std::optional<struct ::stat> HardwareReader::lstat(const std::string& path) const {
+  const auto slash = path.rfind('/');
+  const std::string leaf = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (slash == std::string::npos || leaf.empty() || leaf == "." || leaf == "..") return fs_.lstat(path);
+  const std::string dir = slash == 0 ? "/" : path.substr(0, slash);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto it = dirs_.find(dir);
+    if (it == dirs_.end() || attempt == 1) {
+      auto fd = fs_.open_dir_fd(dir);
+      if (!fd) return std::nullopt;
+      it = dirs_.insert_or_assign(dir, std::move(*fd)).first;
+    }
+    struct ::stat st {};
+    if (::fstatat(it->second.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return st;
+  }
+  return std::nullopt;
+}
+
 Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node) const {
   const auto type_of = [](const std::string& t) -> std::optional<char> {
     if (t == "c" || t == "u") return 'c';
@@ -368,7 +394,7 @@ Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node) co
   if (!node.type.empty() && !spec_type)
     return tl::unexpected(gone(node.path, "the spec gives it the type \"" + node.type + "\""));
   if (spec_type && (node.major != 0 || *spec_type == 'p')) return numbers(*spec_type, node.major, node.minor);
-  const auto st = fs_.lstat(node.path);
+  const auto st = lstat(node.path);
   if (!st) return tl::unexpected(gone(node.path, "it is not on this machine"));
   char type = 0;
   if (S_ISCHR(st->st_mode)) type = 'c';
@@ -386,9 +412,9 @@ Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node) co
 }
 
 Result<HardwareReader::Found> HardwareReader::cached(const NodeRef& node, Seen& seen) const {
+  const std::lock_guard hold(mutex_);
   RGPU_TRY_ASSIGN(const Number n, number_of(node));
   const std::string key = std::string(1, n.type) + std::to_string(n.major) + ":" + std::to_string(n.minor);
-  const std::lock_guard hold(mutex_);
   if (auto it = answers_.find(key); it != answers_.end()) {
     const auto& ev = it->second.evidence;
     const auto& a = it->second;

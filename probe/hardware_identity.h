@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "core/result.h"
 #include "core/root_fs.h"
 
@@ -113,6 +115,10 @@ class HardwareReader {
   /// compared with that same reading.
   using Seen = std::map<std::string, Evidence>;
   Result<Number> number_of(const NodeRef& node) const;
+  /// The node's own status (RootFs::lstat) through its directory, kept open from the last time:
+  /// one fstatat a node when nothing moved. A directory removed and made anew holds no entries, so
+  /// a miss is asked again through a fresh open before it counts.
+  std::optional<struct ::stat> lstat(const std::string& path) const;
   Result<Found> cached(const NodeRef& node, Seen& seen) const;
   Answer derive(const Number& n, const std::string& node) const;
   bool still_holds(const Evidence& e, Seen& seen) const;
@@ -124,7 +130,7 @@ class HardwareReader {
   Result<std::string> driver_name(const Number& n, const std::string& node, std::vector<Evidence>& ev) const;
   // Each sets `a.card` and adds to `a.evidence`.
   Result<std::string> nvidia(unsigned minor, Answer& a) const;
-  Result<std::string> drm(const std::string& node, unsigned minor, Answer& a) const;
+  Result<std::string> drm(const std::string& node, const Number& n, Answer& a) const;
   Result<std::string> partition(const std::string& node, const std::string& device_dir, const std::string& name,
                                 Answer& a) const;
   Result<std::string> mig(const std::string& node, unsigned cap_minor, Answer& a) const;
@@ -133,6 +139,7 @@ class HardwareReader {
   mutable std::mutex mutex_;
   mutable std::map<std::string, Answer> answers_;  ///< device number ("c195:1") -> its last answer
   mutable std::map<std::string, UniqueFd> files_;  ///< evidence files kept open, by machine path
+  mutable std::map<std::string, UniqueFd> dirs_;   ///< nodes' directories kept open, by machine path
 };
 
 /// `granted` covers `now`: the same identity, or a part of it (a partition or MIG slice of a

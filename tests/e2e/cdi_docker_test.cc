@@ -139,7 +139,8 @@ TEST_CASE(
   INFO(r.err << docker.plugin_log());
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.err, !Catch::Contains("authorization denied"));
-  CHECK_THAT(r.err, Catch::Contains("CDI device injection failed"));
+  // The nodes are there (the fixture's); a file the spec mounts is not: dockerd says so, not the gate.
+  CHECK_THAT(r.err, Catch::Contains("CDI device injection failed") || Catch::Contains("nvidia-persistenced/socket"));
 }
 
 TEST_CASE("cdi docker: doctor's container check sees a granted device inside, and tells the gate's refusal apart",
@@ -265,7 +266,8 @@ TEST_CASE("cdi docker: Compose 2.30+ runs contrib/compose's CDI services when gr
   const auto nvidia_granted = compose_run(compose / "nvidia-cdi.yaml");
   INFO(nvidia_granted.err);
   CHECK_THAT(nvidia_granted.err, !Catch::Contains("authorization denied"));
-  CHECK_THAT(nvidia_granted.err, Catch::Contains("CDI device injection failed"));  // no NVIDIA driver here
+  CHECK_THAT(nvidia_granted.err, Catch::Contains("CDI device injection failed") ||  // no NVIDIA driver here
+                                     Catch::Contains("nvidia-persistenced/socket"));
 }
 
 namespace {

@@ -58,9 +58,11 @@ TEST_CASE("cdi docker: usage names the repository and container holding a GPU, a
   FixtureRoot machine;
   intel_discrete(machine);
   // No GPU driver here opens 226:128; the render node gets /dev/full's numbers (1:7, which nothing
-  // on a test machine holds open), so the container's process can hold it for real.
+  // on a test machine holds open), so the container's process can hold it for real. The machine's
+  // sysfs says that number is the render node, as the kernel's /sys/dev/char says of a real one.
   std::filesystem::remove(machine.host("/dev/dri/renderD128"));
   machine.char_node("/dev/dri/renderD128", 1, 7);
+  machine.link("/sys/dev/char/1:7", std::filesystem::read_symlink(machine.host("/sys/class/drm/renderD128")).string());
   ok(tool_on(machine, {"cdi", "generate"}));
   ok(tool_on(machine, {"grant", "web", "--device", kDri}));
   CdiDocker docker(machine, "web");
