@@ -1,5 +1,6 @@
 #include "docker/repo_plugin.h"
 
+#include "docker/client.h"
 #include "docker/rediacc_layout.h"
 
 #include "core/state_paths.h"
@@ -29,8 +30,7 @@ std::string configured_docker_host(const RootFs& fs, const std::string& repo) {
   if (!text || !*text) {
     // renet's repository daemon of network id REPO, started after setup wrote any environment file.
     const std::string socket = rediacc_socket(repo);
-    if (rediacc_network_id(socket) && fs.kind(socket) != NodeKind::missing)
-      return "unix://" + fs.host_path(socket).string();
+    if (rediacc_network_id(socket) && fs.kind(socket) != NodeKind::missing) return machine_address(fs, socket);
     return {};
   }
   const std::string key = std::string(state::kDockerHostVariable) + "=";
@@ -45,7 +45,8 @@ std::string configured_docker_host(const RootFs& fs, const std::string& repo) {
   }
   if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
     value = value.substr(1, value.size() - 2);
-  return value;
+  // The machine's own path (setup writes its daemon's socket as the daemon was started with it).
+  return value.empty() ? value : machine_address(fs, value);
 }
 
 }  // namespace rgpu::docker

@@ -26,6 +26,8 @@ std::string plugin_environment_path(const std::string& repo);
 /// The repository daemon the plugin of `repo` reads, from its environment file
 /// (REDIACC_GPU_DOCKER_HOST=…, the last one winning as for systemd); without that file, for a
 /// repository named by a Rediacc network id, renet's socket of it when present; else empty.
+/// Both name machine paths: the address returned is "unix://" + the socket's host path under the
+/// root (machine_address), so under --root DIR it is never the host's.
 std::string configured_docker_host(const RootFs& fs, const std::string& repo);
 
 }  // namespace rgpu::docker
