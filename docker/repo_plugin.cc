@@ -21,6 +21,14 @@ std::optional<std::string> plugin_repository(std::string_view plugin) {
 
 std::string plugin_socket(const std::string& repo) { return "/run/docker/plugins/" + plugin_name(repo) + ".sock"; }
 
+std::optional<std::string> plugin_socket_too_long(const std::string& repo) {
+  const std::string socket = plugin_socket(repo);
+  if (socket.size() <= kMaxSocketPath) return std::nullopt;
+  return "repository \"" + repo + "\" is too long: its plugin socket " + socket + " would be " +
+         std::to_string(socket.size()) + " bytes, past the " + std::to_string(kMaxSocketPath) +
+         " a unix socket path may hold; use a shorter name.";
+}
+
 std::string plugin_environment_path(const std::string& repo) {
   return std::string(state::kPluginEnvDir) + "/" + repo + ".env";
 }
