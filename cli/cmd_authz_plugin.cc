@@ -51,7 +51,8 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
     log_line("warning: no --docker-host: start, restart, unpause and exec of existing containers are refused");
   }
   const int activated = plugin::socket_from_systemd();
-  const std::string socket = f.socket.empty() ? docker::plugin_socket(*repo) : f.socket;
+  // The machine's plugin socket, under --root DIR in DIR; an explicit --socket is a host path.
+  const std::string socket = f.socket.empty() ? fs.socket_path(docker::plugin_socket(*repo)).string() : f.socket;
   auto ready = activated >= 0 ? server.adopt(activated) : server.listen(socket);
   if (!ready) return report_failure(ready.error());
   log_line("serving repository " + *repo + (activated >= 0 ? " on the socket systemd passed" : " on " + socket));
@@ -66,8 +67,9 @@ Runner attach_authz_plugin(CLI::App& sub, GlobalOptions& global) {
   auto f = std::make_shared<PluginFlags>();
   sub.add_option("--repo", f->repo, "Repository whose daemon calls this plugin")->required();
   sub.add_option("--socket", f->socket,
-                 "Unix socket to listen on (default /run/docker/plugins/rediacc-gpu-REPO.sock, where dockerd "
-                 "finds plugin rediacc-gpu-REPO); ignored when systemd passes one");
+                 "Unix socket to listen on, a host path (default the machine's "
+                 "/run/docker/plugins/rediacc-gpu-REPO.sock, under --root, where dockerd finds plugin "
+                 "rediacc-gpu-REPO); ignored when systemd passes one");
   sub.add_option("--docker-host", f->docker_host,
                  "The repository's own daemon (unix:///PATH), where the stored container of a start, restart, "
                  "unpause or exec is read and judged; without it those requests are refused")

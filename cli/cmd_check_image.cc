@@ -21,7 +21,7 @@ int run_check_image(const GlobalOptions& global, const CheckImageFlags& f) {
   RootFs fs(global.root);
   auto report = setup::probe_machine(fs);
   if (!report) return report_failure(report.error());
-  auto socket = docker::docker_socket(f.docker_host);
+  auto socket = docker::docker_socket(fs, f.docker_host);
   if (!socket) return report_failure(socket.error());
   auto verdict = doctor::check_image_cuda(report->inventory, *socket, f.image);
   if (!verdict) return report_failure(verdict.error());
@@ -51,7 +51,9 @@ Runner attach_check_image(CLI::App& sub, GlobalOptions& global) {
   auto f = std::make_shared<CheckImageFlags>();
   sub.add_option("image", f->image, "The image, as the daemon names it (nvidia/cuda:12.4.1-base-ubuntu22.04)")
       ->required();
-  sub.add_option("--docker-host", f->docker_host, "The daemon holding the image (unix://…); default $DOCKER_HOST");
+  sub.add_option("--docker-host", f->docker_host,
+                 "The daemon holding the image (unix://…, a host path); default $DOCKER_HOST, else the machine's "
+                 "/var/run/docker.sock (under --root)");
   sub.add_flag("--allow-forward-compat", f->allow_forward_compat,
                "Accept an image that runs only through CUDA forward compatibility (data-center GPUs)");
   return [&global, f] { return run_check_image(global, *f); };

@@ -40,7 +40,11 @@ int report_failure(const Error& error);
 /// The same for a command line that cannot be run as given: returns kExitUsage.
 int report_usage(const Error& error);
 
-/// Adds --root DIR to a subcommand, bound to the global value.
+/// Checks a --root value: a directory with neither /sys nor /proc is refused (a usage error naming
+/// it), since read as a machine it would pass for a healthy one with nothing on it.
+CLI::Validator machine_root();
+
+/// Adds --root DIR to a subcommand, bound to the global value, checked by machine_root.
 void add_root_option(CLI::App& sub, GlobalOptions& global);
 
 Runner attach_probe(CLI::App& sub, GlobalOptions& global);

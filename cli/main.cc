@@ -136,7 +136,8 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   GlobalOptions global;
   app.add_option("--root", global.root, "Directory that stands for / on the machine (for tests and images)")
-      ->check(CLI::ExistingDirectory);
+      ->check(CLI::ExistingDirectory)
+      ->check(machine_root());
   std::vector<std::pair<CLI::App*, Runner>> runners;
   for (const auto& cmd : kCommands) {
     CLI::App* sub = app.add_subcommand(cmd.name, cmd.summary);
@@ -174,11 +175,6 @@ int report_failure(const Error& error) {
 int report_usage(const Error& error) {
   print_error(error.message);
   return kExitUsage;
-}
-
-void add_root_option(CLI::App& sub, GlobalOptions& global) {
-  sub.add_option("--root", global.root, "Directory that stands for / on the machine (default /)")
-      ->check(CLI::ExistingDirectory);
 }
 
 }  // namespace rgpu::cli

@@ -66,6 +66,13 @@ std::filesystem::path RootFs::host_path(std::string_view machine_path) const {
   return rel.empty() ? root_ : root_ / rel;
 }
 
+std::filesystem::path RootFs::socket_path(std::string_view machine_path) const {
+  if (host_root_) return host_path(machine_path);
+  // A loop is left as joined: connecting to it fails, naming the path.
+  const auto resolved = resolve(machine_path);
+  return host_path(resolved ? std::string_view(*resolved) : machine_path);
+}
+
 std::optional<std::string> RootFs::machine_path_of(int fd) const {
   if (canonical_root_.empty()) return std::nullopt;
   auto host = fd_host_path(fd);

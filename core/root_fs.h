@@ -45,6 +45,13 @@ class RootFs {
   /// Host path of a machine path joined lexically, links not followed (for messages and writes).
   std::filesystem::path host_path(std::string_view machine_path) const;
 
+  /// Host path of a unix socket the machine names (its daemon's, a plugin's), to connect to or to
+  /// bind: a socket is reached by its path, never through the root's fd, so the path given the
+  /// kernel is the one `resolve` finds (links followed inside the root; under --root DIR it lies
+  /// in DIR, never on the host). On the host's own root it is the path as written, whose links
+  /// the kernel follows itself (/proc's magic ones included).
+  std::filesystem::path socket_path(std::string_view machine_path) const;
+
   /// The machine path with every symlink followed inside the root: an absolute link target
   /// restarts at the root and ".." never climbs above it. Missing components are kept as written.
   /// Fails on a link loop (more than 40 links). `links`, when given, receives the machine path of

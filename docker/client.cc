@@ -23,16 +23,26 @@ std::string unreachable(const std::string& socket, const std::string& why) {
 }  // namespace
 
 Result<std::string> docker_socket(const std::string& docker_host) {
-  std::string host = docker_host;
-  if (host.empty()) {
-    const char* env = std::getenv("DOCKER_HOST");
-    host = env && *env ? env : "unix:///var/run/docker.sock";
-  }
-  if (host.starts_with("unix://")) return host.substr(7);
+  const std::string& host = docker_host;
+  if (host.empty()) return fail("no Docker daemon was named; pass --docker-host unix:///path/to/docker.sock.");
+  if (host.starts_with("unix://") && host.size() > 7) return host.substr(7);
   if (host.find("://") == std::string::npos && host.starts_with("/")) return host;
   return fail("the Docker daemon at \"" + host +
               "\" is not on a unix socket; rediacc-gpu talks to daemons over unix:// only: pass --docker-host "
               "unix:///path/to/docker.sock.");
+}
+
+Result<std::string> docker_socket(const RootFs& fs, const std::string& docker_host) {
+  if (!docker_host.empty()) return docker_socket(docker_host);
+  if (const char* env = std::getenv("DOCKER_HOST"); env && *env) return docker_socket(env);
+  return fs.socket_path(kDefaultDockerSocket).string();
+}
+
+std::string machine_address(const RootFs& fs, const std::string& address) {
+  std::string_view path = address;
+  if (path.starts_with("unix://")) path.remove_prefix(7);
+  if (!path.starts_with("/")) return address;
+  return "unix://" + fs.socket_path(path).string();
 }
 
 // The exchange runs on an event loop of its own for at most `timeout`: asio's blocking reads poll

@@ -7,12 +7,26 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "core/root_fs.h"
 
 namespace rgpu::docker {
 
-/// The daemon's socket path for `docker_host` ("unix:///run/docker.sock" or a bare path); empty
-/// means $DOCKER_HOST, else /var/run/docker.sock. Other schemes (tcp://, ssh://) are an error.
+/// The machine's own daemon, where no --docker-host or $DOCKER_HOST names one (machine path).
+inline constexpr const char* kDefaultDockerSocket = "/var/run/docker.sock";
+
+/// The daemon's socket path for `docker_host` ("unix:///run/docker.sock" or a bare path), a host
+/// path taken as given. Other schemes (tcp://, ssh://) and an empty value are an error.
 Result<std::string> docker_socket(const std::string& docker_host);
+
+/// The same for a command reading the machine under `fs`: an empty `docker_host` is $DOCKER_HOST
+/// (the user's own, a host path like --docker-host), else the machine's /var/run/docker.sock
+/// under the root (RootFs::socket_path).
+Result<std::string> docker_socket(const RootFs& fs, const std::string& docker_host);
+
+/// A daemon address the machine itself names (a plugin's environment file, renet's socket):
+/// "unix://" + its socket's host path under the root, for a unix:// or bare absolute path;
+/// another scheme as it is (docker_socket refuses it where it is used).
+std::string machine_address(const RootFs& fs, const std::string& address);
 
 struct DockerReply {
   int status = 0;    ///< the HTTP status

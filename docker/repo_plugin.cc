@@ -1,5 +1,6 @@
 #include "docker/repo_plugin.h"
 
+#include "docker/client.h"
 #include "docker/rediacc_layout.h"
 
 #include "core/state_paths.h"
@@ -20,6 +21,14 @@ std::optional<std::string> plugin_repository(std::string_view plugin) {
 
 std::string plugin_socket(const std::string& repo) { return "/run/docker/plugins/" + plugin_name(repo) + ".sock"; }
 
+std::optional<std::string> plugin_socket_too_long(const std::string& repo) {
+  const std::string socket = plugin_socket(repo);
+  if (socket.size() <= kMaxSocketPath) return std::nullopt;
+  return "repository \"" + repo + "\" is too long: its plugin socket " + socket + " would be " +
+         std::to_string(socket.size()) + " bytes, past the " + std::to_string(kMaxSocketPath) +
+         " a unix socket path may hold; use a shorter name.";
+}
+
 std::string plugin_environment_path(const std::string& repo) {
   return std::string(state::kPluginEnvDir) + "/" + repo + ".env";
 }
@@ -29,8 +38,7 @@ std::string configured_docker_host(const RootFs& fs, const std::string& repo) {
   if (!text || !*text) {
     // renet's repository daemon of network id REPO, started after setup wrote any environment file.
     const std::string socket = rediacc_socket(repo);
-    if (rediacc_network_id(socket) && fs.kind(socket) != NodeKind::missing)
-      return "unix://" + fs.host_path(socket).string();
+    if (rediacc_network_id(socket) && fs.kind(socket) != NodeKind::missing) return machine_address(fs, socket);
     return {};
   }
   const std::string key = std::string(state::kDockerHostVariable) + "=";
@@ -45,7 +53,8 @@ std::string configured_docker_host(const RootFs& fs, const std::string& repo) {
   }
   if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
     value = value.substr(1, value.size() - 2);
-  return value;
+  // The machine's own path (setup writes its daemon's socket as the daemon was started with it).
+  return value.empty() ? value : machine_address(fs, value);
 }
 
 }  // namespace rgpu::docker

@@ -88,7 +88,7 @@ std::optional<std::string> unix_host(const RootFs& fs, const RunningDaemon& d) {
 std::optional<std::string> daemon_address(const RootFs& fs, const RunningDaemon& d) {
   const auto socket = unix_host(fs, d);
   if (!socket) return std::nullopt;
-  return "unix://" + fs.host_path("/proc/" + d.pid + "/root").string() + *socket;
+  return "unix://" + fs.socket_path("/proc/" + d.pid + "/root" + *socket).string();
 }
 
 std::map<std::string, std::string> repo_daemon_addresses(const RootFs& fs, const std::vector<RunningDaemon>& daemons) {

@@ -4,14 +4,16 @@
 #include <cctype>
 
 #include "core/structured_text.h"
+#include "docker/repo_plugin.h"
 
 namespace rgpu::grants {
 namespace {
 
 using nlohmann::json;
 
+// Its length is bounded by its plugin's socket path (docker::plugin_socket_too_long), not here.
 bool valid_repo_name(std::string_view name) {
-  if (name.empty() || name.size() > 128 || !std::isalnum(static_cast<unsigned char>(name[0]))) return false;
+  if (name.empty() || !std::isalnum(static_cast<unsigned char>(name[0]))) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
   });
@@ -113,6 +115,7 @@ Result<std::string> parse_repo(std::string_view written, const std::string& host
     return fail("repository \"" + std::string(written) +
                 "\" is not a valid name: use letters, digits, '.', '_' and '-', starting with a letter or digit.");
   }
+  if (auto too_long = docker::plugin_socket_too_long(name)) return fail(*too_long);
   if (at != std::string_view::npos) {
     const std::string machine(written.substr(at + 1));
     if (machine != hostname) {

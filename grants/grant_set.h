@@ -59,7 +59,8 @@ std::string grants_text(const GrantSet& set);
 Result<GrantSet> parse_grants(std::string_view text, std::string_view where);
 
 /// The repository part of "name" or "name@machine"; the machine part must be `hostname`.
-/// Names are letters, digits, '.', '_' and '-', starting with a letter or digit.
+/// Names are letters, digits, '.', '_' and '-', starting with a letter or digit, and short enough
+/// that the plugin socket they make fits a unix socket path (70 bytes: docker::plugin_socket_too_long).
 Result<std::string> parse_repo(std::string_view written, const std::string& hostname);
 
 }  // namespace rgpu::grants

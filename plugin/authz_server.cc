@@ -1,5 +1,7 @@
 #include "plugin/authz_server.h"
 
+#include "docker/repo_plugin.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/socket.h>
@@ -156,8 +158,9 @@ AuthzServer::AuthzServer(grants::GrantsSource grants, PluginSettings settings, R
 AuthzServer::~AuthzServer() = default;
 
 Result<void> AuthzServer::listen(const std::string& path) {
-  if (path.size() + 16 >= sizeof(sockaddr_un::sun_path))
-    return fail("the socket path " + path + " is too long; choose a shorter one");
+  if (path.size() > docker::kMaxSocketPath)
+    return fail("the socket path " + path + " is " + std::to_string(path.size()) + " bytes, past the " +
+                std::to_string(docker::kMaxSocketPath) + " a unix socket path may hold; choose a shorter one");
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   std::error_code fs_ec;
   std::filesystem::create_directories(dir, fs_ec);
@@ -181,7 +184,8 @@ Result<void> AuthzServer::listen_locked(const std::string& path) {
   }
   // Bound and listening under a temporary name, then renamed into place: whoever finds the path
   // finds a socket that answers, never one that exists but refuses connections.
-  const std::string temp = path + ".new" + std::to_string(::getpid());
+  // Short, beside it: any path that fits, up to kMaxSocketPath, can be served this way.
+  const std::string temp = (std::filesystem::path(path).parent_path() / (".new" + std::to_string(::getpid()))).string();
   ::unlink(temp.c_str());
   beast::error_code ec;
   impl_->acceptor.open(Local(), ec);

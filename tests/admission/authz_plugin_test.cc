@@ -206,6 +206,39 @@ TEST_CASE("authz plugin: a live socket is never taken over, a stale one is repla
   again.wait();
 }
 
+// The plugin binds under a temporary name and renames it into place: that name must fit too, or
+// the longest path a repository's name allows could not be served.
+TEST_CASE("authz plugin: a socket path of 107 bytes, the most a unix socket holds, is served, and 108 refused") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  FixtureRoot run_dir;
+  const std::string dir = run_dir.str() + "/";
+  REQUIRE(dir.size() < 80);
+  const std::string longest = dir + std::string(107 - dir.size() - 5, 'p') + ".sock";
+  REQUIRE(longest.size() == 107);
+  bp::child plugin(tool_path(), "authz-plugin", "--repo", "web", "--root", root.str(), "--socket", longest,
+                   bp::std_err > (run_dir.path() / "err").string());
+  bool served = false;
+  for (int i = 0; i < 200 && !served && plugin.running(); ++i) {
+    asio::io_context io;
+    Local::socket probe(io);
+    boost::system::error_code ec;
+    served = fs::exists(longest) && !probe.connect(Local::endpoint(longest), ec);
+    if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  if (plugin.running()) ::kill(plugin.id(), SIGTERM);
+  plugin.wait();
+  INFO(run_dir.read("/err"));
+  CHECK(served);
+
+  const std::string past = dir + std::string(108 - dir.size() - 5, 'p') + ".sock";
+  const auto refused = run_tool({"authz-plugin", "--repo", "web", "--root", root.str(), "--socket", past});
+  CHECK(refused.exit_code == 1);
+  CHECK_THAT(refused.err, Catch::Contains("the socket path " + past +
+                                          " is 108 bytes, past the 107 a unix socket "
+                                          "path may hold; choose a shorter one"));
+}
+
 // A socket path that exists but does not yet answer (bound, not listening) once let a second
 // plugin take the path over, leaving the first serving a socket nobody could reach.
 TEST_CASE("authz plugin: of several plugins started at once on one socket, exactly one serves it") {

@@ -41,6 +41,41 @@ TEST_CASE("cli: usage errors exit 2") {
   CHECK_THAT(r.err, Catch::Contains("/definitely/not/here"));
 }
 
+// An empty or mistyped root has no GPU, no driver and no daemon: read as a machine it would pass
+// for a healthy one with nothing on it, so every command that reads the machine refuses it.
+TEST_CASE("cli: a --root with neither /sys nor /proc is refused, naming it, by every command that reads the machine") {
+  FixtureRoot empty;
+  const std::string dir = empty.str();
+  const std::vector<std::vector<std::string>> commands = {{"probe"},
+                                                          {"list"},
+                                                          {"cdi", "list"},
+                                                          {"setup", "--dry-run"},
+                                                          {"grant", "web", "--device", "rediacc.io/dri=renderD128"},
+                                                          {"revoke", "web", "--device", "rediacc.io/dri=renderD128"},
+                                                          {"grants"},
+                                                          {"doctor"},
+                                                          {"check-image", "img"},
+                                                          {"usage"},
+                                                          {"canary", "--repo", "web", "--image", "img"},
+                                                          {"admit", "--repo", "web"},
+                                                          {"authz-plugin", "--repo", "web"},
+                                                          {"metrics"}};
+  for (auto args : commands) {
+    args.insert(args.end(), {"--root", dir});
+    INFO(args[0]);
+    const auto r = run_tool(args);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--root: " + dir + " has neither /sys nor /proc"));
+  }
+  const auto global = run_tool({"--root", dir, "probe"});
+  CHECK(global.exit_code == 2);
+  CHECK_THAT(global.err, Catch::Contains("--root: " + dir + " has neither /sys nor /proc"));
+
+  // Either one is enough: a container's root may lack /sys, an image's /proc may be empty.
+  empty.mkdir("/proc");
+  CHECK(run_tool({"probe", "--root", dir}).exit_code == 0);
+}
+
 TEST_CASE("cli: every subcommand's --help ends with examples an operator can paste") {
   const auto top = run_tool({"--help"});
   for (const char* sub : {"setup", "probe", "list", "cdi", "grant", "revoke", "grants", "admit", "doctor", "metrics",
@@ -178,6 +213,7 @@ TEST_CASE("cli: list shows the inventory's age") {
 
 TEST_CASE("cli: list without an inventory says to run probe, exit 1") {
   FixtureRoot root;
+  intel_discrete(root);  // a machine never probed: no inventory yet
   auto r = run_tool({"list", "--root", root.str()});
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.err, Catch::Contains("run `rediacc-gpu probe` first"));

@@ -77,6 +77,21 @@ TEST_CASE("root: only / itself is the host root") {
   REQUIRE_FALSE(RootFs(root.path()).is_host_root());
 }
 
+// /var/run is a link to /run on every current distribution, absolute on Debian: joined lexically,
+// a socket's path under --root would reach the host's /run through it.
+TEST_CASE("root: a socket's host path follows the root's links inside it, and on / is the path as written") {
+  FixtureRoot root;
+  root.link("/var/run", "/run");
+  root.mkdir("/run/rediacc");
+  root.link("/run/rediacc/docker-2816.sock", "../../srv/d.sock");
+  RootFs fs(root.path());
+  CHECK(fs.socket_path("/var/run/docker.sock") == root.host("/run/docker.sock"));
+  CHECK(fs.socket_path("/var/run/rediacc/docker-2816.sock") == root.host("/srv/d.sock"));
+  CHECK(fs.socket_path("/run/docker/plugins/rediacc-gpu-web.sock") ==
+        root.host("/run/docker/plugins/rediacc-gpu-web.sock"));
+  CHECK(RootFs("/").socket_path("/var/run/docker.sock") == "/var/run/docker.sock");
+}
+
 TEST_CASE("root: the kernel's resolution beneath the root gives the user-space walk's answer on random link trees") {
   // Trees of directories, files and links (relative, absolute, "..", dangling, loops), and paths
   // through them: resolve (openat2 first) and walk (user space) must name the same machine path,

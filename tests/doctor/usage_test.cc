@@ -119,8 +119,9 @@ struct RepoDaemons {
               json::array({{{"Id", kTrain}, {"Names", {"/train-1"}}}, {{"Id", kCuda}, {"Names", {"/cuda-1"}}}})}},
             0, false),
         beta(root, "9002", {{"/containers/json", json::array({{{"Id", kStray}, {"Names", {"/idle-1"}}}})}}, 0, false) {
-    root.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=unix://" + web.socket() + "\n");
-    root.write("/etc/rediacc/gpu/plugins/beta.env", "REDIACC_GPU_DOCKER_HOST=unix://" + beta.socket() + "\n");
+    // Machine paths, as setup writes them: reached under the root.
+    root.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=unix:///proc/9001/root/run/d.sock\n");
+    root.write("/etc/rediacc/gpu/plugins/beta.env", "REDIACC_GPU_DOCKER_HOST=unix:///proc/9002/root/run/d.sock\n");
   }
 };
 

@@ -77,7 +77,7 @@ TEST_CASE(
   refused_by_gate(docker, docker.docker({"compose", "-p", "rgpu", "restart"}, project.str()), lacks);
   refused_by_gate(docker, docker.docker({"compose", "-p", "rgpu", "up", "-d"}, project.str()), lacks);
   // doctor asks the daemon its plugin's environment file names, and lists what still holds the name.
-  machine.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=" + host + "\n");
+  machine.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=" + CdiDocker::machine_host() + "\n");
   const auto checked = run_tool({"doctor", "-o", "json", "--root", machine.str()});
   nlohmann::json stale;
   const auto doctor_doc = nlohmann::json::parse(checked.out);
@@ -209,8 +209,7 @@ TEST_CASE(
   ran(docker, first);
   CHECK(first.out == "e2:80\n");
   // The repository's daemon as setup records it for the plugin: where apply lists its containers.
-  machine.write("/etc/rediacc/gpu/plugins/web.env",
-                "REDIACC_GPU_DOCKER_HOST=unix://" + docker.root() + "/run/docker.sock\n");
+  machine.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=" + CdiDocker::machine_host() + "\n");
   machine.write("/desired.json", R"({"schema": 1, "repositories": [{"name": "web", "grants": []}]})");
   const auto pruned = run_tool({"grants", "apply", desired, "--prune", "-o", "json", "--root", machine.str()});
   INFO(pruned.out << pruned.err);

@@ -171,8 +171,7 @@ TEST_CASE("cdi docker: doctor's container check sees a granted device inside, an
     CHECK_THAT(none["decision"].get<std::string>(), Catch::Contains("rediacc-gpu grant web --device"));
 
     // What the daemon itself says: the spec directories it reads (API 1.44+) and its version.
-    machine.write("/etc/rediacc/gpu/plugins/web.env",
-                  "REDIACC_GPU_DOCKER_HOST=unix://" + cdi_docker_root() + "/run/docker.sock\n");
+    machine.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=" + CdiDocker::machine_host() + "\n");
     const auto checks =
         nlohmann::json::parse(run_tool({"doctor", "-o", "json", "--root", machine.str()}).out)["checks"];
     std::map<std::string, nlohmann::json> by_id;

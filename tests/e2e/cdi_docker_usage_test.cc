@@ -68,8 +68,7 @@ TEST_CASE("cdi docker: usage names the repository and container holding a GPU, a
   CdiDocker docker(machine, "web");
   docker.import_busybox("img");
   // Where usage asks web which containers are its own, as setup writes it.
-  machine.write("/etc/rediacc/gpu/plugins/web.env",
-                "REDIACC_GPU_DOCKER_HOST=unix://" + docker.root() + "/run/docker.sock\n");
+  machine.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=" + CdiDocker::machine_host() + "\n");
   RealProc proc(machine);
   ran(docker, docker.docker({"run", "-d", "--name", "train", "--device", kDri, "img", "sh", "-c",
                              "exec 3</dev/dri/renderD128; exec sleep 600"}));

@@ -42,13 +42,16 @@ TEST_CASE("e2e: containers whose stored configuration was edited to carry hardwa
           "[e2e]") {
   FixtureRoot machine;
   two_nvidia_datacenter(machine, true);
-  FixtureRoot place;  // the daemon's data-root, socket and log, kept across its restart
+  // The daemon's data-root, socket and log, kept across its restart: in the machine, so its
+  // socket is one the machine names (/srv/web-daemon/docker.sock), reached under --root.
+  const fs::path place = machine.host("/srv/web-daemon");
+  fs::create_directories(place);
   const std::string name = unique_name("rgpu-e2e-stored");
   const std::vector<std::string> edited = {"device", "privileged", "unmasked", "rules", "caps"};
   std::map<std::string, std::string> ids;
   {
-    PluginProcess plugin(name, "web", machine.str(), DockerDaemon::host_in(place.path()));
-    DockerDaemon daemon({"--authorization-plugin=" + plugin.name()}, place.path());
+    PluginProcess plugin(name, "web", machine.str(), DockerDaemon::host_in(place));
+    DockerDaemon daemon({"--authorization-plugin=" + plugin.name()}, place);
     daemon.import_busybox("img");
     for (const std::string& c : edited) {
       REQUIRE(daemon.docker({"create", "--name", c, "img", "true"}).exit_code == 0);
@@ -61,7 +64,7 @@ TEST_CASE("e2e: containers whose stored configuration was edited to carry hardwa
       ran(daemon.docker({"start", how}), plugin.log());
   }
   // Edited while the daemon is stopped, as a copied or restored data-root would be.
-  const auto data = place.path() / "data";
+  const auto data = place / "data";
   edit_host_config(data, ids["device"], [](json& c) {
     c["Devices"] = json::array(
         {{{"PathOnHost", "/dev/null"}, {"PathInContainer", "/dev/dri/renderD128"}, {"CgroupPermissions", "rwm"}}});
@@ -71,8 +74,8 @@ TEST_CASE("e2e: containers whose stored configuration was edited to carry hardwa
   edit_host_config(data, ids["rules"], [](json& c) { c["DeviceCgroupRules"] = {"c 226:* rwm"}; });
   edit_host_config(data, ids["caps"], [](json& c) { c["CapAdd"] = {"SYS_ADMIN"}; });
   {
-    PluginProcess plugin(name, "web", machine.str(), DockerDaemon::host_in(place.path()));
-    DockerDaemon daemon({"--authorization-plugin=" + plugin.name()}, place.path());
+    PluginProcess plugin(name, "web", machine.str(), DockerDaemon::host_in(place));
+    DockerDaemon daemon({"--authorization-plugin=" + plugin.name()}, place);
     ran(daemon.docker({"start", "clean"}), plugin.log());
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"device", "raw device \"/dev/null\""},
@@ -93,7 +96,7 @@ TEST_CASE("e2e: containers whose stored configuration was edited to carry hardwa
     CHECK_THAT(plugin.log(), Catch::Contains("refused repo=web route=\"POST /v1.41/containers/device/start\""));
     // doctor names each container a start would refuse: a daemon that restores restart-policy
     // containers at its own start asks no plugin.
-    machine.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=" + daemon.host() + "\n");
+    machine.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=unix:///srv/web-daemon/docker.sock\n");
     const auto checked = run_tool({"doctor", "-o", "json", "--root", machine.str()});
     nlohmann::json stale;
     const auto doctor_doc = json::parse(checked.out);
@@ -134,7 +137,7 @@ TEST_CASE("e2e: containers whose stored configuration was edited to carry hardwa
   // A plugin that was not told the repository's daemon cannot judge a start: it refuses, and says
   // where the daemon's address goes.
   PluginProcess blind(name, "web", machine.str(), "");
-  DockerDaemon daemon({"--authorization-plugin=" + blind.name()}, place.path());
+  DockerDaemon daemon({"--authorization-plugin=" + blind.name()}, place);
   refused_by_plugin(daemon.docker({"start", "clean"}), blind.name(),
                     "was started without --docker-host, so it cannot see what the container attaches; set "
                     "REDIACC_GPU_DOCKER_HOST=unix:///PATH/docker.sock in /etc/rediacc/gpu/plugins/web.env");

@@ -36,6 +36,26 @@ TEST_CASE("grants: repositories are name or name@machine, and the machine must b
   CHECK_FALSE(parse_repo("a b", "gpu-01"));
 }
 
+// dockerd finds plugin rediacc-gpu-NAME at /run/docker/plugins/rediacc-gpu-NAME.sock, 37 bytes
+// besides the name; a unix socket's path holds 107 (sun_path's 108 less the NUL).
+TEST_CASE("grants: a repository name is refused when its plugin socket's path would not fit a unix socket") {
+  const std::string longest(70, 'a');
+  CHECK(parse_repo(longest, "gpu-01").value() == longest);
+  CHECK(parse_repo(longest + "@gpu-01", "gpu-01").value() == longest);
+  for (const size_t length : {71, 128, 129, 300}) {
+    INFO(length);
+    const std::string name(length, 'a');
+    const auto refused = parse_repo(name, "gpu-01");
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message == "repository \"" + name + "\" is too long: its plugin socket " +
+                                         "/run/docker/plugins/rediacc-gpu-" + name + ".sock would be " +
+                                         std::to_string(37 + length) +
+                                         " bytes, past the 107 a unix socket path may hold; use a shorter name.");
+  }
+  // The characters are checked first: a long name with a space is refused for the space.
+  CHECK_THAT(parse_repo(std::string(200, 'a') + " b", "gpu-01").error().message, Catch::Contains("not a valid name"));
+}
+
 TEST_CASE("grants: a grant is recorded once, and granting twice is harmless") {
   GrantMachine m;
   auto first = m.grant("web", "nvidia.com/gpu=all");

@@ -400,12 +400,14 @@ def main():
         for i, (label, files, links, dirs) in enumerate(PINNED):
             root = os.path.join(work, f"pinned-{i}")
             os.makedirs(os.path.join(root, "etc", "cdi"))
+            os.makedirs(os.path.join(root, "proc"))  # a machine's root: --root refuses one without /sys or /proc
             write_pinned(os.path.join(root, "etc", "cdi"), files, links, dirs)
             cases.append((root, [(f"{label}: {k}", v, None) for k, v in files.items()], None))
         for i in range(args.count):
             root = os.path.join(work, str(i))
             cdi_dir = os.path.join(root, "etc", "cdi")
             os.makedirs(cdi_dir)
+            os.makedirs(os.path.join(root, "proc"))
             files = []
             # Deliberate classes alone in their directory; others one to three files, which may
             # define the same names (a conflict drops a name from both).

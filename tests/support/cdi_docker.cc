@@ -138,7 +138,8 @@ CdiDocker::CdiDocker(const FixtureRoot& machine, const CdiDockerOptions& options
     daemon_ = bp::child("/usr/bin/python3", args, bp::std_out > bp::null,
                         bp::std_err > (scratch_.path() / "dockerd.log").string());
   } else {
-    std::vector<std::string> args = {root_, "/usr/sbin/dockerd", "--host", "unix:///run/docker.sock"};
+    std::vector<std::string> args = {root_,    "/usr/sbin/dockerd", "--host", "unix:///run/docker.sock",
+                                     "--host", machine_host()};
     args.insert(args.end(), flags.begin(), flags.end());
     daemon_ = bp::child("/usr/sbin/chroot", args, bp::std_out > bp::null,
                         bp::std_err > (scratch_.path() / "dockerd.log").string());
@@ -246,6 +247,10 @@ void CdiDocker::mount_all(const FixtureRoot& machine, const CdiDockerOptions& op
   const std::string cdi = options.cdi_dir.empty() ? machine.host("/etc/cdi").string() : options.cdi_dir;
   fs::create_directories(cdi);
   must_mount(cdi, root_ + "/etc/cdi", nullptr, MS_BIND);
+  // The fixture's /run/cdi-docker, where the daemon's second socket is the machine's own: a
+  // socket the machine names is reached under --root, never through a link out of it.
+  machine.mkdir("/run/cdi-docker");
+  must_mount(machine.host("/run/cdi-docker").string(), root_ + "/run/cdi-docker", nullptr, MS_BIND);
   if (options.rediacc_id.empty()) return;
   // renet's layout: the repository's mount on a tmpfs of the chroot's /mnt, its data root there the
   // test's scratch data, and the dockerd shim setup writes.

@@ -75,6 +75,10 @@ class CdiDocker {
   void restart_as_renet(const std::string& daemon_json);
   /// Where the chroot's CLI reaches the daemon (DOCKER_HOST).
   std::string docker_host() const;
+  /// The daemon's second socket as the fixture machine names it, in the machine's own
+  /// /run/cdi-docker (bound into the chroot): what a plugin's environment file holds, read under
+  /// --root. Only a daemon neither socket-activated nor renet's listens there.
+  static std::string machine_host() { return "unix:///run/cdi-docker/docker.sock"; }
   /// The daemon's pid on the host.
   int daemon_pid() const { return daemon_.id(); }
   /// The daemon's data root on the host (containers/<id>/hostconfig.json), for a fork to copy.
