@@ -87,6 +87,7 @@ TEST_CASE("completion: setup --forget-gpu offers the GPUs the inventory keeps as
   bin.mkdir("/bin");
   std::filesystem::create_symlink(tool_path(), bin.host("/bin/rediacc-gpu"));
   FixtureRoot machine;
+  machine.mkdir("/proc");  // a machine's root: --root refuses a directory with neither /sys nor /proc
   const std::string missing = R"({"pci_address": "0000:41:00.0", "vendor": "nvidia", "name": "NVIDIA H100 80GB HBM3",
       "uuid": null, "missing_since": "2025-01-01T00:00:00Z"},
       {"pci_address": "0001:c1:00.0", "vendor": "nvidia", "name": "NVIDIA H100 80GB HBM3", "uuid": null,
