@@ -112,7 +112,11 @@ void SpecReviews::refresh() {
     // it, and the gate refuses it as such rather than judge what the view would hand out.
     for (const auto& d : cdi::read_spec_dir(view_).devices) {
       auto it = nodes_.find(d.qualified_name);
-      if (it != nodes_.end()) it->second.insert(it->second.end(), d.nodes.begin(), d.nodes.end());
+      if (it == nodes_.end()) continue;
+      for (const auto& n : d.nodes) {
+        // The view's copy of a node /etc/cdi already maps is read once a request, not twice.
+        if (std::find(it->second.begin(), it->second.end(), n) == it->second.end()) it->second.push_back(n);
+      }
     }
   }
   std::sort(names_.begin(), names_.end());

@@ -326,35 +326,44 @@ HardwareReader::Answer HardwareReader::derive(const Number& n, const std::string
     }
     return a;
   }
-  // The kernel's link for the number says which device it is: a DRM node's parent is a drm directory.
-  bool drm_number = n.major == kDrmMajor;
-  if (!drm_number) {
-    auto e = read(Evidence::Kind::link, "/sys/dev/char/" + std::to_string(n.major) + ":" + std::to_string(n.minor));
-    drm_number = e.present() && std::filesystem::path(e.value).parent_path().filename() == "drm";
-    a.evidence.push_back(std::move(e));
-  }
-  if (drm_number) {
+  if (n.major == kDrmMajor) {
     a.role = Role::gpu;
     a.identity = drm(node, n, a);
     return a;
   }
+  // A dynamic major by the name its driver registered (one read a request for every such node).
   auto driver = driver_name(n, node, a.evidence);
-  if (!driver) {
-    a.identity = tl::unexpected(driver.error());
-    return a;
+  if (driver) {
+    if (*driver == "dxg") {
+      a.role = Role::gpu;
+      a.identity = std::string("wsl");
+      return a;
+    }
+    if (*driver == "nvidia-caps") {
+      a.role = Role::slice;
+      a.identity = mig(node, n.minor, a);
+      return a;
+    }
+    if (*driver == "nvidia-uvm" || *driver == "kfd" || *driver == "nvidia-caps-imex-channels") {
+      a.role = Role::shared;
+      return a;
+    }
+    if (*driver == "fb" || *driver == "accel" || *driver == "nvidia-nvswitch" || *driver == "nvidia-nvlink") {
+      // A GPU's framebuffer, an accelerator or NVIDIA's fabric: hardware, but no identity says whose.
+      a.role = Role::gpu;
+      a.identity = tl::unexpected(gone(node, "it is a " + *driver + " device, whose GPU the gate cannot tell"));
+      return a;
+    }
   }
-  if (*driver == "dxg") {
+  // Any other number: the kernel's link for it says whether it is a DRM node after all.
+  auto e = read(Evidence::Kind::link, "/sys/dev/char/" + std::to_string(n.major) + ":" + std::to_string(n.minor));
+  const bool drm_number = e.present() && std::filesystem::path(e.value).parent_path().filename() == "drm";
+  a.evidence.push_back(std::move(e));
+  if (drm_number) {
     a.role = Role::gpu;
-    a.identity = std::string("wsl");
-  } else if (*driver == "nvidia-caps") {
-    a.role = Role::slice;
-    a.identity = mig(node, n.minor, a);
-  } else if (*driver == "nvidia-uvm" || *driver == "kfd" || *driver == "nvidia-caps-imex-channels") {
-    a.role = Role::shared;
-  } else if (*driver == "fb" || *driver == "accel" || *driver == "nvidia-nvswitch" || *driver == "nvidia-nvlink") {
-    // A GPU's framebuffer, an accelerator or NVIDIA's fabric: hardware, but no identity says whose.
-    a.role = Role::gpu;
-    a.identity = tl::unexpected(gone(node, "it is a " + *driver + " device, whose GPU the gate cannot tell"));
+    a.identity = drm(node, n, a);
+  } else if (!driver) {
+    a.identity = tl::unexpected(driver.error());  // fail closed: what the number is cannot be told
   }
   return a;
 }

@@ -33,7 +33,8 @@ std::vector<json> checks(const FixtureRoot& root, const std::string& id) {
 // /proc/driver/nvidia entry.
 void fall_off_the_bus(const FixtureRoot& root) {
   for (const char* p : {"/sys/devices/pci0000:00/0000:01:00.0", "/sys/bus/pci/devices/0000:01:00.0",
-                        "/sys/class/drm/card1", "/sys/class/drm/renderD129", "/proc/driver/nvidia/gpus/0000:01:00.0"})
+                        "/sys/class/drm/card1", "/sys/class/drm/renderD129", "/sys/dev/char/226:1",
+                        "/sys/dev/char/226:129", "/proc/driver/nvidia/gpus/0000:01:00.0"})
     std::filesystem::remove_all(root.host(p));
 }
 

@@ -340,7 +340,9 @@ TEST_CASE("a long-lived gate sees spec changes and renumbered cards at the next 
   workstation(root, {128, 130, 129});
   CHECK(specs.hardware("rediacc.io/dri=renderD129") == std::vector<std::string>{"0000:03:00.0"});
   CHECK(specs.hardware("vendor.com/xpu=a") == std::vector<std::string>{kUuid4090});
-  std::filesystem::remove(root.host("/sys/class/drm/renderD130"));  // the card fell off the bus
+  // The card fell off the bus: the kernel's links to its node go.
+  std::filesystem::remove(root.host("/sys/class/drm/renderD130"));
+  std::filesystem::remove(root.host("/sys/dev/char/226:130"));
   const auto gone = specs.hardware("vendor.com/xpu=a");
   REQUIRE_FALSE(gone);
   CHECK_THAT(gone.error().message, Contains("cannot tell which hardware /dev/dri/renderD130 reaches"));

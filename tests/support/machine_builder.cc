@@ -24,6 +24,7 @@ void drm_node(const FixtureRoot& root, const std::string& dev_dir, const std::st
   root.write(node_dir + "/dev", "226:" + std::to_string(minor) + "\n");
   root.link(node_dir + "/device", "../../../" + dev_dir.substr(dev_dir.rfind('/') + 1));
   root.link("/sys/class/drm/" + name, "../.." + node_dir.substr(4));  // strip "/sys"
+  root.link("/sys/dev/char/226:" + std::to_string(minor), "../.." + node_dir.substr(4));
   root.char_node("/dev/dri/" + name, 226, minor);
 }
 
@@ -77,6 +78,9 @@ void MachineBuilder::unplug(const std::string& address) const {
     for (const auto& node : fs::directory_iterator(root_.host(dir + "/drm"))) {
       const std::string name = node.path().filename().string();
       fs::remove(root_.host("/sys/class/drm/" + name));
+      auto number = root_.read(dir + "/drm/" + name + "/dev");
+      if (!number.empty() && number.back() == '\n') number.pop_back();
+      if (!number.empty()) fs::remove(root_.host("/sys/dev/char/" + number));
       fs::remove(root_.host("/dev/dri/" + name));
     }
   }
