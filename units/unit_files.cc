@@ -113,10 +113,7 @@ std::vector<UnitFile> gate_units(const UnitOptions& o) {
                        kViewsServiceUnit + "\nAfter=rediacc-gpu-authz@%j.socket " + kViewsServiceUnit +
                        "\n\n[Service]\nEnvironment=REDIACC_GPU_REPO=%j\n"
                        "Environment=PATH=" +
-                       kDockerdShimDir +
-                       ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n"
-                       "BindReadOnlyPaths=" +
-                       view + ":/run/cdi\n";
+                       kDockerdShimDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n";
   return {{dropin_dir(o.repo_daemon_unit) + "/70-rediacc-gpu-gate.conf", dropin}};
 }
 
@@ -126,11 +123,12 @@ std::vector<UnitFile> view_units(const UnitOptions& o) {
                        "# The repository's own CDI view is its daemon's /etc/cdi: only the names the repository\n"
                        "# holds, so dockerd cannot resolve another at a start, a restore or in a fork. The view\n"
                        "# directory is bound, not its files: rediacc-gpu rewrites them inside it, never replaces it.\n"
+                       "# It is /run/cdi too, CDI's other default directory, whose specs take precedence.\n"
                        "# Its view is rebuilt before it starts: the cards may have moved since it was written.\n"
                        "[Unit]\nWants=" +
                        kViewsServiceUnit + "\nAfter=" + kViewsServiceUnit +
                        "\n\n[Service]\nExecStartPre=+/bin/mkdir -p " + view + "\nBindReadOnlyPaths=" + view +
-                       ":/etc/cdi\n";
+                       ":/etc/cdi\nBindReadOnlyPaths=" + view + ":/run/cdi\n";
   std::string path = header(o) +
                      "[Unit]\nDescription=Rebuild the repositories' CDI views when /etc/cdi or the grants change\n\n"
                      "[Path]\nPathChanged=/etc/cdi\nPathChanged=" +

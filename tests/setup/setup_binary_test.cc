@@ -575,8 +575,10 @@ TEST_CASE("setup: a repository daemon starts after its view is rebuilt, the view
   FakeTools fakes;
   REQUIRE(setup(root, fakes, "auto").exit_code == 0);
   const auto dropin = root.read("/etc/systemd/system/rediacc-docker@.service.d/60-rediacc-gpu-cdi-view.conf");
+  // CDI's other default directory, /run/cdi, outranks /etc/cdi: it is the view too.
   CHECK_THAT(dropin, Catch::Contains("Wants=rediacc-gpu-views.service\n") &&
-                         Catch::Contains("After=rediacc-gpu-views.service\n"));
+                         Catch::Contains("After=rediacc-gpu-views.service\n") &&
+                         Catch::Contains("BindReadOnlyPaths=/var/lib/rediacc/gpu/cdi/%i:/run/cdi\n"));
   CHECK_THAT(root.read("/etc/systemd/system/rediacc-gpu-views.service"),
              Catch::Contains("After=rediacc-gpu-refresh.service rediacc-gpu-nvidia-spec.service "
                              "nvidia-cdi-refresh.service\n"));
@@ -702,12 +704,12 @@ TEST_CASE(
   REQUIRE(setup(root, fakes, "auto").exit_code == 0);
   const std::string dir = "/etc/systemd/system/rediacc-docker-.service.d/";
   CHECK_THAT(root.read(dir + "60-rediacc-gpu-cdi-view.conf"),
-             Catch::Contains("BindReadOnlyPaths=/var/lib/rediacc/gpu/cdi/%j:/etc/cdi"));
+             Catch::Contains("BindReadOnlyPaths=/var/lib/rediacc/gpu/cdi/%j:/etc/cdi\n") &&
+                 Catch::Contains("BindReadOnlyPaths=/var/lib/rediacc/gpu/cdi/%j:/run/cdi\n"));
   const auto gate = root.read(dir + "70-rediacc-gpu-gate.conf");
   CHECK_THAT(gate, Catch::Contains("Wants=rediacc-gpu-authz@%j.socket") &&
                        Catch::Contains("Environment=REDIACC_GPU_REPO=%j") &&
-                       Catch::Contains("Environment=PATH=/var/lib/rediacc/gpu/dockerd-shim:") &&
-                       Catch::Contains("BindReadOnlyPaths=/var/lib/rediacc/gpu/cdi/%j:/run/cdi"));
+                       Catch::Contains("Environment=PATH=/var/lib/rediacc/gpu/dockerd-shim:"));
   CHECK(root.read(dir + "50-rediacc-gpu.conf").find("nvidia-persistenced") != std::string::npos);
   CHECK_FALSE(fs::exists(root.host("/etc/systemd/system/rediacc-docker@.service.d")));
   CHECK_THAT(root.read("/etc/rediacc/gpu/host-policy.json"),
