@@ -120,6 +120,14 @@ def make_machine(root):
                                        "granted_at": "2026-11-30T00:00:00Z"} for d in GRANTED]}
     with open(root + "/etc/rediacc/gpu/grants.json", "w") as f:
         json.dump(grants, f)
+    # Each granted name is defined (the gate refuses a granted name no spec defines), by a node of
+    # no GPU driver, numbered in the spec itself: /dev/null's 1:3, which /proc/devices calls mem.
+    for kind, name in (n.split("=") for n in GRANTED):
+        with open(root + "/etc/cdi/" + kind.replace("/", "-") + ".yaml", "w") as f:
+            f.write("cdiVersion: 0.5.0\nkind: %s\ndevices:\n- name: %s\n  containerEdits:\n"
+                    "    deviceNodes: [{path: /dev/fuzz-null, type: c, major: 1, minor: 3}]\n" % (kind, name))
+    with open(root + "/proc/devices", "w") as f:
+        f.write("Character devices:\n  1 mem\n\nBlock devices:\n  8 sd\n")
     with open(root + "/etc/hostname", "w") as f:
         f.write("fuzz\n")
     return device_node
