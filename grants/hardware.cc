@@ -31,7 +31,8 @@ std::string stale_key(std::string_view qualified_name, const probe::Reach& now) 
   const auto device = qualified_name.substr(eq + 1);
   const auto reaches = [&] { return now.identities.empty() ? std::string("nothing") : joined(now.identities); };
   if (const auto key = pci_key(device)) {
-    const auto& [address, part] = *key;
+    const std::string& address = key->first;
+    const std::string& part = key->second;
     const bool card_ok = !now.cards.empty() && std::all_of(now.cards.begin(), now.cards.end(),
                                                            [&](const std::string& c) { return c == address; });
     const bool part_ok = part.empty() || std::all_of(now.identities.begin(), now.identities.end(),
