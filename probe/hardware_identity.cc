@@ -6,8 +6,10 @@
 #include <optional>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "probe/sysfs_parsers.h"
@@ -368,25 +370,86 @@ HardwareReader::Answer HardwareReader::derive(const Number& n, const std::string
   return a;
 }
 
-std::optional<struct ::stat> HardwareReader::lstat(const std::string& path) const {
+namespace {
+
+bool same_times(const struct ::stat& a, const struct ::stat& b) {
+  return a.st_ino == b.st_ino && a.st_dev == b.st_dev && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
+         a.st_mtim.tv_nsec == b.st_mtim.tv_nsec && a.st_ctim.tv_sec == b.st_ctim.tv_sec &&
+         a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
+}
+
+// Changed in the last second: another change within the same tick of the coarse clock the
+// directory's times come from would leave them as they are.
+bool recently_changed(const struct ::stat& st) {
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const auto last = std::max(st.st_mtim.tv_sec, st.st_ctim.tv_sec);
+  return now.tv_sec - last <= 1;
+}
+
+}  // namespace
+
+void HardwareReader::check_mounts() const {
+  if (!mounts_) {
+    const int fd = ::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      dirs_.clear();  // no way to tell: keep nothing
+      return;
+    }
+    mounts_ = UniqueFd(fd);
+  }
+  struct pollfd p {
+    mounts_.get(), POLLPRI, 0
+  };
+  // The kernel reports a change once, to the poll that sees it first (proc_namespace.c's
+  // mounts_poll): the descriptor goes on watching from there.
+  if (::poll(&p, 1, 0) != 0) {
+    for (auto& [path, dir] : dirs_) dir.entries.clear();
+  }
+}
+
+std::optional<struct ::stat> HardwareReader::lstat(const std::string& path, Seen& seen) const {
   const auto slash = path.rfind('/');
   const std::string leaf = slash == std::string::npos ? path : path.substr(slash + 1);
   if (slash == std::string::npos || leaf.empty() || leaf == "." || leaf == "..") return fs_.lstat(path);
-  const std::string dir = slash == 0 ? "/" : path.substr(0, slash);
+  const std::string name = slash == 0 ? "/" : path.substr(0, slash);
+  if (seen.empty() || !seen.count("mounts")) {
+    check_mounts();
+    seen.emplace("mounts", Evidence{});
+  }
   for (int attempt = 0; attempt < 2; ++attempt) {
-    auto it = dirs_.find(dir);
+    auto it = dirs_.find(name);
     if (it == dirs_.end() || attempt == 1) {
-      auto fd = fs_.open_dir_fd(dir);
+      auto fd = fs_.open_dir_fd(name);
       if (!fd) return std::nullopt;
-      it = dirs_.insert_or_assign(dir, std::move(*fd)).first;
+      Dir fresh;
+      fresh.fd = std::move(*fd);
+      it = dirs_.insert_or_assign(name, std::move(fresh)).first;
+      seen.erase("dir" + name);
     }
+    Dir& dir = it->second;
+    if (seen.emplace("dir" + name, Evidence{}).second) {
+      struct ::stat now {};
+      if (::fstat(dir.fd.get(), &now) != 0 || now.st_nlink == 0) {
+        dirs_.erase(it);
+        continue;
+      }
+      if (!same_times(now, dir.seen)) dir.entries.clear();
+      dir.seen = now;
+      dir.settled = !recently_changed(now);
+      if (!dir.settled) dir.entries.clear();
+    }
+    if (auto kept = dir.entries.find(leaf); kept != dir.entries.end()) return kept->second;
     struct ::stat st {};
-    if (::fstatat(it->second.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return st;
+    if (::fstatat(dir.fd.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+      if (dir.settled) dir.entries.emplace(leaf, st);
+      return st;
+    }
   }
   return std::nullopt;
 }
 
-Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node) const {
+Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node, Seen& seen) const {
   const auto type_of = [](const std::string& t) -> std::optional<char> {
     if (t == "c" || t == "u") return 'c';
     if (t == "b" || t == "p") return t[0];
@@ -403,7 +466,7 @@ Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node) co
   if (!node.type.empty() && !spec_type)
     return tl::unexpected(gone(node.path, "the spec gives it the type \"" + node.type + "\""));
   if (spec_type && (node.major != 0 || *spec_type == 'p')) return numbers(*spec_type, node.major, node.minor);
-  const auto st = lstat(node.path);
+  const auto st = lstat(node.path, seen);
   if (!st) return tl::unexpected(gone(node.path, "it is not on this machine"));
   char type = 0;
   if (S_ISCHR(st->st_mode)) type = 'c';
@@ -422,7 +485,7 @@ Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node) co
 
 Result<HardwareReader::Found> HardwareReader::cached(const NodeRef& node, Seen& seen) const {
   const std::lock_guard hold(mutex_);
-  RGPU_TRY_ASSIGN(const Number n, number_of(node));
+  RGPU_TRY_ASSIGN(const Number n, number_of(node, seen));
   const std::string key = std::string(1, n.type) + std::to_string(n.major) + ":" + std::to_string(n.minor);
   if (auto it = answers_.find(key); it != answers_.end()) {
     const auto& ev = it->second.evidence;

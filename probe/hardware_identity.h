@@ -114,11 +114,17 @@ class HardwareReader {
   /// What each piece of evidence read as during this call: read once a call, and every answer
   /// compared with that same reading.
   using Seen = std::map<std::string, Evidence>;
-  Result<Number> number_of(const NodeRef& node) const;
-  /// The node's own status (RootFs::lstat) through its directory, kept open from the last time:
-  /// one fstatat a node when nothing moved. A directory removed and made anew holds no entries, so
-  /// a miss is asked again through a fresh open before it counts.
-  std::optional<struct ::stat> lstat(const std::string& path) const;
+  Result<Number> number_of(const NodeRef& node, Seen& seen) const;
+  /// The node's own status (RootFs::lstat) through its directory, kept open from the last time. A
+  /// directory removed and made anew holds no entries, so a miss is asked again through a fresh
+  /// open before it counts. What a settled directory's entries are is kept: a node is made,
+  /// removed or renamed only through its directory, which changes its mtime and ctime, so one fstat
+  /// of the directory a call stands for every node in it. Not trusted while the directory changed
+  /// within the last second (the clock the times come from is coarse), nor after the mount table
+  /// changed (a node bind-mounted over another leaves its directory as it was).
+  std::optional<struct ::stat> lstat(const std::string& path, Seen& seen) const;
+  /// Forgets every kept entry when the process's mount table changed since the last call.
+  void check_mounts() const;
   Result<Found> cached(const NodeRef& node, Seen& seen) const;
   Answer derive(const Number& n, const std::string& node) const;
   bool still_holds(const Evidence& e, Seen& seen) const;
@@ -139,7 +145,14 @@ class HardwareReader {
   mutable std::mutex mutex_;
   mutable std::map<std::string, Answer> answers_;  ///< device number ("c195:1") -> its last answer
   mutable std::map<std::string, UniqueFd> files_;  ///< evidence files kept open, by machine path
-  mutable std::map<std::string, UniqueFd> dirs_;   ///< nodes' directories kept open, by machine path
+  struct Dir {
+    UniqueFd fd;
+    struct ::stat seen {};  ///< the directory's status when `entries` were read
+    bool settled = false;   ///< unchanged for a second when last looked at: entries may be kept
+    std::map<std::string, struct ::stat> entries;
+  };
+  mutable std::map<std::string, Dir> dirs_;  ///< nodes' directories kept open, by machine path
+  mutable UniqueFd mounts_;                  ///< /proc/self/mountinfo, polled for a change
 };
 
 /// `granted` covers `now`: the same identity, or a part of it (a partition or MIG slice of a

@@ -3,9 +3,13 @@
 // spelled), the spec's top-level nodes with every name of it, and a long-lived gate never trusting
 // an answer older than what it just read.
 
+#include <sys/mount.h>
+
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "plugin/spec_reviews.h"
 #include "probe/hardware_identity.h"
@@ -244,4 +248,32 @@ TEST_CASE("exact reach: the refresh after a hardware change leaves out of a view
   // spec: stale, and left out too.
   CHECK(view_text(root, "alpha").find(kGpuA) == std::string::npos);
   CHECK_THAT(admit_create(root, "alpha", std::string("nvidia.com/gpu=") + kGpuA).out, Contains("the specs are stale"));
+}
+
+// The reader keeps what a settled directory's nodes are: a node made anew, or another mounted over
+// it, must still be read as the number it is now.
+TEST_CASE("exact reach: a node replaced or mounted over in a settled directory is read anew") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.char_node("/dev/gpus/x", 195, 1);
+  const RootFs fs(root.path());
+  const probe::HardwareReader reader(fs);
+  const std::vector<std::string> x = {"/dev/gpus/x"};
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));  // the directory settles
+  CHECK(reader.identities(x) == ids({kGpuA}));
+  CHECK(reader.identities(x) == ids({kGpuA}));  // now from what the reader kept
+  std::filesystem::remove(root.host("/dev/gpus/x"));
+  root.char_node("/dev/gpus/x", 195, 0);
+  CHECK(reader.identities(x) == ids({kGpuB}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2100));
+  CHECK(reader.identities(x) == ids({kGpuB}));
+  // A bind mount leaves the directory's times as they were; the mount table says it changed.
+  const std::string target = root.host("/dev/gpus/x").string();
+  REQUIRE(::mount(root.host("/dev/nvidia1").c_str(), target.c_str(), nullptr, MS_BIND, nullptr) == 0);
+  const auto mounted = reader.identities(x);
+  ::umount2(target.c_str(), MNT_DETACH);
+  CHECK(mounted == ids({kGpuA}));
+  const auto unmounted = reader.identities(x);
+  INFO((unmounted ? std::string() : unmounted.error().message));
+  CHECK(unmounted == ids({kGpuB}));
 }
