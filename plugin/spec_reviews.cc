@@ -101,7 +101,7 @@ void SpecReviews::refresh() {
         if (!added && rank < it->second) it->second = rank;
       }
     }
-    nodes_[d.qualified_name] = d.nodes;
+    nodes_[d.qualified_name] = std::make_shared<Nodes>(Nodes{d.nodes, {}});
     auto items = grants::review_items(fs_, d);
     if (!items.empty()) items_[d.qualified_name] = std::move(items);
   }
@@ -113,9 +113,10 @@ void SpecReviews::refresh() {
     for (const auto& d : cdi::read_spec_dir(view_).devices) {
       auto it = nodes_.find(d.qualified_name);
       if (it == nodes_.end()) continue;
+      auto& nodes = it->second->nodes;
       for (const auto& n : d.nodes) {
         // The view's copy of a node /etc/cdi already maps is read once a request, not twice.
-        if (std::find(it->second.begin(), it->second.end(), n) == it->second.end()) it->second.push_back(n);
+        if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
       }
     }
   }
@@ -154,7 +155,7 @@ std::string SpecReviews::name_for_node(std::string_view path) {
 namespace rgpu::plugin {
 
 Result<std::optional<probe::Reach>> SpecReviews::reach(const std::string& name) {
-  std::vector<probe::NodeRef> nodes;
+  std::shared_ptr<Nodes> nodes;
   {
     const std::lock_guard hold(mutex_);
     refresh();
@@ -162,7 +163,7 @@ Result<std::optional<probe::Reach>> SpecReviews::reach(const std::string& name) 
     if (it == nodes_.end()) return std::optional<probe::Reach>{};
     nodes = it->second;
   }
-  auto r = reader_.reach(nodes);
+  auto r = reader_.reach(nodes->nodes, nodes->memo);
   if (!r) return fail(name + ": " + r.error().message);
   return std::optional<probe::Reach>(std::move(*r));
 }

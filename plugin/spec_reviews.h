@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -52,7 +53,12 @@ class SpecReviews {
   bool have_ = false;
   std::string state_;
   std::map<std::string, std::vector<std::string>> items_;
-  std::map<std::string, std::vector<probe::NodeRef>> nodes_;  ///< name -> its device nodes
+  /// A name's device nodes, with what the reader last answered for them.
+  struct Nodes {
+    std::vector<probe::NodeRef> nodes;
+    probe::HardwareReader::ReachMemo memo;  ///< changed by reader_ only, under its lock
+  };
+  std::map<std::string, std::shared_ptr<Nodes>> nodes_;  ///< name -> its device nodes
   probe::HardwareReader reader_;
   /// The spec directory, the allow-list's and the hook programs': a quiet watch spares state()'s
   /// stats. Not trusted while one of those files is a link (its target can change unseen).

@@ -110,8 +110,11 @@ HardwareReader::Evidence HardwareReader::read(Evidence::Kind kind, const std::st
   return e;
 }
 
-std::optional<HardwareReader::Evidence> HardwareReader::reread(const Evidence& e) const {
-  if (e.kind != Evidence::Kind::file || !e.present()) return std::nullopt;
+std::optional<HardwareReader::Evidence> HardwareReader::reread(const Evidence& e, Seen& seen) const {
+  if (!e.present()) return std::nullopt;
+  mounts_checked(seen);
+  if (e.kind == Evidence::Kind::link) return relink(e);
+  if (e.kind != Evidence::Kind::file) return std::nullopt;
   auto it = files_.find(e.path);
   if (it == files_.end()) {
     auto fd = fs_.open_read(e.path);
@@ -119,16 +122,36 @@ std::optional<HardwareReader::Evidence> HardwareReader::reread(const Evidence& e
     it = files_.emplace(e.path, std::move(*fd)).first;
   }
   struct stat st {};
-  std::string text(8192, '\0');
-  const auto n = ::pread(it->second.get(), text.data(), text.size(), 0);
-  if (n < 0 || static_cast<size_t>(n) == text.size() || ::fstat(it->second.get(), &st) != 0 || st.st_nlink == 0) {
+  char buf[8192];
+  const auto n = ::pread(it->second.get(), buf, sizeof buf, 0);
+  if (n < 0 || static_cast<size_t>(n) == sizeof buf || ::fstat(it->second.get(), &st) != 0 || st.st_nlink == 0) {
     files_.erase(it);
     return std::nullopt;
   }
-  text.resize(static_cast<size_t>(n));
-  auto trimmed = trimmed_if_present(std::move(text));
+  auto trimmed = trimmed_if_present(std::string(buf, static_cast<size_t>(n)));
   if (!trimmed || !*trimmed) return std::nullopt;
   return Evidence{e.kind, e.path, Evidence::State::present, std::move(**trimmed)};
+}
+
+// sysfs's directories of links are never made anew while mounted: the descriptor kept from the
+// last time reads a link with its one name, where the host path would be walked whole again.
+std::optional<HardwareReader::Evidence> HardwareReader::relink(const Evidence& e) const {
+  const auto slash = e.path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return std::nullopt;
+  const std::string dir = e.path.substr(0, slash);
+  auto it = link_dirs_.find(dir);
+  if (it == link_dirs_.end()) {
+    auto fd = fs_.open_dir_fd(dir);
+    if (!fd) return std::nullopt;
+    it = link_dirs_.emplace(dir, std::move(*fd)).first;
+  }
+  char buf[4096];
+  const auto n = ::readlinkat(it->second.get(), e.path.c_str() + slash + 1, buf, sizeof buf);
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof buf) {
+    link_dirs_.erase(it);  // read again through the path, which says what is there now
+    return std::nullopt;
+  }
+  return Evidence{e.kind, e.path, Evidence::State::present, std::string(buf, static_cast<size_t>(n))};
 }
 
 namespace {
@@ -143,7 +166,7 @@ bool HardwareReader::still_holds(const Evidence& e, Seen& seen) const {
   const std::string key = evidence_key(e);
   auto it = seen.find(key);
   if (it == seen.end()) {
-    auto again = reread(e);
+    auto again = reread(e, seen);
     it = seen.emplace(key, again ? std::move(*again) : read(e.kind, e.path)).first;
   }
   return it->second == e;
@@ -393,7 +416,7 @@ void HardwareReader::check_mounts() const {
   if (!mounts_) {
     const int fd = ::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-      dirs_.clear();  // no way to tell: keep nothing
+      forget_descriptors();  // no way to tell: keep nothing
       return;
     }
     mounts_ = UniqueFd(fd);
@@ -403,53 +426,78 @@ void HardwareReader::check_mounts() const {
   };
   // The kernel reports a change once, to the poll that sees it first (proc_namespace.c's
   // mounts_poll): the descriptor goes on watching from there.
-  if (::poll(&p, 1, 0) != 0) {
-    for (auto& [path, dir] : dirs_) dir.entries.clear();
-  }
+  if (::poll(&p, 1, 0) != 0) forget_descriptors();
 }
 
-std::optional<struct ::stat> HardwareReader::lstat(const std::string& path, Seen& seen) const {
+// A descriptor kept from before a mount may name what the mount now covers: every one is opened
+// again through its path.
+void HardwareReader::forget_descriptors() const {
+  ++mounts_changed_;
+  dirs_.clear();
+  files_.clear();
+  link_dirs_.clear();
+}
+
+void HardwareReader::mounts_checked(Seen& seen) const {
+  if (seen.emplace("mounts", Evidence{}).second) check_mounts();
+}
+
+HardwareReader::Dir* HardwareReader::dir_now(const std::string& name, Seen& seen, bool fresh) const {
+  mounts_checked(seen);
+  auto it = dirs_.find(name);
+  if (it == dirs_.end() || fresh) {
+    auto fd = fs_.open_dir_fd(name);
+    if (!fd) return nullptr;
+    Dir opened;
+    opened.fd = std::move(*fd);
+    it = dirs_.insert_or_assign(name, std::move(opened)).first;
+    seen.erase("dir" + name);
+  }
+  Dir& dir = it->second;
+  if (seen.emplace("dir" + name, Evidence{}).second) {
+    struct ::stat now {};
+    if (::fstat(dir.fd.get(), &now) != 0 || now.st_nlink == 0) {
+      dirs_.erase(it);
+      return fresh ? nullptr : dir_now(name, seen, true);
+    }
+    if (!same_times(now, dir.seen)) dir.entries.clear();
+    dir.seen = now;
+    dir.settled = !recently_changed(now);
+    if (!dir.settled) dir.entries.clear();
+  }
+  return &dir;
+}
+
+std::optional<struct ::stat> HardwareReader::lstat(const std::string& path, Seen& seen, Kept* kept) const {
   const auto slash = path.rfind('/');
   const std::string leaf = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (slash == std::string::npos || leaf.empty() || leaf == "." || leaf == "..") return fs_.lstat(path);
+  if (slash == std::string::npos || leaf.empty() || leaf == "." || leaf == "..") {
+    if (kept) kept->whole = false;
+    return fs_.lstat(path);
+  }
   const std::string name = slash == 0 ? "/" : path.substr(0, slash);
-  if (seen.empty() || !seen.count("mounts")) {
-    check_mounts();
-    seen.emplace("mounts", Evidence{});
-  }
   for (int attempt = 0; attempt < 2; ++attempt) {
-    auto it = dirs_.find(name);
-    if (it == dirs_.end() || attempt == 1) {
-      auto fd = fs_.open_dir_fd(name);
-      if (!fd) return std::nullopt;
-      Dir fresh;
-      fresh.fd = std::move(*fd);
-      it = dirs_.insert_or_assign(name, std::move(fresh)).first;
-      seen.erase("dir" + name);
-    }
-    Dir& dir = it->second;
-    if (seen.emplace("dir" + name, Evidence{}).second) {
-      struct ::stat now {};
-      if (::fstat(dir.fd.get(), &now) != 0 || now.st_nlink == 0) {
-        dirs_.erase(it);
-        continue;
-      }
-      if (!same_times(now, dir.seen)) dir.entries.clear();
-      dir.seen = now;
-      dir.settled = !recently_changed(now);
-      if (!dir.settled) dir.entries.clear();
-    }
-    if (auto kept = dir.entries.find(leaf); kept != dir.entries.end()) return kept->second;
+    Dir* dir = dir_now(name, seen, attempt == 1);
+    if (!dir) break;
     struct ::stat st {};
-    if (::fstatat(dir.fd.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-      if (dir.settled) dir.entries.emplace(leaf, st);
-      return st;
+    auto entry = dir->entries.find(leaf);
+    const bool found =
+        entry != dir->entries.end() || ::fstatat(dir->fd.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (!found) continue;
+    if (entry != dir->entries.end()) st = entry->second;
+    if (dir->settled) dir->entries.emplace(leaf, st);
+    if (kept) {
+      kept->whole = kept->whole && dir->settled;
+      if (std::none_of(kept->dirs.begin(), kept->dirs.end(), [&](const auto& d) { return d.first == name; }))
+        kept->dirs.emplace_back(name, dir->seen);
     }
+    return st;
   }
+  if (kept) kept->whole = false;
   return std::nullopt;
 }
 
-Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node, Seen& seen) const {
+Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node, Seen& seen, Kept* kept) const {
   const auto type_of = [](const std::string& t) -> std::optional<char> {
     if (t == "c" || t == "u") return 'c';
     if (t == "b" || t == "p") return t[0];
@@ -466,7 +514,7 @@ Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node, Se
   if (!node.type.empty() && !spec_type)
     return tl::unexpected(gone(node.path, "the spec gives it the type \"" + node.type + "\""));
   if (spec_type && (node.major != 0 || *spec_type == 'p')) return numbers(*spec_type, node.major, node.minor);
-  const auto st = lstat(node.path, seen);
+  const auto st = lstat(node.path, seen, kept);
   if (!st) return tl::unexpected(gone(node.path, "it is not on this machine"));
   char type = 0;
   if (S_ISCHR(st->st_mode)) type = 'c';
@@ -483,39 +531,73 @@ Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node, Se
   return Number{type, ::major(st->st_rdev), ::minor(st->st_rdev)};
 }
 
-Result<HardwareReader::Found> HardwareReader::cached(const NodeRef& node, Seen& seen) const {
-  const std::lock_guard hold(mutex_);
-  RGPU_TRY_ASSIGN(const Number n, number_of(node, seen));
+Result<HardwareReader::Found> HardwareReader::cached(const NodeRef& node, Seen& seen, Kept* kept) const {
+  RGPU_TRY_ASSIGN(const Number n, number_of(node, seen, kept));
   const std::string key = std::string(1, n.type) + std::to_string(n.major) + ":" + std::to_string(n.minor);
+  const auto keep = [kept](const std::vector<Evidence>& evidence) {
+    if (!kept) return;
+    for (const auto& e : evidence) {
+      if (std::find(kept->evidence.begin(), kept->evidence.end(), e) == kept->evidence.end())
+        kept->evidence.push_back(e);
+    }
+  };
   if (auto it = answers_.find(key); it != answers_.end()) {
     const auto& ev = it->second.evidence;
     const auto& a = it->second;
-    if (std::all_of(ev.begin(), ev.end(), [&](const Evidence& e) { return still_holds(e, seen); }))
+    if (std::all_of(ev.begin(), ev.end(), [&](const Evidence& e) { return still_holds(e, seen); })) {
+      keep(ev);
       return Found{a.role, *a.identity, a.card};
+    }
     answers_.erase(it);
   }
   auto answer = derive(n, node.path);
   // What was read now is what every other answer of this call is compared with.
   for (const auto& e : answer.evidence) seen.insert_or_assign(evidence_key(e), e);
   if (!answer.identity) return tl::unexpected(answer.identity.error());  // looked at afresh each time
+  keep(answer.evidence);
   Found found{answer.role, *answer.identity, answer.card};
   answers_.insert_or_assign(key, std::move(answer));
   return found;
 }
 
 Result<std::string> HardwareReader::identity(const std::string& node) const {
+  const std::lock_guard hold(mutex_);
   Seen seen;
-  RGPU_TRY_ASSIGN(const Found a, cached({node, "", 0, 0}, seen));
+  RGPU_TRY_ASSIGN(const Found a, cached({node, "", 0, 0}, seen, nullptr));
   if (a.role == Role::other || a.role == Role::shared)
     return tl::unexpected(gone(node, "it is no GPU's own device node"));
   return a.identity;
 }
 
 Result<Reach> HardwareReader::reach(const std::vector<NodeRef>& nodes) const {
-  std::vector<Found> found;
+  ReachMemo memo;
+  return reach(nodes, memo);
+}
+
+bool HardwareReader::memo_holds(const ReachMemo& memo, Seen& seen) const {
+  if (!memo.kept) return false;
+  mounts_checked(seen);
+  // A node mounted over another leaves its directory as it was.
+  if (memo.kept->mounts_changed != mounts_changed_) return false;
+  for (const auto& [name, then] : memo.kept->dirs) {
+    const Dir* dir = dir_now(name, seen, false);
+    if (!dir || !dir->settled || !same_times(dir->seen, then)) return false;
+  }
+  return std::all_of(memo.kept->evidence.begin(), memo.kept->evidence.end(),
+                     [&](const Evidence& e) { return still_holds(e, seen); });
+}
+
+Result<Reach> HardwareReader::reach(const std::vector<NodeRef>& nodes, ReachMemo& memo) const {
+  const std::lock_guard hold(mutex_);
   Seen seen;
+  if (memo_holds(memo, seen)) return memo.reach;
+  memo.kept.reset();
+  auto kept = std::make_shared<Kept>();
+  mounts_checked(seen);
+  kept->mounts_changed = mounts_changed_;
+  std::vector<Found> found;
   for (const auto& n : nodes) {
-    RGPU_TRY_ASSIGN(auto a, cached(n, seen));
+    RGPU_TRY_ASSIGN(auto a, cached(n, seen, kept.get()));
     found.push_back(std::move(a));
   }
   // A name that maps MIG capability nodes reaches slices; the /dev/nvidiaN it maps with them is
@@ -530,6 +612,10 @@ Result<Reach> HardwareReader::reach(const std::vector<NodeRef>& nodes) const {
   for (auto* list : {&out.identities, &out.cards}) {
     std::sort(list->begin(), list->end());
     list->erase(std::unique(list->begin(), list->end()), list->end());
+  }
+  if (kept->whole) {
+    memo.reach = out;
+    memo.kept = std::move(kept);
   }
   return out;
 }

@@ -14,10 +14,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <sys/stat.h>
@@ -67,6 +69,18 @@ class HardwareReader {
   /// The identities with the cards they are on, read in the same pass.
   Result<Reach> reach(const std::vector<NodeRef>& nodes) const;
 
+  struct Kept;
+  /// What reach last answered for one list of nodes (a CDI name's), with what it was read from:
+  /// passed again with the same list, reach answers from it when every directory and piece of
+  /// evidence still reads as it did: the same reads as node by node, without walking each node.
+  /// Belongs to one reader; the caller keeps one per list of nodes and a new one when the list
+  /// changes.
+  struct ReachMemo {
+    Reach reach;
+    std::shared_ptr<const Kept> kept;  ///< empty: nothing to answer from
+  };
+  Result<Reach> reach(const std::vector<NodeRef>& nodes, ReachMemo& memo) const;
+
   /// What one piece of an answer was read from: a link's text, a file's text or a directory's
   /// names.
   struct Evidence {
@@ -76,6 +90,13 @@ class HardwareReader {
     std::string value;  ///< the text when present, why not when unreadable
     bool operator==(const Evidence&) const = default;
     bool present() const { return state == State::present; }
+  };
+  /// What an answer over a list of nodes was read from.
+  struct Kept {
+    bool whole = true;  ///< every node was looked up through a settled directory
+    std::vector<Evidence> evidence;
+    std::vector<std::pair<std::string, struct ::stat>> dirs;  ///< each directory, as it was then
+    unsigned mounts_changed = 0;                              ///< HardwareReader::mounts_changed_ then
   };
 
  private:
@@ -114,7 +135,7 @@ class HardwareReader {
   /// What each piece of evidence read as during this call: read once a call, and every answer
   /// compared with that same reading.
   using Seen = std::map<std::string, Evidence>;
-  Result<Number> number_of(const NodeRef& node, Seen& seen) const;
+  Result<Number> number_of(const NodeRef& node, Seen& seen, Kept* kept) const;
   /// The node's own status (RootFs::lstat) through its directory, kept open from the last time. A
   /// directory removed and made anew holds no entries, so a miss is asked again through a fresh
   /// open before it counts. What a settled directory's entries are is kept: a node is made,
@@ -122,16 +143,28 @@ class HardwareReader {
   /// of the directory a call stands for every node in it. Not trusted while the directory changed
   /// within the last second (the clock the times come from is coarse), nor after the mount table
   /// changed (a node bind-mounted over another leaves its directory as it was).
-  std::optional<struct ::stat> lstat(const std::string& path, Seen& seen) const;
-  /// Forgets every kept entry when the process's mount table changed since the last call.
+  std::optional<struct ::stat> lstat(const std::string& path, Seen& seen, Kept* kept) const;
+  struct Dir;
+  /// The kept directory `name`, looked at once a call (opened again when `fresh`, or when it was
+  /// removed); null when it cannot be opened.
+  Dir* dir_now(const std::string& name, Seen& seen, bool fresh) const;
+  bool memo_holds(const ReachMemo& memo, Seen& seen) const;
+  /// Forgets every kept descriptor and entry when the process's mount table changed since the
+  /// last call.
   void check_mounts() const;
-  Result<Found> cached(const NodeRef& node, Seen& seen) const;
+  void forget_descriptors() const;
+  /// check_mounts once a call.
+  void mounts_checked(Seen& seen) const;
+  /// With mutex_ held; adds what it read from to `kept` when given.
+  Result<Found> cached(const NodeRef& node, Seen& seen, Kept* kept) const;
   Answer derive(const Number& n, const std::string& node) const;
   bool still_holds(const Evidence& e, Seen& seen) const;
   Evidence read(Evidence::Kind kind, const std::string& path) const;
   /// A file's text again through the descriptor kept from the last time: one pread and one
-  /// fstat (a file removed and made anew is opened again); absent when it cannot be read so.
-  std::optional<Evidence> reread(const Evidence& e) const;
+  /// fstat (a file removed and made anew is opened again), or a link's through its directory's;
+  /// absent when it cannot be read so.
+  std::optional<Evidence> reread(const Evidence& e, Seen& seen) const;
+  std::optional<Evidence> relink(const Evidence& e) const;
   /// The name /proc/devices (or /proc/misc, for the misc major) gives a device number's driver.
   Result<std::string> driver_name(const Number& n, const std::string& node, std::vector<Evidence>& ev) const;
   // Each sets `a.card` and adds to `a.evidence`.
@@ -151,8 +184,10 @@ class HardwareReader {
     bool settled = false;   ///< unchanged for a second when last looked at: entries may be kept
     std::map<std::string, struct ::stat> entries;
   };
-  mutable std::map<std::string, Dir> dirs_;  ///< nodes' directories kept open, by machine path
-  mutable UniqueFd mounts_;                  ///< /proc/self/mountinfo, polled for a change
+  mutable std::map<std::string, Dir> dirs_;            ///< nodes' directories kept open, by machine path
+  mutable std::map<std::string, UniqueFd> link_dirs_;  ///< evidence links' directories kept open
+  mutable UniqueFd mounts_;                            ///< /proc/self/mountinfo, polled for a change
+  mutable unsigned mounts_changed_ = 0;                ///< how many times the mount table was seen to change
 };
 
 /// `granted` covers `now`: the same identity, or a part of it (a partition or MIG slice of a
