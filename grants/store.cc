@@ -92,6 +92,15 @@ std::vector<std::string> review_items(const RootFs& fs, const cdi::IndexedDevice
   return review_of(fs, device).items();
 }
 
+std::vector<std::string> unreviewed(const Grant& grant, const std::vector<std::string>& carried_now) {
+  std::vector<std::string> out;
+  for (const auto& item : carried_now) {
+    if (!grant.reviewed || std::find(grant.reviewed->begin(), grant.reviewed->end(), item) == grant.reviewed->end())
+      out.push_back(item);
+  }
+  return out;
+}
+
 std::vector<std::string> reached_nodes(const cdi::IndexedDevice& device) {
   std::vector<std::string> out;
   for (const auto& n : device.device_nodes) {

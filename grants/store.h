@@ -62,6 +62,10 @@ void sort_grants(GrantSet& set);
 /// devices), sorted: what a grant records as `reviewed`, and what the gate compares with it.
 std::vector<std::string> review_items(const RootFs& fs, const cdi::IndexedDevice& device);
 
+/// Of what a name carries now (review_items), what its grant did not review: the spec changed
+/// after the grant. The gate refuses the name while this is not empty, and no view maps it.
+std::vector<std::string> unreviewed(const Grant& grant, const std::vector<std::string>& carried_now);
+
 /// Revokes it; `unchanged` when `repo` held no such grant. The views follow under the same lock
 /// (also then: a view left stale by an earlier failure is mended); when grants.json was written and
 /// the views could not be, the error says so (views_not_updated).

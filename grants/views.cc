@@ -23,17 +23,19 @@ Result<std::vector<Change>> write_views(const RootFs& fs, FileSink& sink, const 
                                         const GrantSet& set) {
   cdi::HeldNames held;
   for (const auto& g : set.grants) held[g.repo].insert(g.device);
-  // A view holds no name the gate would refuse for its hardware: a restart policy's restore or a
-  // build's RUN --device reaches what the view maps without asking the gate. A name that reaches
-  // other hardware than its grant recorded or than its key names, hardware that cannot be told, or
-  // a card another repository reserved stays out until an operator mends it.
+  // A view holds no name the gate would refuse for its hardware or its spec: a restart policy's
+  // restore or a build's RUN --device reaches what the view maps without asking the gate. A name
+  // that reaches other hardware than its grant recorded or than its key names, hardware that
+  // cannot be told, a card another repository reserved, or whose spec now carries what its grant
+  // did not review stays out until an operator mends it.
   const probe::HardwareReader reader(fs);
   for (const auto& m : moved_grants(reader, index, set)) held[m.grant.repo].erase(m.grant.device);
   for (const auto& g : set.grants) {
     const auto* d = held[g.repo].count(g.device) ? cdi::find_device(index, g.device) : nullptr;
     if (!d) continue;
     const auto now = reader.identities(d->nodes);
-    if (!now || reserved_by_other(set, g.repo, *now)) held[g.repo].erase(g.device);
+    if (!now || reserved_by_other(set, g.repo, *now) || !unreviewed(g, review_items(fs, *d)).empty())
+      held[g.repo].erase(g.device);
   }
   return cdi::update_views(fs, sink, index, held);
 }

@@ -156,9 +156,23 @@ TEST_CASE("gate: a granted name whose spec now carries what its grant did not re
   const auto toolkit = admit_create(root, "web", "vendor.com/xpu=toolkit");
   CHECK(toolkit.exit_code == 1);
   CHECK_THAT(toolkit.out, Catch::Contains("hook createContainer /tmp/x update-ldcache (not in the allow-list)"));
-  // Reviewed again, it passes.
+  // The view, refreshed as the spec directory's watch does, maps neither: a restart policy's
+  // restore or a build's RUN --device would run the hooks without asking the gate.
+  const auto view = [&] {
+    std::string all;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(root.host("/var/lib/rediacc/gpu/cdi/web"), ec))
+      all += root.read("/var/lib/rediacc/gpu/cdi/web/" + e.path().filename().string());
+    return all;
+  };
+  REQUIRE(tool_on(root, {"cdi", "views"}).exit_code == 0);
+  CHECK(view().find("--other") == std::string::npos);
+  CHECK(view().find("/tmp/x") == std::string::npos);
+  // Reviewed again, it passes, and its view maps it again.
   REQUIRE(tool_on(root, {"grant", "web", "--device", "vendor.com/xpu=hooked", "--allow-hooks"}).exit_code == 0);
   CHECK(admit_create(root, "web", "vendor.com/xpu=hooked").exit_code == 0);
+  CHECK(view().find("--other") != std::string::npos);
+  CHECK(view().find("/tmp/x") == std::string::npos);
 }
 
 TEST_CASE("cdi generate: rediacc.io's own specs carry no hook, mount or net device, on every machine") {
