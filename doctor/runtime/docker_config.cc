@@ -85,7 +85,7 @@ Check spec_dirs_of(const Facts& f, const std::optional<std::pair<int, int>>& rel
     return kCheck.skip("cdi-spec-dirs", "no Docker that reads CDI specs (25 or later) is installed");
   std::set<std::string> configs;
   for (const auto& d : f.daemons) configs.insert(d.config_path());
-  if (configs.empty()) configs.insert("/etc/docker/daemon.json");
+  if (configs.empty()) configs.insert(paths::kDockerDaemonConfig);
   std::vector<std::string> problems;
   for (const auto& path : configs) {
     const auto& text = f.files.read(path);
@@ -186,20 +186,21 @@ Check docker_cdi(const Facts& f) {
                        "install Docker 25 or later (28.2 or later has CDI on)");
   }
   if (*release < std::make_pair(28, 2)) {
-    const auto& text = f.files.read("/etc/docker/daemon.json");
+    const auto& text = f.files.read(paths::kDockerDaemonConfig);
     auto config =
-        text && *text ? parse_json(**text, "/etc/docker/daemon.json") : Result<nlohmann::json>(nlohmann::json());
+        text && *text ? parse_json(**text, paths::kDockerDaemonConfig) : Result<nlohmann::json>(nlohmann::json());
     const bool on = config && config->is_object() && config->contains("features") &&
                     (*config)["features"].is_object() && (*config)["features"].value("cdi", false);
     if (!on) {
-      return kCheck.fail("docker-cdi", seen + " without \"features\": {\"cdi\": true}",
-                         "Docker 25.0 to 28.1 attach CDI devices only with the feature on",
-                         "add \"features\": {\"cdi\": true} to /etc/docker/daemon.json and restart dockerd");
+      return kCheck.fail(
+          "docker-cdi", seen + " without \"features\": {\"cdi\": true}",
+          "Docker 25.0 to 28.1 attach CDI devices only with the feature on",
+          "add \"features\": {\"cdi\": true} to " + std::string(paths::kDockerDaemonConfig) + " and restart dockerd");
     }
   }
   // The package's version and daemon.json say it can; daemon-cdi asks the running daemons.
-  return kCheck.ok("docker-cdi", seen + " attaches CDI devices, by its version and /etc/docker/daemon.json",
-                   Evidence("dpkg's status, /etc/docker/daemon.json"));
+  return kCheck.ok("docker-cdi", seen + " attaches CDI devices, by its version and " + paths::kDockerDaemonConfig,
+                   Evidence(std::string("dpkg's status, ") + paths::kDockerDaemonConfig));
 }
 
 Check spec_dirs(const Facts& f) { return spec_dirs_of(f, installed_docker(f).release); }
