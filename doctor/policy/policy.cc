@@ -9,10 +9,10 @@
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "core/structured_text.h"
+#include "core/version.h"
 #include "docker/builder_entitlements.h"
 #include "docker/running_daemons.h"
 #include "doctor/doctor.h"
-#include "doctor/policy/known_escapes.h"
 
 namespace rgpu::doctor {
 namespace {

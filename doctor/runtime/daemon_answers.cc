@@ -5,7 +5,7 @@
 
 #include "core/joined.h"
 #include "core/machine_paths.h"
-#include "doctor/policy/known_escapes.h"
+#include "core/version.h"
 #include "doctor/runtime/runtime_checks.h"
 
 namespace rgpu::doctor {

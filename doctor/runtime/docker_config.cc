@@ -1,13 +1,13 @@
 // Layer 3, Docker as installed and configured: its package's version, each daemon's configuration
 // (runtimes, CDI on or off), and the spec directories it reads besides /etc/cdi.
 
-#include <regex>
 #include <set>
 
 #include "cdi-gen/spec_index.h"
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "core/structured_text.h"
+#include "core/version.h"
 #include "doctor/runtime/runtime_checks.h"
 
 namespace rgpu::doctor {
@@ -56,18 +56,26 @@ std::vector<std::string> shadowing_specs(const Facts& f) {
   return found;
 }
 
-// Docker's major.minor from the installed package's version ("5:28.1.1-1~debian.12", "20.10.24+dfsg1-1").
-std::optional<std::pair<int, int>> docker_release(const std::string& version) {
-  static const std::regex kRelease(R"(^(?:\d+:)?(\d+)\.(\d+))");
-  std::smatch m;
-  if (!std::regex_search(version, m, kRelease)) return std::nullopt;
-  return std::make_pair(std::stoi(m[1]), std::stoi(m[2]));
+// Docker's major.minor from the installed package's version ("5:28.1.1-1~debian.12", "20.10.24+dfsg1-1"):
+// its numbers alone, as a release candidate of 25.0 already reads CDI specs.
+std::optional<Version> docker_release(const std::string& version) {
+  const auto v = read_version(version);
+  if (v.numbers.size() < 2) return std::nullopt;
+  Version release;
+  release.numbers = {v.numbers[0], v.numbers[1]};
+  return release;
+}
+
+bool before(const Version& release, long major, long minor) {
+  Version floor;
+  floor.numbers = {major, minor};
+  return compare(release, floor) < 0;
 }
 
 struct InstalledDocker {
   std::string package;  ///< empty when none is
   std::string version;
-  std::optional<std::pair<int, int>> release;
+  std::optional<Version> release;
 };
 
 // Which Docker package dpkg records as installed.
@@ -80,8 +88,8 @@ InstalledDocker installed_docker(const Facts& f) {
 
 // Docker 25+ reads /etc/cdi and /var/run/cdi unless cdi-spec-dirs says otherwise, and a spec in
 // /var/run/cdi wins: whoever writes there redefines what a granted name reaches.
-Check spec_dirs_of(const Facts& f, const std::optional<std::pair<int, int>>& release) {
-  if (!release || *release < std::make_pair(25, 0))
+Check spec_dirs_of(const Facts& f, const std::optional<Version>& release) {
+  if (!release || before(*release, 25, 0))
     return kCheck.skip("cdi-spec-dirs", "no Docker that reads CDI specs (25 or later) is installed");
   std::set<std::string> configs;
   for (const auto& d : f.daemons) configs.insert(d.config_path());
@@ -180,12 +188,12 @@ Check docker_cdi(const Facts& f) {
   const auto& release = docker.release;
   if (!release) return kCheck.skip("docker-cdi", "no Docker package recorded by dpkg");
   const std::string seen = docker.package + " " + docker.version;
-  if (*release < std::make_pair(25, 0)) {
+  if (before(*release, 25, 0)) {
     return kCheck.fail("docker-cdi", seen + " predates CDI",
                        "dockerd cannot attach CDI devices: every granted request fails at create",
                        "install Docker 25 or later (28.2 or later has CDI on)");
   }
-  if (*release < std::make_pair(28, 2)) {
+  if (before(*release, 28, 2)) {
     const auto& text = f.files.read(paths::kDockerDaemonConfig);
     auto config =
         text && *text ? parse_json(**text, paths::kDockerDaemonConfig) : Result<nlohmann::json>(nlohmann::json());
