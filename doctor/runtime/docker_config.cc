@@ -8,6 +8,7 @@
 #include "core/machine_paths.h"
 #include "core/structured_text.h"
 #include "core/version.h"
+#include "docker/cdi_spec_dirs.h"
 #include "doctor/runtime/runtime_checks.h"
 
 namespace rgpu::doctor {
@@ -99,24 +100,15 @@ Check spec_dirs_of(const Facts& f, const std::optional<Version>& release) {
     const auto& text = f.files.read(path);
     const auto config = text && *text ? parse_json(**text, path) : Result<nlohmann::json>(nlohmann::json());
     if (!config) continue;  // docker-daemon reports a file that does not parse
-    const auto dirs =
-        config->is_object() && config->contains("cdi-spec-dirs") ? (*config)["cdi-spec-dirs"] : nlohmann::json();
-    if (!dirs.is_array()) {
+    const auto dirs = docker::configured_spec_dirs(*config);
+    if (dirs.from == docker::SpecDirsFrom::defaults) {
       problems.push_back(path + " sets no cdi-spec-dirs, so dockerd also reads /var/run/cdi");
       continue;
     }
-    std::string others;
-    bool etc_cdi = false;
-    for (const auto& d : dirs) {
-      const std::string dir = d.is_string() ? d.get<std::string>() : d.dump();
-      if (dir == paths::kCdiSpecDir) {
-        etc_cdi = true;
-      } else {
-        others += (others.empty() ? "" : ", ") + dir;
-      }
-    }
-    if (!others.empty()) problems.push_back(path + " lets dockerd read " + others);
-    if (!etc_cdi) problems.push_back(path + " keeps dockerd from /etc/cdi, the specs grants are checked against");
+    if (const auto others = dirs.besides_etc_cdi(); !others.empty())
+      problems.push_back(path + " lets dockerd read " + joined(others));
+    if (!dirs.reads_etc_cdi())
+      problems.push_back(path + " keeps dockerd from /etc/cdi, the specs grants are checked against");
   }
   const auto shadows = shadowing_specs(f);
   for (const auto& s : shadows) problems.push_back(s + " defines names /etc/cdi or a grant uses");
@@ -152,8 +144,7 @@ Check docker_daemon(const Facts& f) {
     }
     read.push_back(path);
     if (auto p = runtime_problem(*config, path)) problems.push_back(*p);
-    const auto& c = *config;
-    if (c.contains("features") && c["features"].is_object() && c["features"].value("cdi", true) == false) {
+    if (docker::cdi_feature(*config) == false) {
       return kCheck.fail("docker-daemon", path + " turns CDI off (features.cdi: false)",
                          "dockerd cannot attach CDI devices: every granted request fails",
                          "set \"features\": {\"cdi\": true} (Docker 25.0 to 28.1 need it; 28.2 and later have it on)");
@@ -197,9 +188,7 @@ Check docker_cdi(const Facts& f) {
     const auto& text = f.files.read(paths::kDockerDaemonConfig);
     auto config =
         text && *text ? parse_json(**text, paths::kDockerDaemonConfig) : Result<nlohmann::json>(nlohmann::json());
-    const bool on = config && config->is_object() && config->contains("features") &&
-                    (*config)["features"].is_object() && (*config)["features"].value("cdi", false);
-    if (!on) {
+    if (!config || !docker::cdi_feature(*config).value_or(false)) {
       return kCheck.fail(
           "docker-cdi", seen + " without \"features\": {\"cdi\": true}",
           "Docker 25.0 to 28.1 attach CDI devices only with the feature on",
