@@ -78,6 +78,7 @@ TEST_CASE(
   FixtureRoot root;
   workstation_numbered(root, {128, 129, 130});
   REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
+  // alpha reserves the 4090; beta and delta share the AMD card; gamma has the Intel iGPU.
   const std::vector<Held> held = {{"alpha", "rediacc.io/dri=renderD129"},
                                   {"alpha", "rediacc.io/dri=pci-0000-01-00.0"},
                                   {"beta", "rediacc.io/amd=gpu0"},
@@ -85,17 +86,19 @@ TEST_CASE(
                                   {"delta", "rediacc.io/dri=renderD130"}};
   for (const auto& g : held) {
     std::vector<std::string> args = {"grant", g.repo, "--device", g.device};
-    if (g.repo == "beta") args.push_back("--exclusive");
-    REQUIRE(tool_on(root, args).exit_code == 0);
+    if (g.repo == "alpha") args.push_back("--exclusive");
+    const auto granted = tool_on(root, args);
+    INFO(granted.err);
+    REQUIRE(granted.exit_code == 0);
   }
   for (const auto& [device, verdict] : same_verdicts(root, held)) CHECK(verdict == "");
 
   // The Intel iGPU gone: every render number moves down one, and the specs still map the old nodes.
   workstation_numbered(root, {std::nullopt, 128, 129});
   const auto before = same_verdicts(root, held);
-  CHECK(before.at("rediacc.io/dri=renderD129") == "moved");  // onto beta's reserved card
+  CHECK(before.at("rediacc.io/dri=renderD129") == "moved");
   CHECK(before.at("rediacc.io/dri=pci-0000-01-00.0") == "stale");
-  CHECK(before.at("rediacc.io/dri=renderD128") == "moved");
+  CHECK(before.at("rediacc.io/dri=renderD128") == "moved");  // onto alpha's reserved card
   CHECK(before.at("rediacc.io/dri=renderD130") == "unreadable");
 
   REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
@@ -103,5 +106,6 @@ TEST_CASE(
   CHECK(after.at("rediacc.io/dri=renderD129") == "moved");
   CHECK(after.at("rediacc.io/dri=pci-0000-01-00.0") == "");
   CHECK(after.at("rediacc.io/amd=gpu0") == "");
+  CHECK(after.at("rediacc.io/dri=renderD128") == "moved");
   CHECK(after.at("rediacc.io/dri=renderD130") == "undefined");
 }
