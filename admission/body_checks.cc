@@ -92,25 +92,27 @@ Refusal check_reviewed(const grants::Grant& grant, const CheckContext& context) 
 Refusal check_hardware(const grants::Grant& grant, const grants::GrantSet& set, CheckContext& context) {
   if (!context.hardware) return std::nullopt;
   const auto reach = (*context.hardware)(grant.device);
-  if (!reach) {
-    context.detail = reach.error().message;
+  // Judged as doctor and the views judge a grant (grants::grant_move); only the words are the gate's.
+  const auto move = grants::grant_move(grant, reach);
+  if (move && !move->unreadable.empty()) {
+    context.detail = move->unreadable;
     return "refused: the gate cannot tell which hardware " + grant.device +
            " reaches now, so it gives it to no container; ask an operator (rediacc-gpu doctor names what is wrong).";
   }
   // Left to dockerd, a name no spec defines fails with the daemon's own words, and a view or spec
   // that comes back later would hand out whatever it maps then, unjudged by this request.
-  if (!*reach) {
+  if (move && move->stale == grants::kUndefined) {
     return "refused: no CDI spec on this machine defines " + grant.device + ", which repository \"" + grant.repo +
            "\" was granted; the device is gone or " + std::string(grants::kStaleSpecs) +
            " (an operator; rediacc-gpu doctor names what is wrong).";
   }
-  const auto& now = (*reach)->identities;
-  if (auto stale = grants::stale_key(grant.device, **reach); !stale.empty()) {
-    context.detail = stale;
-    return "refused: " + stale + "; " + std::string(grants::kStaleSpecs) + " (an operator).";
+  if (move && !move->stale.empty()) {
+    context.detail = move->stale;
+    return "refused: " + move->stale + "; " + std::string(grants::kStaleSpecs) + " (an operator).";
   }
+  const auto& now = (*reach)->identities;
   const grants::Grant* holder = grants::reserved_by_other(set, grant.repo, now);
-  if (grant.hardware && !grants::moved_to(*grant.hardware, now).empty()) {
+  if (move) {
     // Re-granting accepts the move: never the advice when the card is another repository's now.
     const std::string way_out =
         holder

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cdi-gen/reach_rules.h"
+#include "cdi-gen/spec_version.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
 
@@ -39,9 +40,8 @@ constexpr const char* kBuildAutoAllow = "org.mobyproject.buildkit.device.autoall
 // Device annotations need cdiVersion 0.6.0: a spec declaring less is raised to it (each later
 // version reads what the earlier ones did; a view's readers are Docker 25 and later).
 void mark_for_builds(nlohmann::json& spec) {
-  static const std::set<std::string> kBefore060 = {"0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0"};
-  const auto version = spec.value("cdiVersion", std::string());
-  if (kBefore060.count(version.starts_with("v") ? version.substr(1) : version)) spec["cdiVersion"] = "0.6.0";
+  const int version = spec_version_number(spec.value("cdiVersion", std::string()));
+  if (version != 0 && version < kAnnotationsVersion) spec["cdiVersion"] = spec_version_text(kAnnotationsVersion);
   for (auto& d : spec["devices"]) {
     if (!d.contains("annotations") || !d["annotations"].is_object()) d["annotations"] = nlohmann::json::object();
     d["annotations"][kBuildAutoAllow] = "true";

@@ -18,6 +18,7 @@
 
 #include "cdi-gen/reach_rules.h"
 #include "cdi-gen/spec_index.h"
+#include "cdi-gen/spec_version.h"
 
 namespace rgpu::cdi {
 namespace {
@@ -151,18 +152,8 @@ constexpr std::int64_t kU32 = std::numeric_limits<std::uint32_t>::max();
 constexpr std::int64_t kI64Min = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kI64Max = std::numeric_limits<std::int64_t>::max();
 
-// Spec versions as numbers (0.5.0 is 50, 1.1.0 is 110); 0 for one no release knows. What a spec
-// uses raises the version it must declare (specs-go/version.go); 0.3.0 is the floor.
-int version_number(const std::string& v) {
-  static const std::map<std::string, int> kKnown = {{"0.1.0", 10},  {"0.2.0", 20}, {"0.3.0", 30}, {"0.4.0", 40},
-                                                    {"0.5.0", 50},  {"0.6.0", 60}, {"0.7.0", 70}, {"0.8.0", 80},
-                                                    {"1.0.0", 100}, {"1.1.0", 110}};
-  auto it = kKnown.find(v.starts_with("v") ? v.substr(1) : v);
-  return it == kKnown.end() ? 0 : it->second;
-}
-
-std::string version_text(int n) { return std::to_string(n / 100) + "." + std::to_string(n / 10 % 10) + ".0"; }
-
+// What a spec uses raises the version it must declare (specs-go/version.go, numbered as
+// spec_version_number); 0.3.0 is the floor.
 void need(int& at_least, int version) { at_least = std::max(at_least, version); }
 
 void check_env(const std::vector<std::string>& env, const std::string& what) {
@@ -311,14 +302,14 @@ void check_annotations(const YAML::Node& n, const std::string& what, int& at_lea
     if (!kv.first.IsScalar()) throw Bad{what + ": \"annotations\" has a key that is not a string"};
     as_string(kv.second, "annotations");
   }
-  if (n.size() > 0) need(at_least, 60);
+  if (n.size() > 0) need(at_least, kAnnotationsVersion);
 }
 
 std::vector<IndexedDevice> decode(const YAML::Node& root, const std::string& where) {
   if (is_null(root)) throw Bad{"holds no CDI spec (an empty file)"};
   const auto f = fields_of(root, "the spec", {"cdiVersion", "kind", "annotations", "devices", "containerEdits"});
   const std::string version = as_string(get(f, "cdiVersion"), "cdiVersion");
-  const int declared = version_number(version);
+  const int declared = spec_version_number(version);
   if (declared == 0) throw Bad{"declares cdiVersion \"" + version + "\", which no CDI release knows (0.3.0 to 1.1.0)"};
   int at_least = 30;
   const std::string kind = as_string(get(f, "kind"), "kind");
@@ -364,8 +355,8 @@ std::vector<IndexedDevice> decode(const YAML::Node& root, const std::string& whe
     out.push_back({kind + "=" + name, where, std::move(paths), std::move(nodes), std::move(carried)});
   }
   if (declared < at_least)
-    throw Bad{"declares cdiVersion " + version + " but uses what " + version_text(at_least) +
-              " introduced; CDI refuses it (set cdiVersion to " + version_text(at_least) + " or later)"};
+    throw Bad{"declares cdiVersion " + version + " but uses what " + spec_version_text(at_least) +
+              " introduced; CDI refuses it (set cdiVersion to " + spec_version_text(at_least) + " or later)"};
   // 0.5.2 loads such a file silently, 1.0 (Docker 28's) reports it broken: the operator hears of it.
   if (out.empty()) throw Bad{"defines no devices (CDI 1.0 and later, as in Docker 28, report such a file broken)"};
   return out;

@@ -12,6 +12,8 @@ inline constexpr const char* kNvidiaSpec = "/etc/cdi/nvidia.yaml";
 inline constexpr const char* kDockerRunCdiDir = "/var/run/cdi";
 /// podman also reads this one.
 inline constexpr const char* kPodmanRunCdiDir = "/run/cdi";
+/// The machine's dockerd's configuration, and any other dockerd's started without --config-file.
+inline constexpr const char* kDockerDaemonConfig = "/etc/docker/daemon.json";
 /// The running kernel's release ("5.15.153.1-microsoft-standard-WSL2" under WSL2).
 inline constexpr const char* kKernelRelease = "/proc/sys/kernel/osrelease";
 

@@ -48,6 +48,12 @@ Result<BuilderEntitlements> builder_entitlements(const std::optional<std::string
   return out;
 }
 
+BuilderReach builder_reach(const BuilderEntitlements& granted, bool host_network) {
+  if (granted.security_insecure) return BuilderReach::privileged;
+  if (granted.network_host && !host_network) return BuilderReach::host_network;
+  return BuilderReach::none;
+}
+
 Result<BuilderEntitlements> running_builder_entitlements(const ConfigFile& config, Clock::time_point started) {
   const bool changed_since = config.changed && *config.changed >= started;
   if (config.text) {

@@ -29,6 +29,13 @@ struct BuilderEntitlements {
 /// with the last winning: refused rather than guessed. Pure.
 Result<BuilderEntitlements> builder_entitlements(const std::optional<std::string>& daemon_json);
 
+/// What a builder's entitlements let a build step do that no container of the repository may, the
+/// first of: run privileged (security-insecure); share the host's network (network-host), unless
+/// the machine's policy lets containers do so (`host_network`). The gate refuses BuildKit, and
+/// doctor says it does, for the same answer. Pure.
+enum class BuilderReach { none, privileged, host_network };
+BuilderReach builder_reach(const BuilderEntitlements& granted, bool host_network);
+
 /// A daemon's daemon.json as it is now.
 struct ConfigFile {
   std::string path;                 ///< as the daemon names it

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/machine_paths.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
 #include "docker/proc_tables.h"
@@ -24,12 +25,12 @@ std::optional<std::string> RunningDaemon::flag(const std::string& name) const {
   return value;
 }
 
-std::string RunningDaemon::config_path() const { return flag("--config-file").value_or("/etc/docker/daemon.json"); }
+std::string RunningDaemon::config_path() const { return flag("--config-file").value_or(paths::kDockerDaemonConfig); }
 
 std::vector<std::string> daemon_config_paths(const std::vector<RunningDaemon>& daemons) {
-  std::set<std::string> paths = {"/etc/docker/daemon.json"};
-  for (const auto& d : daemons) paths.insert(d.config_path());
-  return {paths.begin(), paths.end()};
+  std::set<std::string> configs = {paths::kDockerDaemonConfig};
+  for (const auto& d : daemons) configs.insert(d.config_path());
+  return {configs.begin(), configs.end()};
 }
 
 std::optional<nlohmann::json> daemon_config(const RootFs& fs, const RunningDaemon& d) {

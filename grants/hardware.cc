@@ -100,23 +100,29 @@ const Grant* reserved_by_other(const GrantSet& set, const std::string& repo, con
   return nullptr;
 }
 
+std::optional<GrantMove> grant_move(const Grant& grant, const ReachNow& now) {
+  if (!now) return GrantMove{grant, {}, now.error().message, ""};
+  if (!*now) return GrantMove{grant, {}, "", std::string(kUndefined)};
+  const auto& reach = **now;
+  if (auto stale = stale_key(grant.device, reach); !stale.empty())
+    return GrantMove{grant, reach.identities, "", std::move(stale)};
+  if (grant.hardware && !moved_to(*grant.hardware, reach.identities).empty())
+    return GrantMove{grant, reach.identities, "", ""};
+  return std::nullopt;
+}
+
+ReachNow reach_now(const probe::HardwareReader& reader, const cdi::SpecIndex& index, const std::string& device) {
+  const auto* d = cdi::find_device(index, device);
+  if (!d) return std::optional<probe::Reach>();
+  RGPU_TRY_ASSIGN(auto reach, reader.reach(d->nodes));
+  return std::optional<probe::Reach>(std::move(reach));
+}
+
 std::vector<GrantMove> moved_grants(const probe::HardwareReader& reader, const cdi::SpecIndex& index,
                                     const GrantSet& set) {
   std::vector<GrantMove> out;
   for (const auto& g : set.grants) {
-    const auto* d = cdi::find_device(index, g.device);
-    if (!d) {
-      out.push_back({g, {}, "", std::string(kUndefined)});
-      continue;
-    }
-    auto now = reader.reach(d->nodes);
-    if (!now) {
-      out.push_back({g, {}, now.error().message, ""});
-    } else if (auto stale = stale_key(g.device, *now); !stale.empty()) {
-      out.push_back({g, now->identities, "", std::move(stale)});
-    } else if (g.hardware && !moved_to(*g.hardware, now->identities).empty()) {
-      out.push_back({g, now->identities, "", ""});
-    }
+    if (auto move = grant_move(g, reach_now(reader, index, g.device))) out.push_back(std::move(*move));
   }
   return out;
 }

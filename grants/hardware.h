@@ -3,6 +3,7 @@
 // what another repository reserved. The one place the grant store, `grants apply`, the gate,
 // the views and doctor ask whether a name moved or reaches a reserved card.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,9 +56,20 @@ struct GrantMove {
   std::string stale;
 };
 
-/// Every grant of `set` whose name, as `index` defines it now, no spec defines, or that reaches
-/// other hardware than its key names, or (for a grant that recorded its hardware) anything else
-/// than it was granted on.
+/// What a grant's name reaches now: absent when no spec defines it, an error when its hardware
+/// cannot be read.
+using ReachNow = Result<std::optional<probe::Reach>>;
+
+/// How `grant` stands against what its name reaches now, in the order every reader judges it:
+/// unreadable, defined by no spec, stale (stale_key), or (for a grant that recorded its hardware)
+/// reaching anything else than it was granted on; nothing when it holds. The one verdict on a
+/// grant the gate refuses by, doctor fails and moved_grants lists. Pure.
+std::optional<GrantMove> grant_move(const Grant& grant, const ReachNow& now);
+
+/// What the name `device` reaches now as `index` defines it, read by `reader`.
+ReachNow reach_now(const probe::HardwareReader& reader, const cdi::SpecIndex& index, const std::string& device);
+
+/// grant_move of every grant of `set`, as `index` defines its name now.
 std::vector<GrantMove> moved_grants(const probe::HardwareReader& reader, const cdi::SpecIndex& index,
                                     const GrantSet& set);
 

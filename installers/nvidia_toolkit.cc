@@ -1,42 +1,26 @@
 #include "installers/nvidia_toolkit.h"
 
-#include <array>
-#include <cstdio>
-
 #include "core/state_paths.h"
+#include "core/version.h"
 
 namespace rgpu::installers {
 namespace {
 
 constexpr std::chrono::seconds kInstallTimeout{900};
 
-std::optional<std::array<int, 3>> parse_version(const std::string& v) {
-  std::array<int, 3> parts{};
-  int used = 0;
-  if (std::sscanf(v.c_str(), "%d.%d.%d%n", &parts[0], &parts[1], &parts[2], &used) != 3 ||
-      used != static_cast<int>(v.size())) {
-    return std::nullopt;
-  }
-  return parts;
-}
-
-// The upstream version's X.Y.Z and whether a "~" pre-release follows it.
-std::optional<std::pair<std::array<int, 3>, bool>> upstream(const std::string& v) {
-  std::array<int, 3> parts{};
-  int used = 0;
-  if (std::sscanf(v.c_str(), "%d.%d.%d%n", &parts[0], &parts[1], &parts[2], &used) != 3) return std::nullopt;
-  const bool pre = static_cast<size_t>(used) < v.size() && v[static_cast<size_t>(used)] == '~';
-  return std::make_pair(parts, pre);
+// "X.Y.Z" and nothing else: what --nvidia-toolkit-version takes.
+std::optional<Version> exact_version(const std::string& v) {
+  auto parsed = dotted_version(v);
+  if (!parsed || parsed->numbers.size() != 3) return std::nullopt;
+  return parsed;
 }
 
 }  // namespace
 
 std::optional<int> compare_toolkit_versions(const std::string& a, const std::string& b) {
-  const auto x = upstream(a), y = upstream(b);
-  if (!x || !y) return std::nullopt;
-  if (x->first != y->first) return x->first < y->first ? -1 : 1;
-  if (x->second != y->second) return x->second ? -1 : 1;
-  return 0;
+  const auto x = read_version(a), y = read_version(b);
+  if (x.numbers.size() < 3 || y.numbers.size() < 3) return std::nullopt;
+  return compare(x, y);
 }
 
 ToolkitPlan plan_toolkit(const std::optional<std::string>& installed, const ToolkitWanted& wanted) {
@@ -49,9 +33,9 @@ ToolkitPlan plan_toolkit(const std::optional<std::string>& installed, const Tool
 }
 
 Result<void> check_toolkit_version(const std::string& version) {
-  auto wanted = parse_version(version);
+  auto wanted = exact_version(version);
   if (!wanted) return fail("--nvidia-toolkit-version \"" + version + "\" is not a version like 1.20.0.");
-  if (*wanted < *parse_version(kMinimumToolkitVersion)) {
+  if (compare(*wanted, *exact_version(kMinimumToolkitVersion)) < 0) {
     return fail("--nvidia-toolkit-version " + version + " is below " + kMinimumToolkitVersion +
                 ", the first release with the nvidia-cdi-refresh units setup relies on; choose " +
                 kMinimumToolkitVersion + " or later.");

@@ -25,8 +25,8 @@ inline constexpr const char* kMinimumToolkitVersion = "1.18.0";
 Result<void> check_toolkit_version(const std::string& version);
 
 /// -1, 0, 1 as `a` is below, equal to or above `b`, on the upstream "X.Y.Z" part of a package
-/// version ("1.21.0-1", "1.18.0~rc.1-1": a "~" pre-release sorts below its release); absent when
-/// either is not such a version.
+/// version ("1.21.0-1", "1.18.0~rc.1-1": a "~" pre-release sorts below its release), as
+/// compare_versions orders them; absent when either is not such a version.
 std::optional<int> compare_toolkit_versions(const std::string& a, const std::string& b);
 
 /// The installed version of the package in the machine's own package database ("1.20.0-1"),

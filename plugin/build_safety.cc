@@ -1,7 +1,5 @@
 #include "plugin/build_safety.h"
 
-#include <sys/stat.h>
-
 #include <nlohmann/json.hpp>
 
 #include "core/joined.h"
@@ -9,6 +7,7 @@
 #include "core/state_paths.h"
 #include "core/structured_text.h"
 #include "docker/builder_entitlements.h"
+#include "docker/cdi_spec_dirs.h"
 #include "docker/client.h"
 #include "docker/proc_tables.h"
 #include "docker/serving_daemon.h"
@@ -21,36 +20,50 @@ constexpr auto kKeep = std::chrono::seconds(2);
 constexpr const char* kFallback =
     " Until then, build with DOCKER_BUILDKIT=0 docker build (the classic builder, which the gate reads).";
 
-// True when `dir`, resolved inside the daemon's root as the daemon resolves it (its links and
-// ".." staying in that root), is the directory `view` of the host.
-bool is_view(const RootFs& daemon_root, const std::string& dir, const std::string& view) {
-  const auto seen = daemon_root.stat(dir);
-  struct stat host {};
-  return seen && S_ISDIR(seen->st_mode) && ::stat(view.c_str(), &host) == 0 && seen->st_dev == host.st_dev &&
-         seen->st_ino == host.st_ino;
-}
+}  // namespace
 
-// Every spec directory the daemon reads must be the view: a directory missing now could be made
-// later, and the daemon's CDI cache watches for it.
-admission::Refusal spec_dirs_refusal(const nlohmann::json& info, const RootFs& daemon_root, const std::string& view) {
-  const auto dirs = info.is_object() ? info.find("CDISpecDirs") : info.end();
-  if (!info.is_object() || dirs == info.end() || !dirs->is_array()) {
+// Every spec directory the daemon reads must be the view itself (docker::same_directory, which
+// doctor's repo-cdi-view asks of /etc/cdi too).
+admission::Refusal spec_dirs_refusal(const nlohmann::json& info, const RootFs& daemon_root, const RootFs& fs,
+                                     const std::string& repo) {
+  const auto dirs = docker::reported_spec_dirs(info);
+  if (!dirs) {
     return "the repository's daemon reports no CDISpecDirs (Docker before 25), so which specs a build could use "
            "cannot be told; use Docker 25 or later.";
   }
+  const std::string view = std::string(state::kViewsDir) + "/" + repo;
   std::vector<std::string> others;
-  for (const auto& d : *dirs) {
-    const std::string dir = d.is_string() ? d.get<std::string>() : d.dump();
-    if (!d.is_string() || dir.empty() || dir.front() != '/' || !is_view(daemon_root, dir, view)) others.push_back(dir);
+  for (const auto& dir : dirs->dirs) {
+    if (!docker::same_directory(daemon_root, dir, fs, view)) others.push_back(dir);
   }
   if (others.empty()) return std::nullopt;
   return "the repository's daemon reads CDI specs in " + joined(others) + ", which " +
-         (others.size() == 1 ? "is" : "are") + " not the repository's own view (" + view +
+         (others.size() == 1 ? "is" : "are") + " not the repository's own view (" + fs.host_path(view).string() +
          "), so a build could use a name the repository was not granted; ask an operator to bind the view over the "
          "daemon's /etc/cdi (rediacc-gpu setup's drop-in does) and set \"cdi-spec-dirs\": [\"/etc/cdi\"].";
 }
 
-}  // namespace
+// A build step may neither run privileged nor share the host's network, as no container of the
+// repository may; where the machine's policy runs services on the host's network, a build step may
+// share it too.
+admission::Refusal builder_refusal(const Result<docker::BuilderEntitlements>& granted, const std::string& config_path,
+                                   const PolicyRules& policy) {
+  if (!granted) return "the repository's daemon's " + granted.error().message;
+  switch (docker::builder_reach(*granted, policy.host_network)) {
+    case docker::BuilderReach::privileged:
+      return "the repository's daemon lets builds run privileged (\"builder\": {\"entitlements\": "
+             "{\"security-insecure\": true}} in " +
+             config_path + "); ask an operator to remove it and restart the daemon.";
+    case docker::BuilderReach::host_network:
+      return "the repository's daemon lets builds use the host's network (its builder's network-host entitlement "
+             "is on unless " +
+             config_path +
+             " says \"builder\": {\"entitlements\": {\"network-host\": false}}); ask an operator to set it and "
+             "restart the daemon.";
+    case docker::BuilderReach::none: break;
+  }
+  return std::nullopt;
+}
 
 BuildSafety::BuildSafety(const RootFs& fs, std::string repo, std::string docker_host)
     : fs_(fs), repo_(std::move(repo)), docker_host_(std::move(docker_host)) {}
@@ -66,9 +79,7 @@ admission::Refusal BuildSafety::check(const PolicyRules& policy) {
 // The builder's entitlements the running daemon builds with (docker::running_builder_entitlements,
 // which doctor calls too): its daemon.json as the daemon sees it, and only while the file is what
 // it started with; also, while this daemon runs, the text the gate first read of it, which a
-// clock set back or a link swapped to an older file could otherwise hide a change from. A build
-// step may neither run privileged nor share the host's network, as no container of the repository
-// may.
+// clock set back or a link swapped to an older file could otherwise hide a change from.
 admission::Refusal BuildSafety::entitlements_refusal(const docker::RunningDaemon& daemon, const RootFs& daemon_root,
                                                      const PolicyRules& policy) {
   const std::string who = "the repository's daemon's ";
@@ -77,28 +88,16 @@ admission::Refusal BuildSafety::entitlements_refusal(const docker::RunningDaemon
   const auto config = docker::read_config_file(daemon_root, daemon);
   if (!config) return who + daemon.config_path() + " cannot be read: " + config.error().message;
   const auto granted = docker::running_builder_entitlements(*config, started->by);
-  if (!granted) return who + granted.error().message;
-  if (!first_read_ || first_read_->pid != daemon.pid || first_read_->ticks != started->ticks) {
-    first_read_ = FirstRead{daemon.pid, started->ticks, config->text};
-  } else if (first_read_->text != config->text) {
-    return who + config->path +
-           " is not what the gate first read while this daemon ran, and dockerd reads its builder's entitlements "
-           "only when it starts; restart the daemon.";
+  if (granted) {
+    if (!first_read_ || first_read_->pid != daemon.pid || first_read_->ticks != started->ticks) {
+      first_read_ = FirstRead{daemon.pid, started->ticks, config->text};
+    } else if (first_read_->text != config->text) {
+      return who + config->path +
+             " is not what the gate first read while this daemon ran, and dockerd reads its builder's entitlements "
+             "only when it starts; restart the daemon.";
+    }
   }
-  if (granted->security_insecure) {
-    return "the repository's daemon lets builds run privileged (\"builder\": {\"entitlements\": "
-           "{\"security-insecure\": true}} in " +
-           config->path + "); ask an operator to remove it and restart the daemon.";
-  }
-  // Where the machine's policy runs services on the host's network, a build step may share it too.
-  if (granted->network_host && !policy.host_network) {
-    return "the repository's daemon lets builds use the host's network (its builder's network-host entitlement is "
-           "on unless " +
-           config->path +
-           " says \"builder\": {\"entitlements\": {\"network-host\": false}}); ask an operator to set it and "
-           "restart the daemon.";
-  }
-  return std::nullopt;
+  return builder_refusal(granted, config->path, policy);
 }
 
 admission::Refusal BuildSafety::judge(const PolicyRules& policy) {
@@ -115,8 +114,7 @@ admission::Refusal BuildSafety::judge(const PolicyRules& policy) {
   const auto doc = nlohmann::json::parse(info->body, nullptr, false);
   // The daemon's files as it sees them: its mount namespace and root, through /proc/PID/root.
   const RootFs daemon_root("/proc/" + daemon->pid + "/root");
-  const std::string view = fs_.host_path(std::string(state::kViewsDir) + "/" + repo_).string();
-  if (auto refused = spec_dirs_refusal(doc, daemon_root, view)) return why(*refused);
+  if (auto refused = spec_dirs_refusal(doc, daemon_root, fs_, repo_)) return why(*refused);
   if (auto refused = entitlements_refusal(*daemon, daemon_root, policy)) return why(*refused);
   return std::nullopt;
 }

@@ -9,15 +9,30 @@
 
 #include <chrono>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "admission/refusal.h"
 #include "core/host_policy.h"
+#include "core/result.h"
 #include "core/root_fs.h"
+#include "docker/builder_entitlements.h"
 #include "docker/running_daemons.h"
 
 namespace rgpu::plugin {
+
+/// The refusal for the spec directories the repository's daemon reports (`info`: its GET /info),
+/// each seen in its own root (`daemon_root`); nothing when every one is the repository's view in
+/// `fs` (docker::same_directory).
+admission::Refusal spec_dirs_refusal(const nlohmann::json& info, const RootFs& daemon_root, const RootFs& fs,
+                                     const std::string& repo);
+
+/// The refusal for the builder entitlements the daemon runs with (`granted`: from `config_path`,
+/// docker::running_builder_entitlements) under `policy`: when they cannot be told, or a build step
+/// could reach past the gate (docker::builder_reach, which doctor's buildkit check asks too).
+admission::Refusal builder_refusal(const Result<docker::BuilderEntitlements>& granted, const std::string& config_path,
+                                   const PolicyRules& policy);
 
 class BuildSafety {
  public:

@@ -4,14 +4,13 @@
 
 #include "cdi-gen/reach_rules.h"
 #include "doctor/doctor.h"
+#include "doctor/gpu_label.h"
 #include "probe/probe.h"
 
 namespace rgpu::doctor {
 namespace {
 
 constexpr CheckMaker kCheck{Layer::device_nodes};
-
-std::string gpu_label(const probe::Gpu& g) { return g.name + (g.pci_address ? " (" + *g.pci_address + ")" : ""); }
 
 std::vector<Check> per_gpu_nodes(const Facts& f) {
   std::vector<Check> out;

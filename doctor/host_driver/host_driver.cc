@@ -6,6 +6,7 @@
 
 #include "core/joined.h"
 #include "doctor/doctor.h"
+#include "doctor/gpu_label.h"
 #include "doctor/host_driver/kernel_log.h"
 #include "doctor/host_driver/lost_gpus.h"
 #include "doctor/host_driver/nvidia_ecc.h"
@@ -191,7 +192,7 @@ std::vector<Check> gpu_drivers(const Facts& f) {
   if (!on_bus) return {kCheck.skip("gpu-driver", "no GPU on the PCI bus")};
   for (const auto& g : f.fresh.gpus) {
     if (!g.pci_address || g.driver) continue;
-    out.push_back(kCheck.fail("gpu-driver", g.name + " (" + *g.pci_address + ") has no driver bound",
+    out.push_back(kCheck.fail("gpu-driver", gpu_label(g) + " has no driver bound",
                               "the GPU is on the bus but no container can be given it",
                               "check lspci -k -s " + *g.pci_address +
                                   " and the kernel log (a blacklisted module, a failed probe, a vfio-pci binding), "

@@ -5,13 +5,12 @@
 #include <cstdio>
 
 #include "doctor/doctor.h"
+#include "doctor/gpu_label.h"
 
 namespace rgpu::doctor {
 namespace {
 
 constexpr CheckMaker kCheck{Layer::host_driver};
-
-std::string gpu_label(const probe::Gpu& g) { return g.name + (g.pci_address ? " (" + *g.pci_address + ")" : ""); }
 
 std::string speed(std::optional<double> gts) {
   if (!gts) return "unknown speed";

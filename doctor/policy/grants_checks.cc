@@ -15,43 +15,42 @@ namespace {
 
 constexpr CheckMaker kCheck{Layer::policy};
 
-using Identities = Result<std::vector<std::string>>;
-
 // The hardware each name reaches now, read from /sys once per name however many grants hold it.
 class LiveHardware {
  public:
   explicit LiveHardware(const Facts& f) : f_(f), reader_(f.fs) {}
 
-  const Result<probe::Reach>& reach(const std::string& device) {
+  const grants::ReachNow& reach(const std::string& device) {
     auto it = read_.find(device);
     if (it != read_.end()) return it->second;
-    const auto* d = cdi::find_device(f_.specs, device);
-    auto r = d ? reader_.reach(d->nodes) : Result<probe::Reach>(probe::Reach{});
-    return read_.emplace(device, std::move(r)).first->second;
+    return read_.emplace(device, grants::reach_now(reader_, f_.specs, device)).first->second;
   }
 
-  Identities of(const std::string& device) {
+  /// What it reaches now: nothing when no spec defines it; absent when that cannot be read.
+  std::optional<std::vector<std::string>> of(const std::string& device) {
     const auto& r = reach(device);
-    if (!r) return tl::unexpected(r.error());
-    return r->identities;
+    if (!r) return std::nullopt;
+    return *r ? (*r)->identities : std::vector<std::string>{};
   }
 
  private:
   const Facts& f_;
   const probe::HardwareReader reader_;
-  std::map<std::string, Result<probe::Reach>> read_;
+  std::map<std::string, grants::ReachNow> read_;
 };
 
 std::string revoke_command(const std::string& repo, const std::string& device) {
   return "rediacc-gpu revoke " + repo + " --device " + device;
 }
 
-// "team-a holds nvidia.com/gpu=0, granted on GPU-a…, now reaching GPU-b…", or empty when it did not move.
-std::string hardware_moved(const grants::Grant& g, const Identities& now) {
-  if (!now) return g.repo + " holds " + g.device + ", whose hardware cannot be told now: " + now.error().message;
-  if (grants::moved_to(*g.hardware, *now).empty()) return "";
+// "team-a holds nvidia.com/gpu=0, which now reaches other hardware than was granted (granted on
+// GPU-a…, now GPU-b…)", or that its hardware cannot be told now.
+std::string hardware_moved(const grants::GrantMove& m) {
+  const auto& g = m.grant;
+  if (!m.unreadable.empty())
+    return g.repo + " holds " + g.device + ", whose hardware cannot be told now: " + m.unreadable;
   return g.repo + " holds " + g.device + ", which now reaches other hardware than was granted (" +
-         grants::move_clause(*g.hardware, *now) + ")";
+         grants::move_clause(*g.hardware, m.now) + ")";
 }
 
 Check moved(const grants::Grant& g, const std::string& why) {
@@ -77,29 +76,28 @@ Check undefined(const grants::Grant& g) {
           "hardware");
 }
 
-// What is wrong with one grant's name as the specs define it now; a grant that recorded no
-// hardware is added to `unpinned`.
+// What is wrong with one grant's name as the specs define it now (grants::grant_move, as the gate
+// judges it); a grant that recorded no hardware is added to `unpinned`.
 std::vector<Check> name_findings(const Facts& f, const grants::Grant& g, LiveHardware& live,
                                  std::vector<std::string>& unpinned) {
-  const auto* def = cdi::find_device(f.specs, g.device);
-  if (!def) return {undefined(g)};
+  const auto move = grants::grant_move(g, live.reach(g.device));
+  if (move && move->stale == grants::kUndefined) return {undefined(g)};
   std::vector<Check> out;
-  if (auto why = cdi::ungrantable_reason(*def); !why.empty()) {
+  const auto* def = cdi::find_device(f.specs, g.device);
+  if (auto why = def ? cdi::ungrantable_reason(*def) : ""; !why.empty()) {
     out.push_back(kCheck.fail("grants", g.repo + " holds " + g.device, why,
                               "revoke it (" + revoke_command(g.repo, g.device) + ")"));
   }
-  if (const auto& now = live.reach(g.device); now) {
-    if (auto stale = grants::stale_key(g.device, *now); !stale.empty()) {
-      out.push_back(kCheck.fail(
-          "grants", g.repo + " holds " + g.device + ", which " + stale.substr(g.device.size() + 1),
-          "the gate refuses the name: its spec was written before the cards moved", std::string(grants::kStaleSpecs)));
-      return out;
-    }
+  if (move && !move->stale.empty()) {
+    out.push_back(kCheck.fail(
+        "grants", g.repo + " holds " + g.device + ", which " + move->stale.substr(g.device.size() + 1),
+        "the gate refuses the name: its spec was written before the cards moved", std::string(grants::kStaleSpecs)));
+    return out;
   }
   if (!g.hardware) {
     unpinned.push_back(g.repo + ": " + g.device);
-  } else if (auto why = hardware_moved(g, live.of(g.device)); !why.empty()) {
-    out.push_back(moved(g, why));
+  } else if (move) {
+    out.push_back(moved(g, hardware_moved(*move)));
   }
   return out;
 }
@@ -124,7 +122,7 @@ std::vector<Check> reservation_findings(const Facts& f, const grants::Grant& g, 
   }
   for (const auto& other : f.grants->grants) {
     if (other.repo == g.repo) continue;
-    const auto& now = live.of(other.device);
+    const auto now = live.of(other.device);
     if (!now) continue;
     if (auto id = grants::shared_hardware(*g.hardware, *now); !id.empty()) {
       out.push_back(kCheck.fail(

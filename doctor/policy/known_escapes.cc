@@ -1,6 +1,6 @@
 #include "doctor/policy/known_escapes.h"
 
-#include <cctype>
+#include "core/version.h"
 
 namespace rgpu::doctor {
 
@@ -52,36 +52,8 @@ const std::vector<KnownEscape>& known_escapes() {
 
 namespace {
 
-struct Parsed {
-  std::vector<long> numbers;
-  bool pre = false;  // a pre-release of those numbers
-  long pre_number = 0;
-};
-
-Parsed parse(const std::string& v) {
-  Parsed p;
-  size_t i = v.starts_with("v") ? 1 : 0;
-  while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) {
-    long n = 0;
-    while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) n = n * 10 + (v[i++] - '0');
-    p.numbers.push_back(n);
-    if (i < v.size() && v[i] == '.')
-      ++i;
-    else
-      break;
-  }
-  // "-rc.3", "~rc3", "-rc3": a pre-release; "+ds1", "+dfsg1-1" and the rest: not the upstream number.
-  if (i < v.size() && (v[i] == '-' || v[i] == '~') && v.compare(i + 1, 2, "rc") == 0) {
-    p.pre = true;
-    size_t k = i + 3;
-    if (k < v.size() && v[k] == '.') ++k;
-    while (k < v.size() && std::isdigit(static_cast<unsigned char>(v[k])))
-      p.pre_number = p.pre_number * 10 + (v[k++] - '0');
-  }
-  return p;
-}
-
-bool same_line(const Parsed& a, const Parsed& b) {
+// Two versions of one release line: the same major and minor.
+bool same_line(const Version& a, const Version& b) {
   return a.numbers.size() >= 2 && b.numbers.size() >= 2 && a.numbers[0] == b.numbers[0] && a.numbers[1] == b.numbers[1];
 }
 
@@ -93,21 +65,10 @@ bool distribution_build(const std::string& v) {
 
 }  // namespace
 
-int compare_versions(const std::string& a, const std::string& b) {
-  const Parsed x = parse(a), y = parse(b);
-  for (size_t i = 0; i < std::max(x.numbers.size(), y.numbers.size()); ++i) {
-    const long l = i < x.numbers.size() ? x.numbers[i] : 0, r = i < y.numbers.size() ? y.numbers[i] : 0;
-    if (l != r) return l < r ? -1 : 1;
-  }
-  if (x.pre != y.pre) return x.pre ? -1 : 1;
-  if (x.pre_number != y.pre_number) return x.pre_number < y.pre_number ? -1 : 1;
-  return 0;
-}
-
 bool affected(const KnownEscape& escape, const std::string& version) {
-  const Parsed v = parse(version);
+  const Version v = read_version(version);
   for (const auto& fix : escape.fixed_in) {
-    if (same_line(v, parse(fix))) return compare_versions(version, fix) < 0;
+    if (same_line(v, read_version(fix))) return compare_versions(version, fix) < 0;
   }
   // No fix on its line: affected when older than every fixed line, fixed when newer.
   return compare_versions(version, escape.fixed_in.front()) < 0;

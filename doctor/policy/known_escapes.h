@@ -25,11 +25,6 @@ struct KnownEscape {
 
 const std::vector<KnownEscape>& known_escapes();
 
-/// -1, 0, 1 as `a` is older than, the same as, or newer than `b`: numeric components, then a
-/// pre-release ("-rc.3", "~rc3") before its release; a distribution suffix ("+ds1", "+dfsg1-1")
-/// is ignored.
-int compare_versions(const std::string& a, const std::string& b);
-
 /// True when `version` is older than the fix of its release line.
 bool affected(const KnownEscape& escape, const std::string& version);
 

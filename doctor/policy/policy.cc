@@ -9,10 +9,10 @@
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "core/structured_text.h"
+#include "core/version.h"
 #include "docker/builder_entitlements.h"
 #include "docker/running_daemons.h"
 #include "doctor/doctor.h"
-#include "doctor/policy/known_escapes.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -130,9 +130,11 @@ Check buildkit(const Facts& f) {
     seen.push_back(who + ": " + device_reach(*granted, answered_version(f, d.pid)) + ", network-host " +
                    (granted->network_host ? "on" : "off") + ", security-insecure " +
                    (granted->security_insecure ? "on" : "off"));
-    if (repo && ((granted->network_host && !host_network) || granted->security_insecure)) {
-      refused.push_back(*repo + " (" + d.config_path() + ": " +
-                        (granted->security_insecure ? "security-insecure is on" : "network-host is not off") + ")");
+    const auto reach = docker::builder_reach(*granted, host_network);
+    if (repo && reach != docker::BuilderReach::none) {
+      refused.push_back(
+          *repo + " (" + d.config_path() + ": " +
+          (reach == docker::BuilderReach::privileged ? "security-insecure is on" : "network-host is not off") + ")");
     }
   }
   if (seen.empty()) return kCheck.skip("buildkit", "no running dockerd");

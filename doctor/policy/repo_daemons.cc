@@ -3,8 +3,6 @@
 // hold a device their repository no longer holds (refused at their next start; a running one
 // keeps the device until it stops).
 
-#include <sys/stat.h>
-
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +13,7 @@
 #include "core/machine_paths.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
+#include "docker/cdi_spec_dirs.h"
 #include "docker/client.h"
 #include "docker/stored_containers.h"
 #include "doctor/doctor.h"
@@ -24,39 +23,15 @@ namespace {
 
 constexpr CheckMaker kCheck{Layer::policy};
 
-// What the daemon says it reads (GET /info: CDISpecDirs, API 1.44 and later), when it can be asked.
-std::optional<std::vector<std::string>> reported_spec_dirs(const std::string& host) {
-  auto reply = docker::docker_call_at(host, "GET", "/info", std::chrono::seconds(5));
-  if (!reply || reply->status != 200) return std::nullopt;
-  const auto info = nlohmann::json::parse(reply->body, nullptr, false);
-  if (!info.is_object() || !info.contains("CDISpecDirs") || !info["CDISpecDirs"].is_array()) return std::nullopt;
-  std::vector<std::string> dirs;
-  for (const auto& dir : info["CDISpecDirs"]) {
-    if (dir.is_string()) dirs.push_back(dir.get<std::string>());
-  }
-  return dirs;
-}
-
-// The spec directories a daemon reads: what it reports, else cdi-spec-dirs of its daemon.json,
-// else Docker's default.
+// The spec directories a daemon reads: what it reports (GET /info, when it can be asked), else
+// cdi-spec-dirs of its daemon.json, else Docker's default (docker::spec_dirs, as the gate reads them).
 std::vector<std::string> spec_dirs_of(const Facts& f, const docker::RunningDaemon& d, const std::string& host) {
+  nlohmann::json info;
   if (!host.empty()) {
-    if (auto reported = reported_spec_dirs(host)) return *reported;
+    auto reply = docker::docker_call_at(host, "GET", "/info", std::chrono::seconds(5));
+    if (reply && reply->status == 200) info = nlohmann::json::parse(reply->body, nullptr, false);
   }
-  std::vector<std::string> dirs;
-  if (const auto config = docker::daemon_config(f.fs, d); config && config->contains("cdi-spec-dirs")) {
-    for (const auto& dir : (*config)["cdi-spec-dirs"]) {
-      if (dir.is_string()) dirs.push_back(dir.get<std::string>());
-    }
-    return dirs;
-  }
-  return {paths::kCdiSpecDir, paths::kDockerRunCdiDir};
-}
-
-bool same_directory(const std::filesystem::path& a, const std::filesystem::path& b) {
-  struct stat sa {
-  }, sb{};
-  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  return docker::spec_dirs(info, docker::daemon_config(f.fs, d).value_or(nlohmann::json())).dirs;
 }
 
 bool holds(const Facts& f, const std::string& repo, const std::string& name) {
@@ -69,9 +44,10 @@ std::vector<std::string> view_problems(const Facts& f, const docker::RunningDaem
   std::vector<std::string> problems;
   const std::string who = "dockerd " + d.pid + " of repository " + repo;
   const auto root = f.fs.host_path("/proc/" + d.pid + "/root");
+  const RootFs daemon_root(root);
   for (const auto& dir : spec_dirs_of(f, d, host)) {
     const auto seen = root / std::filesystem::path(dir).relative_path();
-    if (dir == paths::kCdiSpecDir && same_directory(seen, f.fs.host_path(paths::kCdiSpecDir)))
+    if (dir == paths::kCdiSpecDir && docker::same_directory(daemon_root, dir, f.fs, paths::kCdiSpecDir))
       problems.push_back(who + " reads the machine's whole /etc/cdi");
     std::vector<std::string> extra;
     for (const auto& device : cdi::read_spec_dir(seen).devices) {

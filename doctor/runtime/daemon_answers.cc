@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 
 #include "core/joined.h"
-#include "core/machine_paths.h"
-#include "doctor/policy/known_escapes.h"
+#include "core/version.h"
+#include "docker/cdi_spec_dirs.h"
 #include "doctor/runtime/runtime_checks.h"
 
 namespace rgpu::doctor {
@@ -47,20 +47,19 @@ Check daemon_spec_dirs(const Facts& f) {
   std::vector<std::string> bad, rootless, seen, writable;
   for (const auto& a : asked) {
     const std::string version = answer_text(a.version, "Version");
-    if (!a.info.contains("CDISpecDirs") || !a.info["CDISpecDirs"].is_array()) {
+    const auto reported = docker::reported_spec_dirs(a.info);
+    if (!reported) {
       seen.push_back(a.label + " (" + (version.empty() ? "?" : version) +
                      ") reports no CDISpecDirs (API before 1.44): its daemon.json is what tells");
       continue;
     }
-    std::vector<std::string> dirs, other;
+    const auto& dirs = reported->dirs;
+    const auto other = reported->besides_etc_cdi();
     // The directories as the daemon sees them: a rootless one's $HOME is its user's.
     const RootFs seen_by(a.pid.empty() ? f.fs : RootFs(f.fs.host_path("/proc/" + a.pid + "/root")));
-    for (const auto& d : a.info["CDISpecDirs"]) {
-      if (!d.is_string()) continue;
-      dirs.push_back(d.get<std::string>());
-      if (dirs.back() != paths::kCdiSpecDir) other.push_back(dirs.back());
-      if (auto writer = writer_other_than_root(seen_by, dirs.back()))
-        writable.push_back(a.label + " reads specs in " + dirs.back() + ", where " + *writer);
+    for (const auto& dir : dirs) {
+      if (auto writer = writer_other_than_root(seen_by, dir))
+        writable.push_back(a.label + " reads specs in " + dir + ", where " + *writer);
     }
     std::string line = a.label + " reads " + (dirs.empty() ? "no spec directory" : joined(dirs));
     if (a.info.contains("DiscoveredDevices") && a.info["DiscoveredDevices"].is_array())
@@ -103,7 +102,7 @@ Check daemon_cdi(const Facts& f) {
     const std::string seen = a.label + " (Docker " + (version.empty() ? "?" : version) + ")";
     if (!version.empty() && compare_versions(version, "25.0.0") < 0) {
       without.push_back(seen + " predates CDI");
-    } else if (!a.info.contains("CDISpecDirs") || !a.info["CDISpecDirs"].is_array()) {
+    } else if (!docker::reported_spec_dirs(a.info)) {
       without.push_back(seen + " has CDI off (GET /info lists no CDISpecDirs)");
     } else {
       with.push_back(seen);

@@ -1,13 +1,14 @@
 // Layer 3, Docker as installed and configured: its package's version, each daemon's configuration
 // (runtimes, CDI on or off), and the spec directories it reads besides /etc/cdi.
 
-#include <regex>
 #include <set>
 
 #include "cdi-gen/spec_index.h"
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "core/structured_text.h"
+#include "core/version.h"
+#include "docker/cdi_spec_dirs.h"
 #include "doctor/runtime/runtime_checks.h"
 
 namespace rgpu::doctor {
@@ -56,18 +57,26 @@ std::vector<std::string> shadowing_specs(const Facts& f) {
   return found;
 }
 
-// Docker's major.minor from the installed package's version ("5:28.1.1-1~debian.12", "20.10.24+dfsg1-1").
-std::optional<std::pair<int, int>> docker_release(const std::string& version) {
-  static const std::regex kRelease(R"(^(?:\d+:)?(\d+)\.(\d+))");
-  std::smatch m;
-  if (!std::regex_search(version, m, kRelease)) return std::nullopt;
-  return std::make_pair(std::stoi(m[1]), std::stoi(m[2]));
+// Docker's major.minor from the installed package's version ("5:28.1.1-1~debian.12", "20.10.24+dfsg1-1"):
+// its numbers alone, as a release candidate of 25.0 already reads CDI specs.
+std::optional<Version> docker_release(const std::string& version) {
+  const auto v = read_version(version);
+  if (v.numbers.size() < 2) return std::nullopt;
+  Version release;
+  release.numbers = {v.numbers[0], v.numbers[1]};
+  return release;
+}
+
+bool before(const Version& release, long major, long minor) {
+  Version floor;
+  floor.numbers = {major, minor};
+  return compare(release, floor) < 0;
 }
 
 struct InstalledDocker {
   std::string package;  ///< empty when none is
   std::string version;
-  std::optional<std::pair<int, int>> release;
+  std::optional<Version> release;
 };
 
 // Which Docker package dpkg records as installed.
@@ -80,35 +89,26 @@ InstalledDocker installed_docker(const Facts& f) {
 
 // Docker 25+ reads /etc/cdi and /var/run/cdi unless cdi-spec-dirs says otherwise, and a spec in
 // /var/run/cdi wins: whoever writes there redefines what a granted name reaches.
-Check spec_dirs_of(const Facts& f, const std::optional<std::pair<int, int>>& release) {
-  if (!release || *release < std::make_pair(25, 0))
+Check spec_dirs_of(const Facts& f, const std::optional<Version>& release) {
+  if (!release || before(*release, 25, 0))
     return kCheck.skip("cdi-spec-dirs", "no Docker that reads CDI specs (25 or later) is installed");
   std::set<std::string> configs;
   for (const auto& d : f.daemons) configs.insert(d.config_path());
-  if (configs.empty()) configs.insert("/etc/docker/daemon.json");
+  if (configs.empty()) configs.insert(paths::kDockerDaemonConfig);
   std::vector<std::string> problems;
   for (const auto& path : configs) {
     const auto& text = f.files.read(path);
     const auto config = text && *text ? parse_json(**text, path) : Result<nlohmann::json>(nlohmann::json());
     if (!config) continue;  // docker-daemon reports a file that does not parse
-    const auto dirs =
-        config->is_object() && config->contains("cdi-spec-dirs") ? (*config)["cdi-spec-dirs"] : nlohmann::json();
-    if (!dirs.is_array()) {
+    const auto dirs = docker::configured_spec_dirs(*config);
+    if (dirs.from == docker::SpecDirsFrom::defaults) {
       problems.push_back(path + " sets no cdi-spec-dirs, so dockerd also reads /var/run/cdi");
       continue;
     }
-    std::string others;
-    bool etc_cdi = false;
-    for (const auto& d : dirs) {
-      const std::string dir = d.is_string() ? d.get<std::string>() : d.dump();
-      if (dir == paths::kCdiSpecDir) {
-        etc_cdi = true;
-      } else {
-        others += (others.empty() ? "" : ", ") + dir;
-      }
-    }
-    if (!others.empty()) problems.push_back(path + " lets dockerd read " + others);
-    if (!etc_cdi) problems.push_back(path + " keeps dockerd from /etc/cdi, the specs grants are checked against");
+    if (const auto others = dirs.besides_etc_cdi(); !others.empty())
+      problems.push_back(path + " lets dockerd read " + joined(others));
+    if (!dirs.reads_etc_cdi())
+      problems.push_back(path + " keeps dockerd from /etc/cdi, the specs grants are checked against");
   }
   const auto shadows = shadowing_specs(f);
   for (const auto& s : shadows) problems.push_back(s + " defines names /etc/cdi or a grant uses");
@@ -144,8 +144,7 @@ Check docker_daemon(const Facts& f) {
     }
     read.push_back(path);
     if (auto p = runtime_problem(*config, path)) problems.push_back(*p);
-    const auto& c = *config;
-    if (c.contains("features") && c["features"].is_object() && c["features"].value("cdi", true) == false) {
+    if (docker::cdi_feature(*config) == false) {
       return kCheck.fail("docker-daemon", path + " turns CDI off (features.cdi: false)",
                          "dockerd cannot attach CDI devices: every granted request fails",
                          "set \"features\": {\"cdi\": true} (Docker 25.0 to 28.1 need it; 28.2 and later have it on)");
@@ -180,26 +179,25 @@ Check docker_cdi(const Facts& f) {
   const auto& release = docker.release;
   if (!release) return kCheck.skip("docker-cdi", "no Docker package recorded by dpkg");
   const std::string seen = docker.package + " " + docker.version;
-  if (*release < std::make_pair(25, 0)) {
+  if (before(*release, 25, 0)) {
     return kCheck.fail("docker-cdi", seen + " predates CDI",
                        "dockerd cannot attach CDI devices: every granted request fails at create",
                        "install Docker 25 or later (28.2 or later has CDI on)");
   }
-  if (*release < std::make_pair(28, 2)) {
-    const auto& text = f.files.read("/etc/docker/daemon.json");
+  if (before(*release, 28, 2)) {
+    const auto& text = f.files.read(paths::kDockerDaemonConfig);
     auto config =
-        text && *text ? parse_json(**text, "/etc/docker/daemon.json") : Result<nlohmann::json>(nlohmann::json());
-    const bool on = config && config->is_object() && config->contains("features") &&
-                    (*config)["features"].is_object() && (*config)["features"].value("cdi", false);
-    if (!on) {
-      return kCheck.fail("docker-cdi", seen + " without \"features\": {\"cdi\": true}",
-                         "Docker 25.0 to 28.1 attach CDI devices only with the feature on",
-                         "add \"features\": {\"cdi\": true} to /etc/docker/daemon.json and restart dockerd");
+        text && *text ? parse_json(**text, paths::kDockerDaemonConfig) : Result<nlohmann::json>(nlohmann::json());
+    if (!config || !docker::cdi_feature(*config).value_or(false)) {
+      return kCheck.fail(
+          "docker-cdi", seen + " without \"features\": {\"cdi\": true}",
+          "Docker 25.0 to 28.1 attach CDI devices only with the feature on",
+          "add \"features\": {\"cdi\": true} to " + std::string(paths::kDockerDaemonConfig) + " and restart dockerd");
     }
   }
   // The package's version and daemon.json say it can; daemon-cdi asks the running daemons.
-  return kCheck.ok("docker-cdi", seen + " attaches CDI devices, by its version and /etc/docker/daemon.json",
-                   Evidence("dpkg's status, /etc/docker/daemon.json"));
+  return kCheck.ok("docker-cdi", seen + " attaches CDI devices, by its version and " + paths::kDockerDaemonConfig,
+                   Evidence(std::string("dpkg's status, ") + paths::kDockerDaemonConfig));
 }
 
 Check spec_dirs(const Facts& f) { return spec_dirs_of(f, installed_docker(f).release); }

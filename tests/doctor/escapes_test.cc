@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/version.h"
 #include "doctor/policy/known_escapes.h"
 #include "tests/support/fake_tools.h"
 #include "tests/support/fixture_root.h"
