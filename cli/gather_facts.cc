@@ -8,7 +8,7 @@
 namespace rgpu::cli {
 
 Result<doctor::Facts> gather_facts(const RootFs& fs, CommandRunner& runner, const std::string& docker_host,
-                                   const std::optional<doctor::UsageOptions>& usage) {
+                                   const std::optional<usage::UsageOptions>& usage) {
   RGPU_TRY_ASSIGN(auto report, setup::probe_machine(fs));
   auto recorded = probe::read_inventory(fs);
   std::optional<probe::Inventory> inventory;

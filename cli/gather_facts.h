@@ -14,6 +14,6 @@ namespace rgpu::cli {
 /// Gathers every fact under `fs`; `docker_host` (doctor's --docker-host, may be empty) is asked
 /// too; who uses the GPUs only when `usage` is given. Fails only when the probe cannot run at all.
 Result<doctor::Facts> gather_facts(const RootFs& fs, CommandRunner& runner, const std::string& docker_host,
-                                   const std::optional<doctor::UsageOptions>& usage = doctor::UsageOptions{});
+                                   const std::optional<usage::UsageOptions>& usage = usage::UsageOptions{});
 
 }  // namespace rgpu::cli

@@ -40,18 +40,29 @@ std::string no_gpu_observed(const Facts& f, probe::Vendor vendor, const std::str
   return "no " + kind + " GPU";
 }
 
-std::string gpu_subject(const probe::Gpu& gpu) { return gpu.pci_address.value_or(gpu.uuid.value_or(gpu.name)); }
-
 void gather_nvml(Facts& f) {
   if (!has_vendor(f.fresh, probe::Vendor::nvidia)) return;
   if (auto nvml = probe::query_nvml(f.fs, probe::native_library_dirs()); nvml && *nvml) f.nvml = std::move(**nvml);
 }
 
-void gather_usage(Facts& f, std::chrono::system_clock::time_point now, const UsageOptions& options) {
-  f.usage = gpu_usage(f.fs, f.fresh, f.nvml, docker::repo_daemon_addresses(f.fs, f.daemons), options);
+void gather_usage(Facts& f, std::chrono::system_clock::time_point now, const usage::UsageOptions& options) {
+  f.usage = usage::gpu_usage(f.fs, f.fresh, f.nvml, docker::repo_daemon_addresses(f.fs, f.daemons), options);
   if (!f.grants) return;
-  f.use = judge_use(f.fs, *f.grants, f.specs, *f.usage);
-  f.last_use = record_use(f.fs, *f.use, now);
+  f.use = usage::judge_use(f.fs, *f.grants, f.specs, *f.usage);
+  auto last = usage::read_last_use(f.fs);
+  if (!last) {
+    f.last_use = tl::unexpected(last.error());
+    return;
+  }
+  auto record = usage::updated_use(std::move(*last), *f.use, now);
+  MachineFileSink sink(f.fs);
+  if (record.changed) {
+    if (auto written = usage::write_use_record(sink, record.last); !written) {
+      f.last_use = tl::unexpected(written.error());
+      return;
+    }
+  }
+  f.last_use = std::move(record.last);
 }
 
 std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<docker::RunningDaemon>& daemons,

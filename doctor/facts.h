@@ -15,10 +15,10 @@
 #include "core/root_fs.h"
 #include "docker/running_daemons.h"
 #include "doctor/file_reads.h"
-#include "doctor/usage/gpu_usage.h"
-#include "doctor/usage/grant_use.h"
 #include "grants/grant_set.h"
 #include "probe/inventory.h"
+#include "usage/gpu_usage.h"
+#include "usage/grant_use.h"
 
 namespace rgpu::doctor {
 
@@ -52,11 +52,11 @@ struct Facts {
   /// absent when no libnvidia-ml.so.1 answered or it was not asked (gather_nvml asks).
   std::optional<probe::NvmlReport> nvml = std::nullopt;
   /// Who uses each GPU now; absent when gather_usage was not called.
-  std::optional<UsageReport> usage = std::nullopt;
+  std::optional<usage::UsageReport> usage = std::nullopt;
   /// Which grants are in use now, and strays; absent when not gathered or grants do not parse.
-  std::optional<UseJudgement> use = std::nullopt;
+  std::optional<usage::UseJudgement> use = std::nullopt;
   /// The record of grant use after this run's look; absent when not gathered.
-  std::optional<Result<LastUse>> last_use = std::nullopt;
+  std::optional<Result<usage::LastUse>> last_use = std::nullopt;
 };
 
 /// Fills facts.nvml when the probe found an NVIDIA GPU and NVML answers.
@@ -65,7 +65,7 @@ void gather_nvml(Facts& facts);
 /// Fills facts.usage, facts.use and facts.last_use (from facts.nvml when gathered): finds who uses each GPU (each
 /// repository daemon asked for its containers within `options.daemon_timeout`), and records in
 /// grant-use.json which grants are in use at `now`.
-void gather_usage(Facts& facts, std::chrono::system_clock::time_point now, const UsageOptions& options = {});
+void gather_usage(Facts& facts, std::chrono::system_clock::time_point now, const usage::UsageOptions& options = {});
 
 /// Asks each daemon of `daemons`, each repository daemon the plugins' environment files name,
 /// and each of `also` (label, socket path: the --docker-host doctor was given) for GET /info and
@@ -82,8 +82,5 @@ bool has_vendor(const probe::Inventory& inventory, probe::Vendor vendor);
 /// GPU", or, when the recorded inventory has or keeps as missing one (or the NVIDIA driver lists
 /// one), that it is not found now (never "none").
 std::string no_gpu_observed(const Facts& facts, probe::Vendor vendor, const std::string& kind);
-
-/// What names one GPU in a check's subject: its PCI address, else its UUID, else its name.
-std::string gpu_subject(const probe::Gpu& gpu);
 
 }  // namespace rgpu::doctor

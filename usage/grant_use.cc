@@ -1,14 +1,13 @@
-#include "doctor/usage/grant_use.h"
+#include "usage/grant_use.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_file.h"
 #include "core/state_paths.h"
 #include "core/time_text.h"
 #include "probe/hardware_identity.h"
 
-namespace rgpu::doctor {
+namespace rgpu::usage {
 namespace {
 
 // What each grant covers: its recorded hardware, else what its name reaches now.
@@ -25,8 +24,6 @@ bool covers_any(const std::vector<std::string>& granted, const std::string& iden
   return std::any_of(granted.begin(), granted.end(),
                      [&](const std::string& g) { return probe::identity_covers(g, identity); });
 }
-
-std::string gpu_name(const probe::Gpu& g) { return g.pci_address ? *g.pci_address : g.uuid ? *g.uuid : g.name; }
 
 }  // namespace
 
@@ -57,7 +54,7 @@ UseJudgement judge_use(const RootFs& fs, const grants::GrantSet& grants, const c
         }
         if (!covered) outside.push_back(identity);
       }
-      if (!outside.empty()) out.strays.push_back({p, gpu_name(use.gpu), outside});
+      if (!outside.empty()) out.strays.push_back({p, gpu_subject(use.gpu), outside});
     }
   }
   return out;
@@ -83,9 +80,8 @@ Result<LastUse> read_last_use(const RootFs& fs) {
   return out;
 }
 
-Result<LastUse> record_use(const RootFs& fs, const UseJudgement& judgement, std::chrono::system_clock::time_point now,
-                           std::chrono::seconds granularity) {
-  RGPU_TRY_ASSIGN(auto last, read_last_use(fs));
+UseRecord updated_use(LastUse last, const UseJudgement& judgement, std::chrono::system_clock::time_point now,
+                      std::chrono::seconds granularity) {
   bool changed = !last.since;
   if (!last.since) last.since = now;
   for (auto it = last.seen.begin(); it != last.seen.end();) {
@@ -104,13 +100,17 @@ Result<LastUse> record_use(const RootFs& fs, const UseJudgement& judgement, std:
       changed = true;
     }
   }
-  if (!changed) return last;
-  nlohmann::ordered_json doc = {
-      {"schema", 1}, {"since", format_rfc3339_utc(*last.since)}, {"grants", nlohmann::ordered_json::array()}};
-  for (const auto& [key, t] : last.seen)
-    doc["grants"].push_back({{"repo", key.first}, {"device", key.second}, {"last_used", format_rfc3339_utc(t)}});
-  RGPU_TRY(write_file_atomic(fs, state::kGrantUseRecord, doc.dump(2) + "\n"));
-  return last;
+  return {std::move(last), changed};
 }
 
-}  // namespace rgpu::doctor
+Result<Change> write_use_record(FileSink& sink, const LastUse& record) {
+  nlohmann::ordered_json doc = {
+      {"schema", 1},
+      {"since", record.since ? nlohmann::ordered_json(format_rfc3339_utc(*record.since)) : nlohmann::ordered_json()},
+      {"grants", nlohmann::ordered_json::array()}};
+  for (const auto& [key, t] : record.seen)
+    doc["grants"].push_back({{"repo", key.first}, {"device", key.second}, {"last_used", format_rfc3339_utc(t)}});
+  return sink.write(state::kGrantUseRecord, doc.dump(2) + "\n");
+}
+
+}  // namespace rgpu::usage

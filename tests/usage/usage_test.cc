@@ -7,15 +7,15 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "doctor/usage/process_parsers.h"
 #include "tests/support/admit_on.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machine_builder.h"
 #include "tests/support/machines.h"
 #include "tests/support/stand_in_daemon.h"
+#include "usage/process_parsers.h"
 
 using namespace rgpu;
-using namespace rgpu::doctor;
+using namespace rgpu::usage;
 using namespace rgpu::test;
 using Catch::Contains;
 using nlohmann::json;

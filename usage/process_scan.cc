@@ -1,4 +1,4 @@
-#include "doctor/usage/process_scan.h"
+#include "usage/process_scan.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <memory>
 #include <thread>
 
-namespace rgpu::doctor {
+namespace rgpu::usage {
 namespace {
 
 constexpr unsigned kDrmMajor = 226;  // render and card nodes: the only ones with DRM fdinfo
@@ -138,4 +138,4 @@ std::map<int, DrmFile> reread_drm_files(const RootFs& fs, const NodeHolder& hold
   return out;
 }
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::usage

@@ -1,10 +1,10 @@
-#include "doctor/usage/process_parsers.h"
+#include "usage/process_parsers.h"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 
-namespace rgpu::doctor {
+namespace rgpu::usage {
 namespace {
 
 constexpr std::size_t kIdLength = 64;
@@ -130,4 +130,4 @@ std::optional<double> busiest_engine_percent(const DrmClient& before, const DrmC
   return std::min(100.0, 100.0 * static_cast<double>(busiest) / static_cast<double>(interval_ns));
 }
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::usage

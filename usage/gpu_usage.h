@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +15,7 @@
 #include "probe/inventory.h"
 #include "probe/nvml_library.h"
 
-namespace rgpu::doctor {
+namespace rgpu::usage {
 
 /// Whose a process is: a repository's container, a container no repository daemon lists, or a
 /// process of the machine itself (outside any container).
@@ -65,7 +66,11 @@ std::vector<std::string> gpu_nodes(const probe::Gpu& gpu);
 UsageReport gpu_usage(const RootFs& fs, const probe::Inventory& inventory, const std::optional<probe::NvmlReport>& nvml,
                       const std::map<std::string, std::string>& repo_hosts, const UsageOptions& options = {});
 
+/// What names one GPU in `usage`'s table, a check's subject and a metric's label: its PCI
+/// address, else its UUID, else its name.
+std::string gpu_subject(const probe::Gpu& gpu);
+
 /// "web", "unknown" or "host": the owner as metrics and `usage` label it.
 std::string owner_label(const GpuProcess& process);
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::usage

@@ -1,4 +1,4 @@
-#include "doctor/usage/gpu_usage.h"
+#include "usage/gpu_usage.h"
 
 #include <sys/sysmacros.h>
 
@@ -10,9 +10,9 @@
 #include <thread>
 
 #include "docker/client.h"
-#include "doctor/usage/process_scan.h"
+#include "usage/process_scan.h"
 
-namespace rgpu::doctor {
+namespace rgpu::usage {
 namespace {
 
 // Which GPU (by its place in the inventory) and node each device number is.
@@ -197,6 +197,8 @@ UsageReport gpu_usage(const RootFs& fs, const probe::Inventory& inventory, const
   return report;
 }
 
+std::string gpu_subject(const probe::Gpu& gpu) { return gpu.pci_address.value_or(gpu.uuid.value_or(gpu.name)); }
+
 std::string owner_label(const GpuProcess& process) {
   switch (process.owner) {
     case Owner::repository: return process.repository.value_or("unknown");
@@ -206,4 +208,4 @@ std::string owner_label(const GpuProcess& process) {
   return "unknown";
 }
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::usage

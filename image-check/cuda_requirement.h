@@ -12,7 +12,7 @@
 #include "core/result.h"
 #include "probe/inventory.h"
 
-namespace rgpu::doctor {
+namespace rgpu::image_check {
 
 /// A dotted version ("12.4", "550.54.15"); missing parts compare as 0.
 struct DottedVersion {
@@ -78,4 +78,4 @@ CudaVerdict judge(const std::string& image, const ImageRequirement& req, const H
 Result<CudaVerdict> check_image_cuda(const probe::Inventory& inventory, const std::string& socket,
                                      const std::string& image);
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::image_check

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "core/root_fs.h"
-#include "doctor/usage/process_parsers.h"
+#include "usage/process_parsers.h"
 
-namespace rgpu::doctor {
+namespace rgpu::usage {
 
 /// One open DRM file: the node it is (by device number) and its statistics.
 struct DrmFile {
@@ -50,4 +50,4 @@ HeldNodes processes_holding(const RootFs& fs, const std::set<dev_t>& devices);
 /// The same DRM files read again: fd -> statistics, for utilisation over an interval.
 std::map<int, DrmFile> reread_drm_files(const RootFs& fs, const NodeHolder& holder);
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::usage

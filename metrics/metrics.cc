@@ -1,28 +1,28 @@
-#include "doctor/metrics.h"
+#include "metrics/metrics.h"
 
 #include <map>
 #include <sstream>
 
+#include "canary/record.h"
 #include "core/time_text.h"
-#include "doctor/container/canary.h"
 #include "doctor/host_driver/kernel_log.h"
 #include "doctor/host_driver/lost_gpus.h"
 #include "doctor/host_driver/ras_counts.h"
 #include "grants/hardware.h"
 
-namespace rgpu::doctor {
+namespace rgpu::metrics {
 namespace {
 
 void family(std::ostringstream& out, const char* name, const char* help, const char* type = "gauge") {
   out << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n";
 }
 
-int severity(Status s) {
+int severity(doctor::Status s) {
   switch (s) {
-    case Status::skip: return 0;
-    case Status::ok: return 1;
-    case Status::warn: return 2;
-    case Status::fail: return 3;
+    case doctor::Status::skip: return 0;
+    case doctor::Status::ok: return 1;
+    case doctor::Status::warn: return 2;
+    case doctor::Status::fail: return 3;
   }
   return 0;
 }
@@ -37,7 +37,7 @@ void link_series(std::ostringstream& out, const char* name, const probe::Gpu& g,
 }
 
 // NVIDIA's memory health per GPU, where NVML reports it.
-void nvidia_memory_series(std::ostringstream& out, const Facts& f) {
+void nvidia_memory_series(std::ostringstream& out, const doctor::Facts& f) {
   if (!f.nvml) return;
   const auto each = [&](const char* name, const char* help, auto value) {
     family(out, name, help);
@@ -70,12 +70,12 @@ std::string label(std::string_view value) {
 
 // Who uses each GPU, per repository ("host": the machine's own processes; "unknown": a container
 // no repository daemon lists), and which grants are in use: "granted but idle" as a series.
-void usage_series(std::ostringstream& out, const Facts& f) {
+void usage_series(std::ostringstream& out, const doctor::Facts& f) {
   if (!f.usage) return;
   std::map<std::pair<std::string, std::string>, std::pair<size_t, std::optional<std::uint64_t>>> per;
   for (const auto& use : f.usage->gpus) {
     for (const auto& p : use.processes) {
-      auto& [n, bytes] = per[{owner_label(p), gpu_subject(use.gpu)}];
+      auto& [n, bytes] = per[{usage::owner_label(p), usage::gpu_subject(use.gpu)}];
       ++n;
       if (p.memory_bytes) bytes = bytes.value_or(0) + *p.memory_bytes;
     }
@@ -111,13 +111,13 @@ std::int64_t unix_seconds(const std::string& rfc3339) {
 }
 
 // The last canary of each repository's names, as its record keeps it.
-void canary_series(std::ostringstream& out, const Facts& f) {
-  std::vector<CanaryResult> all;
-  for (const auto& repo : canary_repos(f.fs)) {
-    if (auto results = read_canary_results(f.fs, repo)) all.insert(all.end(), results->begin(), results->end());
+void canary_series(std::ostringstream& out, const doctor::Facts& f) {
+  std::vector<canary::CanaryResult> all;
+  for (const auto& repo : canary::canary_repos(f.fs)) {
+    if (auto results = canary::read_canary_results(f.fs, repo)) all.insert(all.end(), results->begin(), results->end());
   }
   if (all.empty()) return;
-  const auto series = [&](const char* name, const CanaryResult& c) {
+  const auto series = [&](const char* name, const canary::CanaryResult& c) {
     out << name << "{repository=\"" << label(c.repo) << "\",device=\"" << label(c.device) << "\"} ";
   };
   family(out, "rediacc_gpu_canary_ok", "1 when the last canary through the repository's own daemon saw the device.");
@@ -142,14 +142,14 @@ void canary_series(std::ostringstream& out, const Facts& f) {
 // GPUs found now by vendor, and those lost (the recorded inventory has them or keeps them as
 // missing, or the NVIDIA driver lists them): a machine that lost a GPU must not read as one that
 // never had it, even after setup rewrote its inventory.
-void gpu_series(std::ostringstream& out, const Facts& f) {
+void gpu_series(std::ostringstream& out, const doctor::Facts& f) {
   family(out, "rediacc_gpu_gpus", "GPUs found on this machine now, by vendor.");
   for (auto v : {probe::Vendor::nvidia, probe::Vendor::amd, probe::Vendor::intel, probe::Vendor::other}) {
     size_t n = 0;
     for (const auto& g : f.fresh.gpus) n += g.vendor == v;
     out << "rediacc_gpu_gpus{vendor=\"" << probe::to_string(v) << "\"} " << n << "\n";
   }
-  const auto lost = lost_gpus(f);
+  const auto lost = doctor::lost_gpus(f);
   family(out, "rediacc_gpu_gpus_missing",
          "GPUs the recorded inventory has or keeps as missing, or the NVIDIA driver lists, that are gone from the PCI "
          "bus or do not answer; 0 when none.");
@@ -160,20 +160,20 @@ void gpu_series(std::ostringstream& out, const Facts& f) {
 
 // The kernel's events since boot, per GPU and code (counters that restart with the machine), and
 // AMD's RAS counters since the driver loaded.
-void kernel_event_series(std::ostringstream& out, const Facts& f) {
-  const auto log = read_kernel_log(f);
+void kernel_event_series(std::ostringstream& out, const doctor::Facts& f) {
+  const auto log = doctor::read_kernel_log(f);
   family(out, "rediacc_gpu_xid_errors_total", "NVIDIA Xid events in the kernel log since boot, by GPU and code.",
          "counter");
-  for (const auto& [key, n] : xid_counts(log.lines))
+  for (const auto& [key, n] : doctor::xid_counts(log.lines))
     out << "rediacc_gpu_xid_errors_total{pci_address=\"" << key.first << "\",xid=\"" << key.second << "\"} " << n
         << "\n";
   family(out, "rediacc_gpu_amdgpu_events_total",
          "amdgpu GPU resets and uncorrectable (RAS) errors in the kernel log since boot, by GPU.", "counter");
-  for (const auto& [key, n] : amdgpu_events(log.lines))
+  for (const auto& [key, n] : doctor::amdgpu_events(log.lines))
     out << "rediacc_gpu_amdgpu_events_total{pci_address=\"" << key.first << "\",event=\"" << key.second << "\"} " << n
         << "\n";
   family(out, "rediacc_gpu_ras_errors", "AMD RAS error counters since the driver loaded, by GPU, block and kind.");
-  for (const auto& c : amd_ras_counts(f)) {
+  for (const auto& c : doctor::amd_ras_counts(f)) {
     for (const auto& [kind, n] : {std::pair{"uncorrectable", c.uncorrectable}, std::pair{"correctable", c.correctable}})
       out << "rediacc_gpu_ras_errors{pci_address=\"" << c.pci_address << "\",block=\"" << c.block << "\",kind=\""
           << kind << "\"} " << n << "\n";
@@ -185,7 +185,7 @@ void kernel_event_series(std::ostringstream& out, const Facts& f) {
 
 // The link as sysfs shows it now, so a dashboard can chart a downtrained link (width below its
 // maximum) next to the idle speed drop that is no fault.
-void pcie_series(std::ostringstream& out, const Facts& f) {
+void pcie_series(std::ostringstream& out, const doctor::Facts& f) {
   family(out, "rediacc_gpu_pcie_link_width", "PCIe link width of each GPU: current and maximum lanes.");
   for (const auto& g : f.fresh.gpus) {
     if (g.pcie_link)
@@ -199,7 +199,7 @@ void pcie_series(std::ostringstream& out, const Facts& f) {
   }
 }
 
-void inventory_series(std::ostringstream& out, const Facts& f, std::chrono::system_clock::time_point now) {
+void inventory_series(std::ostringstream& out, const doctor::Facts& f, std::chrono::system_clock::time_point now) {
   const auto recorded_at = f.recorded ? parse_rfc3339_utc(f.recorded->generated_at) : std::nullopt;
   family(out, "rediacc_gpu_inventory_present", "1 when /etc/rediacc/gpu/inventory.json exists and parses.");
   out << "rediacc_gpu_inventory_present " << (f.recorded ? 1 : 0) << "\n";
@@ -211,33 +211,33 @@ void inventory_series(std::ostringstream& out, const Facts& f, std::chrono::syst
 }
 
 // Each check's worst status (a check that runs per GPU is one series), spec drift and the failing count.
-void doctor_series(std::ostringstream& out, const std::vector<Check>& checks) {
-  std::map<std::pair<std::string, int>, Status> worst;
+void doctor_series(std::ostringstream& out, const std::vector<doctor::Check>& checks) {
+  std::map<std::pair<std::string, int>, doctor::Status> worst;
   for (const auto& c : checks) {
-    auto [it, fresh] = worst.try_emplace({c.id, layer_number(c.layer)}, c.status);
+    auto [it, fresh] = worst.try_emplace({c.id, doctor::layer_number(c.layer)}, c.status);
     if (!fresh && severity(c.status) > severity(it->second)) it->second = c.status;
   }
   const auto failing = [&](const char* id) {
     for (const auto& [key, status] : worst) {
-      if (key.first == id && status == Status::fail) return true;
+      if (key.first == id && status == doctor::Status::fail) return true;
     }
     return false;
   };
   family(out, "rediacc_gpu_spec_drift", "1 when a CDI spec no longer matches the loaded driver or the GPUs present.");
-  out << "rediacc_gpu_spec_drift " << (failing(check_id::kNvidiaSpec) || failing(check_id::kRediaccSpecs) ? 1 : 0)
-      << "\n";
+  out << "rediacc_gpu_spec_drift "
+      << (failing(doctor::check_id::kNvidiaSpec) || failing(doctor::check_id::kRediaccSpecs) ? 1 : 0) << "\n";
   family(out, "rediacc_gpu_doctor_check", "Each doctor check, 1 on the series of its worst status.");
   for (const auto& [key, status] : worst) {
     out << "rediacc_gpu_doctor_check{id=\"" << key.first << "\",layer=\"" << key.second << "\",status=\""
-        << status_name(status) << "\"} 1\n";
+        << doctor::status_name(status) << "\"} 1\n";
   }
   size_t failed = 0;
-  for (const auto& [key, status] : worst) failed += status == Status::fail;
+  for (const auto& [key, status] : worst) failed += status == doctor::Status::fail;
   family(out, "rediacc_gpu_doctor_failed_checks", "Doctor checks that fail; 0 on a healthy machine.");
   out << "rediacc_gpu_doctor_failed_checks " << failed << "\n";
 }
 
-void grant_series(std::ostringstream& out, const Facts& f) {
+void grant_series(std::ostringstream& out, const doctor::Facts& f) {
   size_t exclusive = 0, shared = 0;
   if (f.grants) {
     for (const auto& g : f.grants->grants) (g.exclusive ? exclusive : shared) += 1;
@@ -257,7 +257,8 @@ void grant_series(std::ostringstream& out, const Facts& f) {
 
 }  // namespace
 
-std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::chrono::system_clock::time_point now) {
+std::string text(const doctor::Facts& f, const std::vector<doctor::Check>& checks,
+                 std::chrono::system_clock::time_point now) {
   std::ostringstream out;
   gpu_series(out, f);
   kernel_event_series(out, f);
@@ -270,4 +271,4 @@ std::string metrics_text(const Facts& f, const std::vector<Check>& checks, std::
   return out.str();
 }
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::metrics

@@ -2,7 +2,8 @@
 // What the processes using GPUs say about the grants: which grants are in use now, which
 // repository's process holds hardware its repository holds no grant for (a container that kept
 // its device after a revoke, or reached it another way), and when each grant was last seen in
-// use, kept across runs in /var/lib/rediacc/gpu/grant-use.json.
+// use, kept across runs in /var/lib/rediacc/gpu/grant-use.json (written by the runs that own it,
+// doctor's and metrics', through their FileSink).
 
 #include <chrono>
 #include <map>
@@ -12,12 +13,13 @@
 #include <vector>
 
 #include "cdi-gen/spec_index.h"
+#include "core/file_sink.h"
 #include "core/result.h"
 #include "core/root_fs.h"
-#include "doctor/usage/gpu_usage.h"
 #include "grants/grant_set.h"
+#include "usage/gpu_usage.h"
 
-namespace rgpu::doctor {
+namespace rgpu::usage {
 
 /// A repository's process on hardware none of its grants covers.
 struct StrayUse {
@@ -48,10 +50,17 @@ struct LastUse {
 /// grant-use.json as written; empty when absent, an error when it does not parse.
 Result<LastUse> read_last_use(const RootFs& fs);
 
-/// Records `now` for every grant in use, drops grants that are gone, and writes the file when
-/// that changes a time by more than `granularity` (a scrape every 15 s does not rewrite it every
-/// 15 s). Returns the record as it stands. A file that does not parse is left alone (an error).
-Result<LastUse> record_use(const RootFs& fs, const UseJudgement& judgement, std::chrono::system_clock::time_point now,
-                           std::chrono::seconds granularity = std::chrono::minutes(5));
+/// The record after a look at `now`: `now` for every grant in use, grants that are gone dropped.
+/// `changed` only when that begins the record, drops a grant or moves a time by more than
+/// `granularity` (a scrape every 15 s does not rewrite the file every 15 s).
+struct UseRecord {
+  LastUse last;
+  bool changed = false;
+};
+UseRecord updated_use(LastUse last, const UseJudgement& judgement, std::chrono::system_clock::time_point now,
+                      std::chrono::seconds granularity = std::chrono::minutes(5));
 
-}  // namespace rgpu::doctor
+/// Writes `record` as grant-use.json through `sink`.
+Result<Change> write_use_record(FileSink& sink, const LastUse& record);
+
+}  // namespace rgpu::usage

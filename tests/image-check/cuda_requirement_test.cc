@@ -3,9 +3,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "doctor/container/cuda_requirement.h"
+#include "image-check/cuda_requirement.h"
 
-using namespace rgpu::doctor;
+using namespace rgpu::image_check;
 using Kind = CudaVerdict::Kind;
 
 namespace {

@@ -6,17 +6,15 @@
 
 #include <chrono>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cdi-gen/spec_index.h"
-#include "core/result.h"
 #include "core/root_fs.h"
 
-namespace rgpu::doctor {
+namespace rgpu::canary {
 
 struct CanaryRequest {
   std::string repo;
@@ -54,22 +52,4 @@ struct CanaryDiagnosis {
 };
 CanaryDiagnosis diagnose_canary(const CanaryResult& result);
 
-/// One result as `canary -o json` prints it and the record keeps it: device, image, ok, stage,
-/// detail, at, seconds, last_success (null when none).
-nlohmann::ordered_json canary_json(const CanaryResult& result);
-
-/// Where a repository's results are kept: /var/lib/rediacc/gpu/canary/REPO.json.
-std::string canary_record_path(const std::string& repo);
-
-/// Every result kept for `repo`, by device; empty when none, an error when the file does not parse.
-Result<std::vector<CanaryResult>> read_canary_results(const RootFs& fs, const std::string& repo);
-
-/// Every repository with a record, sorted.
-std::vector<std::string> canary_repos(const RootFs& fs);
-
-/// Keeps `results` (one per device, replacing the earlier ones; last_success carried over from
-/// the earlier one when this run failed) in the repository's record, written atomically.
-Result<std::vector<CanaryResult>> record_canary(const RootFs& fs, const std::string& repo,
-                                                std::vector<CanaryResult> results);
-
-}  // namespace rgpu::doctor
+}  // namespace rgpu::canary

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace rgpu::doctor {
+namespace rgpu::usage {
 
 /// The Docker container id (64 hex digits) in /proc/PID/cgroup's text: the last path segment
 /// that is one or ends in one ("docker-<id>.scope" with systemd's driver, "/docker/<id>" with
@@ -39,4 +39,4 @@ std::optional<DrmClient> parse_drm_fdinfo(std::string_view fdinfo);
 std::optional<double> busiest_engine_percent(const DrmClient& before, const DrmClient& after,
                                              std::uint64_t interval_ns);
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::usage

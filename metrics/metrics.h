@@ -9,11 +9,11 @@
 #include "doctor/check.h"
 #include "doctor/facts.h"
 
-namespace rgpu::doctor {
+namespace rgpu::metrics {
 
 /// The metrics text: GPUs by vendor, the inventory's age, spec drift, each doctor check's worst
 /// status, failed checks, grants. Every family has HELP and TYPE; label sets are unique.
-std::string metrics_text(const Facts& facts, const std::vector<Check>& checks,
-                         std::chrono::system_clock::time_point now);
+std::string text(const doctor::Facts& facts, const std::vector<doctor::Check>& checks,
+                 std::chrono::system_clock::time_point now);
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::metrics

@@ -1,4 +1,4 @@
-#include "doctor/container/cuda_requirement.h"
+#include "image-check/cuda_requirement.h"
 
 #include <algorithm>
 #include <sstream>
@@ -6,7 +6,7 @@
 #include "core/joined.h"
 #include "docker/images.h"
 
-namespace rgpu::doctor {
+namespace rgpu::image_check {
 namespace {
 
 // The Linux x86_64 driver each CUDA minor's GA release needs: NVIDIA's CUDA Toolkit release notes,
@@ -282,4 +282,4 @@ CudaVerdict judge(const std::string& image, const ImageRequirement& req, const H
                              (host.cuda ? " built for CUDA " + host.cuda->text + " or earlier" : "")};
 }
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::image_check

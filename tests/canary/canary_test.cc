@@ -3,9 +3,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "doctor/container/canary.h"
+#include "canary/canary.h"
 
-using namespace rgpu::doctor;
+using namespace rgpu::canary;
 
 TEST_CASE("canary: the container's device nodes are read by number, in every directory ls lists") {
   const std::string busybox =
