@@ -53,6 +53,15 @@ std::vector<std::string> canary_repos(const RootFs& fs) {
   return out;
 }
 
+std::vector<RepoRecord> read_canary_records(const RootFs& fs) {
+  std::vector<RepoRecord> out;
+  for (auto& repo : canary_repos(fs)) {
+    auto results = read_canary_results(fs, repo);
+    out.push_back({std::move(repo), std::move(results)});
+  }
+  return out;
+}
+
 Result<std::vector<CanaryResult>> record_canary(FileSink& sink, const RootFs& fs, const std::string& repo,
                                                 std::vector<CanaryResult> results) {
   RGPU_TRY_ASSIGN(auto all, read_canary_results(fs, repo));

@@ -26,6 +26,15 @@ Result<std::vector<CanaryResult>> read_canary_results(const RootFs& fs, const st
 /// Every repository with a record, sorted.
 std::vector<std::string> canary_repos(const RootFs& fs);
 
+/// One repository's record as read: its results, or why they cannot be read.
+struct RepoRecord {
+  std::string repo;
+  Result<std::vector<CanaryResult>> results;
+};
+
+/// Every repository's record (canary_repos), each read once.
+std::vector<RepoRecord> read_canary_records(const RootFs& fs);
+
 /// Keeps `results` (one per device, replacing the earlier ones; last_success carried over from
 /// the earlier one when this run failed) in the repository's record read from `fs`, written
 /// through `sink` (the canary command's own change). Returns every result the record keeps.

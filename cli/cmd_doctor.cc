@@ -116,7 +116,8 @@ int run_doctor(const GlobalOptions& global, DoctorFlags f) {
   }
   RootFs fs(global.root);
   ProcessRunner runner;
-  auto facts = gather_facts(fs, runner, f.container.docker_host);
+  MachineFileSink sink(fs);
+  auto facts = gather_facts(fs, runner, sink, {.docker_host = f.container.docker_host});
   if (!facts) return report_failure(facts.error());
   auto checks = doctor::run_doctor(*facts);
   const auto container = doctor::container_checks(*facts, f.container);

@@ -22,14 +22,14 @@ struct MetricsFlags {
 int run_metrics(const GlobalOptions& global, const MetricsFlags& f) {
   RootFs fs(global.root);
   ProcessRunner runner;
-  auto facts = gather_facts(fs, runner, "", f.usage ? std::optional(usage::UsageOptions{}) : std::nullopt);
+  MachineFileSink sink(fs);
+  auto facts = gather_facts(fs, runner, sink, {.usage = f.usage ? std::optional(usage::UsageOptions{}) : std::nullopt});
   if (!facts) return report_failure(facts.error());
   const auto text = metrics::text(*facts, doctor::run_doctor(*facts), std::chrono::system_clock::now());
   if (f.textfile.empty()) {
     std::cout << text;
     return kExitOk;
   }
-  MachineFileSink sink(fs);
   auto written = sink.write(f.textfile, text, 0644);
   return written ? kExitOk : report_failure(written.error());
 }

@@ -6,9 +6,12 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "cli/gather_facts.h"
 #include "cli/render.h"
 #include "core/joined.h"
+#include "docker/running_daemons.h"
+#include "facts/gather.h"
+#include "setup/machine_probe.h"
+#include "usage/gpu_usage.h"
 
 namespace rgpu::cli {
 namespace {
@@ -82,12 +85,14 @@ nlohmann::ordered_json json(const usage::UsageReport& r) {
 
 int run_usage(const GlobalOptions& global, const UsageFlags& f) {
   RootFs fs(global.root);
-  ProcessRunner runner;
+  auto probed = setup::probe_machine(fs);
+  if (!probed) return report_failure(probed.error());
   usage::UsageOptions options;
   options.sample = std::chrono::milliseconds(f.sample_ms);
-  auto facts = gather_facts(fs, runner, "", options);
-  if (!facts) return report_failure(facts.error());
-  const auto& report = *facts->usage;
+  // Who uses the GPUs and nothing else: no daemon is asked of itself, and no record is written.
+  const auto& inventory = probed->inventory;
+  const auto report = usage::gpu_usage(fs, inventory, facts::ask_nvml(fs, inventory),
+                                       docker::repo_daemon_addresses(fs, docker::running_docker_daemons(fs)), options);
   if (f.output == "json") {
     std::cout << json(report).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   } else {

@@ -5,10 +5,6 @@
 
 #include "canary/record.h"
 #include "core/time_text.h"
-#include "doctor/host_driver/kernel_log.h"
-#include "doctor/host_driver/lost_gpus.h"
-#include "doctor/host_driver/ras_counts.h"
-#include "grants/hardware.h"
 
 namespace rgpu::metrics {
 namespace {
@@ -37,7 +33,7 @@ void link_series(std::ostringstream& out, const char* name, const probe::Gpu& g,
 }
 
 // NVIDIA's memory health per GPU, where NVML reports it.
-void nvidia_memory_series(std::ostringstream& out, const doctor::Facts& f) {
+void nvidia_memory_series(std::ostringstream& out, const facts::Facts& f) {
   if (!f.nvml) return;
   const auto each = [&](const char* name, const char* help, auto value) {
     family(out, name, help);
@@ -70,7 +66,7 @@ std::string label(std::string_view value) {
 
 // Who uses each GPU, per repository ("host": the machine's own processes; "unknown": a container
 // no repository daemon lists), and which grants are in use: "granted but idle" as a series.
-void usage_series(std::ostringstream& out, const doctor::Facts& f) {
+void usage_series(std::ostringstream& out, const facts::Facts& f) {
   if (!f.usage) return;
   std::map<std::pair<std::string, std::string>, std::pair<size_t, std::optional<std::uint64_t>>> per;
   for (const auto& use : f.usage->gpus) {
@@ -111,10 +107,10 @@ std::int64_t unix_seconds(const std::string& rfc3339) {
 }
 
 // The last canary of each repository's names, as its record keeps it.
-void canary_series(std::ostringstream& out, const doctor::Facts& f) {
+void canary_series(std::ostringstream& out, const facts::Facts& f) {
   std::vector<canary::CanaryResult> all;
-  for (const auto& repo : canary::canary_repos(f.fs)) {
-    if (auto results = canary::read_canary_results(f.fs, repo)) all.insert(all.end(), results->begin(), results->end());
+  for (const auto& record : f.canaries) {
+    if (record.results) all.insert(all.end(), record.results->begin(), record.results->end());
   }
   if (all.empty()) return;
   const auto series = [&](const char* name, const canary::CanaryResult& c) {
@@ -142,14 +138,14 @@ void canary_series(std::ostringstream& out, const doctor::Facts& f) {
 // GPUs found now by vendor, and those lost (the recorded inventory has them or keeps them as
 // missing, or the NVIDIA driver lists them): a machine that lost a GPU must not read as one that
 // never had it, even after setup rewrote its inventory.
-void gpu_series(std::ostringstream& out, const doctor::Facts& f) {
+void gpu_series(std::ostringstream& out, const facts::Facts& f) {
   family(out, "rediacc_gpu_gpus", "GPUs found on this machine now, by vendor.");
   for (auto v : {probe::Vendor::nvidia, probe::Vendor::amd, probe::Vendor::intel, probe::Vendor::other}) {
     size_t n = 0;
     for (const auto& g : f.fresh.gpus) n += g.vendor == v;
     out << "rediacc_gpu_gpus{vendor=\"" << probe::to_string(v) << "\"} " << n << "\n";
   }
-  const auto lost = doctor::lost_gpus(f);
+  const auto& lost = f.presence.lost;
   family(out, "rediacc_gpu_gpus_missing",
          "GPUs the recorded inventory has or keeps as missing, or the NVIDIA driver lists, that are gone from the PCI "
          "bus or do not answer; 0 when none.");
@@ -160,20 +156,20 @@ void gpu_series(std::ostringstream& out, const doctor::Facts& f) {
 
 // The kernel's events since boot, per GPU and code (counters that restart with the machine), and
 // AMD's RAS counters since the driver loaded.
-void kernel_event_series(std::ostringstream& out, const doctor::Facts& f) {
-  const auto log = doctor::read_kernel_log(f);
+void kernel_event_series(std::ostringstream& out, const facts::Facts& f) {
+  const auto& log = f.kernel_log;
   family(out, "rediacc_gpu_xid_errors_total", "NVIDIA Xid events in the kernel log since boot, by GPU and code.",
          "counter");
-  for (const auto& [key, n] : doctor::xid_counts(log.lines))
+  for (const auto& [key, n] : facts::xid_counts(log.lines))
     out << "rediacc_gpu_xid_errors_total{pci_address=\"" << key.first << "\",xid=\"" << key.second << "\"} " << n
         << "\n";
   family(out, "rediacc_gpu_amdgpu_events_total",
          "amdgpu GPU resets and uncorrectable (RAS) errors in the kernel log since boot, by GPU.", "counter");
-  for (const auto& [key, n] : doctor::amdgpu_events(log.lines))
+  for (const auto& [key, n] : facts::amdgpu_events(log.lines))
     out << "rediacc_gpu_amdgpu_events_total{pci_address=\"" << key.first << "\",event=\"" << key.second << "\"} " << n
         << "\n";
   family(out, "rediacc_gpu_ras_errors", "AMD RAS error counters since the driver loaded, by GPU, block and kind.");
-  for (const auto& c : doctor::amd_ras_counts(f)) {
+  for (const auto& c : f.ras_counts) {
     for (const auto& [kind, n] : {std::pair{"uncorrectable", c.uncorrectable}, std::pair{"correctable", c.correctable}})
       out << "rediacc_gpu_ras_errors{pci_address=\"" << c.pci_address << "\",block=\"" << c.block << "\",kind=\""
           << kind << "\"} " << n << "\n";
@@ -185,7 +181,7 @@ void kernel_event_series(std::ostringstream& out, const doctor::Facts& f) {
 
 // The link as sysfs shows it now, so a dashboard can chart a downtrained link (width below its
 // maximum) next to the idle speed drop that is no fault.
-void pcie_series(std::ostringstream& out, const doctor::Facts& f) {
+void pcie_series(std::ostringstream& out, const facts::Facts& f) {
   family(out, "rediacc_gpu_pcie_link_width", "PCIe link width of each GPU: current and maximum lanes.");
   for (const auto& g : f.fresh.gpus) {
     if (g.pcie_link)
@@ -199,7 +195,7 @@ void pcie_series(std::ostringstream& out, const doctor::Facts& f) {
   }
 }
 
-void inventory_series(std::ostringstream& out, const doctor::Facts& f, std::chrono::system_clock::time_point now) {
+void inventory_series(std::ostringstream& out, const facts::Facts& f, std::chrono::system_clock::time_point now) {
   const auto recorded_at = f.recorded ? parse_rfc3339_utc(f.recorded->generated_at) : std::nullopt;
   family(out, "rediacc_gpu_inventory_present", "1 when /etc/rediacc/gpu/inventory.json exists and parses.");
   out << "rediacc_gpu_inventory_present " << (f.recorded ? 1 : 0) << "\n";
@@ -237,7 +233,7 @@ void doctor_series(std::ostringstream& out, const std::vector<doctor::Check>& ch
   out << "rediacc_gpu_doctor_failed_checks " << failed << "\n";
 }
 
-void grant_series(std::ostringstream& out, const doctor::Facts& f) {
+void grant_series(std::ostringstream& out, const facts::Facts& f) {
   size_t exclusive = 0, shared = 0;
   if (f.grants) {
     for (const auto& g : f.grants->grants) (g.exclusive ? exclusive : shared) += 1;
@@ -248,7 +244,7 @@ void grant_series(std::ostringstream& out, const doctor::Facts& f) {
   // Zero grants and a grants file nobody can read both count 0 above: this tells them apart.
   family(out, "rediacc_gpu_grants_readable", "1 when the grants file is absent or parses, 0 when it cannot be read.");
   out << "rediacc_gpu_grants_readable " << (f.grants ? 1 : 0) << "\n";
-  const size_t moved = f.grants ? grants::moved_grants(probe::HardwareReader(f.fs), f.specs, *f.grants).size() : 0;
+  const size_t moved = f.grant_moves.size();
   family(out, "rediacc_gpu_grants_moved",
          "Grants the gate refuses as the machine is now: the name reaches other hardware than was granted or than "
          "its key names, or no spec defines it; 0 when none.");
@@ -257,7 +253,7 @@ void grant_series(std::ostringstream& out, const doctor::Facts& f) {
 
 }  // namespace
 
-std::string text(const doctor::Facts& f, const std::vector<doctor::Check>& checks,
+std::string text(const facts::Facts& f, const std::vector<doctor::Check>& checks,
                  std::chrono::system_clock::time_point now) {
   std::ostringstream out;
   gpu_series(out, f);

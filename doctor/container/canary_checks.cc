@@ -36,8 +36,7 @@ Check judged(const canary::CanaryResult& c, std::chrono::system_clock::time_poin
 std::vector<Check> canary_checks(const Facts& f) {
   std::vector<Check> out;
   const auto now = std::chrono::system_clock::now();
-  for (const auto& repo : canary::canary_repos(f.fs)) {
-    auto results = canary::read_canary_results(f.fs, repo);
+  for (const auto& [repo, results] : f.canaries) {
     if (!results) {
       out.push_back(kCheck.warn("canary", results.error().message, "the canary's last results cannot be read",
                                 "move the file aside; the next canary writes it anew"));

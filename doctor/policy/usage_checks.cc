@@ -89,7 +89,7 @@ std::vector<Check> idle_checks(const Facts& f, std::chrono::system_clock::time_p
   if (!f.use || !f.last_use) return {kCheck.skip("grant-idle", "which grants are in use was not looked at")};
   if (!*f.last_use)
     return {kCheck.warn("grant-idle", f.last_use->error().message, "idle grants cannot be told",
-                        "move the file aside; the next doctor, usage or metrics run starts it anew")};
+                        "move the file aside; the next doctor or metrics run starts it anew")};
   if (f.grants->grants.empty()) return {kCheck.skip("grant-idle", "no repository holds a grant")};
   const auto& record = **f.last_use;
   std::vector<Check> out;

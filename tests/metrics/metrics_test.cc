@@ -1,11 +1,14 @@
 // metrics on fixture machines: node_exporter's textfile format, and what one scrape costs the
 // machine.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
 
+#include "tests/support/fake_tools.h"
 #include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
 #include "tests/support/nvidia_set_up.h"
 #include "tests/support/run_binary.h"
 
@@ -50,4 +53,22 @@ TEST_CASE("metrics: the textfile collector's format, written atomically, passes 
   CHECK_THAT(drifted.out,
              Catch::Contains("rediacc_gpu_doctor_check{id=\"nvidia-spec\",layer=\"3\",status=\"fail\"} 1\n"));
   CHECK(run_program("/usr/bin/promtool", {"check", "metrics"}, drifted.out).exit_code == 0);
+}
+
+TEST_CASE("metrics: one scrape reads the kernel log once, for doctor's kernel-log check and the Xid series alike") {
+  FixtureRoot root;
+  workstation_numbered(root, {128, 129, 130});
+  FakeTools fakes;
+  // No /dev/kmsg in the root: the journal is read, through the root's journalctl, which hands
+  // over to the recording fake first on PATH.
+  root.write("/usr/bin/journalctl", "#!/bin/sh\nexec journalctl \"$@\"\n");
+  fs::permissions(root.host("/usr/bin/journalctl"), fs::perms::owner_all);
+  const auto scrape = run_tool({"metrics", "--root", root.str()}, "", fakes.env());
+  INFO(scrape.err);
+  REQUIRE(scrape.exit_code == 0);
+  CHECK_THAT(scrape.out, Catch::Contains("rediacc_gpu_kernel_log_readable 1\n"));
+  const auto calls = fakes.calls();
+  INFO(Catch::rangeToString(calls));
+  CHECK(std::count_if(calls.begin(), calls.end(), [](const std::string& c) { return c.starts_with("journalctl "); }) ==
+        1);
 }

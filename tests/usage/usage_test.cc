@@ -2,6 +2,7 @@
 // container shows), their containers and repositories, memory from NVML and DRM fdinfo, and what
 // doctor and metrics make of it.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <map>
@@ -239,6 +240,31 @@ TEST_CASE(
   const auto record = json::parse(root.read("/var/lib/rediacc/gpu/grant-use.json"));
   CHECK(record["grants"][0]["repo"] == "web");
   CHECK(record["grants"][0]["device"] == "rediacc.io/dri=renderD130");
+}
+
+TEST_CASE("usage: asks the repository daemons for their containers alone, and writes nothing") {
+  FixtureRoot root;
+  busy_workstation(root);
+  REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
+  REQUIRE(tool_on(root, {"grant", "web", "--device", "rediacc.io/dri=renderD130"}).exit_code == 0);
+  RepoDaemons daemons(root);
+  const auto files = [&] {
+    std::map<std::string, std::filesystem::file_time_type> out;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root.path())) {
+      if (e.is_regular_file()) out[e.path().string()] = e.last_write_time();
+    }
+    return out;
+  };
+  const auto before = files();
+  CHECK(processes_by_pid(usage_of(root)).at("100")["repository"] == "web");
+  CHECK(files() == before);
+  CHECK_FALSE(std::filesystem::exists(root.host("/var/lib/rediacc/gpu/grant-use.json")));
+  for (const auto* daemon : {&daemons.web, &daemons.beta}) {
+    const auto asked = daemon->requests();
+    INFO(Catch::rangeToString(asked));
+    CHECK(std::all_of(asked.begin(), asked.end(),
+                      [](const std::string& r) { return r.starts_with("GET /containers/json"); }));
+  }
 }
 
 TEST_CASE("doctor: a grant no process of its repository used for a day is noted, and one in use is not") {

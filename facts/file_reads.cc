@@ -1,6 +1,6 @@
-#include "doctor/file_reads.h"
+#include "facts/file_reads.h"
 
-namespace rgpu::doctor {
+namespace rgpu::facts {
 
 const Result<std::optional<std::string>>& FileReads::read(const std::string& machine_path) const {
   auto it = cache_.find(machine_path);
@@ -8,4 +8,4 @@ const Result<std::optional<std::string>>& FileReads::read(const std::string& mac
   return it->second;
 }
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::facts

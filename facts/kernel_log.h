@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "doctor/check.h"
-#include "doctor/facts.h"
+#include "core/command_runner.h"
+#include "core/root_fs.h"
 
-namespace rgpu::doctor {
+namespace rgpu::facts {
 
 struct KernelLog {
   std::string source;              ///< "/dev/kmsg", "the journal", "/var/log/kern.log"; empty: none readable
@@ -21,9 +21,9 @@ struct KernelLog {
   std::string coverage = "since boot";
 };
 
-/// The kernel log of this boot from the first source that can be read; kern.log's lines from its last
-/// boot ("Linux version") on.
-KernelLog read_kernel_log(const Facts& facts);
+/// The kernel log of this boot from the first source that can be read under `fs` (the journal
+/// through `runner`; none without one); kern.log's lines from its last boot ("Linux version") on.
+KernelLog read_kernel_log(const RootFs& fs, CommandRunner* runner);
 
 /// Xid events: (PCI address, Xid code) -> count. "NVRM: Xid (PCI:0000:3b:00): 79, pid=…"; a
 /// "GPU 0000:3b:00.0 … has fallen off the bus" line without an Xid 79 for that GPU counts as one
@@ -39,4 +39,4 @@ std::map<std::pair<std::string, std::string>, unsigned> amdgpu_events(const std:
 /// wants a reset or a drain here.
 bool xid_application_fault(int xid);
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::facts

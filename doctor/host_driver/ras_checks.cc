@@ -1,42 +1,20 @@
-#include "doctor/host_driver/ras_counts.h"
+// Layer 1's gpu-ras: AMD's RAS counters since the driver loaded, per GPU.
+
+#include "doctor/host_driver/ras_checks.h"
 
 #include <map>
 
 #include "core/joined.h"
-#include "probe/sysfs_parsers.h"
 
 namespace rgpu::doctor {
 namespace {
 
 constexpr CheckMaker kCheck{Layer::host_driver};
-constexpr std::string_view kSuffix = "_err_count";
 
 }  // namespace
 
-std::vector<RasCount> amd_ras_counts(const Facts& f) {
-  std::vector<RasCount> out;
-  for (const auto& g : f.fresh.gpus) {
-    if (g.vendor != probe::Vendor::amd || !g.pci_address) continue;
-    const std::string dir = "/sys/bus/pci/devices/" + *g.pci_address + "/ras";
-    auto names = f.fs.list_dir(dir);
-    for (const auto& name : names ? *names : std::vector<std::string>{}) {
-      if (name.size() <= kSuffix.size() || !name.ends_with(kSuffix)) continue;
-      auto text = f.fs.read_optional(dir + "/" + name);
-      if (!text || !*text) continue;
-      RasCount c{*g.pci_address, name.substr(0, name.size() - kSuffix.size())};
-      for (const auto& [key, value] : probe::parse_colon_pairs(**text)) {
-        const auto n = probe::parse_decimal_attribute(value).value_or(0);
-        if (key == "ue") c.uncorrectable = n;
-        if (key == "ce") c.correctable = n;
-      }
-      out.push_back(std::move(c));
-    }
-  }
-  return out;
-}
-
 std::vector<Check> ras_checks(const Facts& f) {
-  const auto counts = amd_ras_counts(f);
+  const auto& counts = f.ras_counts;
   if (counts.empty()) return {kCheck.skip("gpu-ras", "no AMD GPU keeps RAS error counters (ras/*_err_count)")};
   std::map<std::string, std::vector<std::string>> ue, ce;
   std::map<std::string, bool> gpus;

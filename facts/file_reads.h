@@ -1,6 +1,6 @@
 #pragma once
 // Machine files several checks read (daemon.json, dpkg's status, os-release), each read once in
-// a doctor run: every check sees the same bytes, and a run costs one read per file.
+// a doctor or metrics run: every check sees the same bytes, and a run costs one read per file.
 
 #include <map>
 #include <optional>
@@ -8,7 +8,7 @@
 
 #include "core/root_fs.h"
 
-namespace rgpu::doctor {
+namespace rgpu::facts {
 
 class FileReads {
  public:
@@ -21,4 +21,4 @@ class FileReads {
   mutable std::map<std::string, Result<std::optional<std::string>>> cache_;
 };
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::facts

@@ -1,4 +1,4 @@
-#include "doctor/host_driver/kernel_log.h"
+#include "facts/kernel_log.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 
 #include "core/machine_program.h"
 
-namespace rgpu::doctor {
+namespace rgpu::facts {
 namespace {
 
 std::vector<std::string> split_lines(const std::string& text) {
@@ -66,15 +66,15 @@ std::optional<KernelLog> read_kmsg(const RootFs& fs) {
   return kmsg_messages(records);
 }
 
-std::optional<std::vector<std::string>> read_journal(const Facts& f) {
-  if (!f.runner) return std::nullopt;
-  auto program = machine_program(f.fs, "journalctl");
+std::optional<std::vector<std::string>> read_journal(const RootFs& fs, CommandRunner* runner) {
+  if (!runner) return std::nullopt;
+  auto program = machine_program(fs, "journalctl");
   if (!program) return std::nullopt;
   // Under --root, the root's own journalctl, reading the root's journal.
-  const std::string path = f.fs.is_host_root() ? *program : f.fs.host_path(*program).string();
+  const std::string path = fs.is_host_root() ? *program : fs.host_path(*program).string();
   Argv argv = {path, "-k", "-b", "-o", "cat", "--no-pager", "-q"};
-  if (!f.fs.is_host_root()) argv.push_back("--root=" + f.fs.root().string());
-  auto ran = f.runner->run(argv, std::chrono::seconds(10));
+  if (!fs.is_host_root()) argv.push_back("--root=" + fs.root().string());
+  auto ran = runner->run(argv, std::chrono::seconds(10));
   if (!ran || ran->exit_code != 0) return std::nullopt;
   return split_lines(ran->output);
 }
@@ -101,10 +101,10 @@ std::string xid_address(std::string a) {
 
 }  // namespace
 
-KernelLog read_kernel_log(const Facts& f) {
-  if (auto kmsg = read_kmsg(f.fs)) return std::move(*kmsg);
-  if (auto journal = read_journal(f)) return {"the journal", std::move(*journal)};
-  if (auto text = f.fs.read_optional("/var/log/kern.log"); text && *text) return kern_log_of_this_boot(**text);
+KernelLog read_kernel_log(const RootFs& fs, CommandRunner* runner) {
+  if (auto kmsg = read_kmsg(fs)) return std::move(*kmsg);
+  if (auto journal = read_journal(fs, runner)) return {"the journal", std::move(*journal)};
+  if (auto text = fs.read_optional("/var/log/kern.log"); text && *text) return kern_log_of_this_boot(**text);
   return {};
 }
 
@@ -148,4 +148,4 @@ bool xid_application_fault(int xid) {
   return false;
 }
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::facts

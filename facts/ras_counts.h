@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "doctor/check.h"
-#include "doctor/facts.h"
+#include "core/root_fs.h"
+#include "probe/inventory.h"
 
-namespace rgpu::doctor {
+namespace rgpu::facts {
 
 struct RasCount {
   std::string pci_address;
@@ -18,11 +18,7 @@ struct RasCount {
   unsigned long long correctable = 0;
 };
 
-/// Every block's counters of every AMD GPU the probe found now; none where amdgpu keeps no RAS.
-std::vector<RasCount> amd_ras_counts(const Facts& facts);
+/// Every block's counters of every AMD GPU of `inventory`; none where amdgpu keeps no RAS.
+std::vector<RasCount> amd_ras_counts(const RootFs& fs, const probe::Inventory& inventory);
 
-/// Layer 1: uncorrectable errors fail per GPU, correctable ones warn; ok naming the GPUs counted;
-/// a skip when no AMD GPU keeps counters.
-std::vector<Check> ras_checks(const Facts& facts);
-
-}  // namespace rgpu::doctor
+}  // namespace rgpu::facts
