@@ -28,6 +28,7 @@
 
 namespace rgpu::facts {
 
+/// Every fact of one run, each read once by gather and read-only after.
 struct Facts {
   const RootFs& fs;
   probe::Inventory fresh = {};                      ///< a probe made now
