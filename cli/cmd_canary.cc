@@ -6,12 +6,13 @@
 #include <iostream>
 #include <sstream>
 
+#include "canary/canary.h"
+#include "canary/record.h"
 #include "cli/command.h"
 #include "cli/render.h"
 #include "cli/repo_arg.h"
 #include "docker/repo_plugin.h"
 #include "docker/running_daemons.h"
-#include "doctor/container/canary.h"
 #include "grants/store.h"
 
 namespace rgpu::cli {
@@ -59,12 +60,12 @@ std::string seconds_text(double s) {
   return out.str();
 }
 
-void print(const std::vector<doctor::CanaryResult>& results, const std::string& output) {
+void print(const std::vector<canary::CanaryResult>& results, const std::string& output) {
   if (output == "json") {
     auto list = nlohmann::ordered_json::array();
     for (const auto& r : results) {
       nlohmann::ordered_json one = {{"repository", r.repo}};
-      one.update(doctor::canary_json(r));
+      one.update(canary::canary_json(r));
       list.push_back(std::move(one));
     }
     std::cout << nlohmann::ordered_json{{"schema", 1}, {"results", list}}.dump(2) << "\n";
@@ -87,12 +88,13 @@ int run_canary(const GlobalOptions& global, const CanaryFlags& f) {
   const char* from_env = std::getenv(kImageVariable);
   const std::string image = !f.image.empty() ? f.image : from_env && *from_env ? from_env : "busybox";
   const auto specs = cdi::read_spec_index(fs);
-  std::vector<doctor::CanaryResult> results;
+  std::vector<canary::CanaryResult> results;
   for (const auto& device : *devices) {
-    doctor::CanaryRequest request{*repo, device, image, *host, std::chrono::seconds(f.timeout_s)};
-    results.push_back(doctor::run_canary(fs, specs, request));
+    canary::CanaryRequest request{*repo, device, image, *host, std::chrono::seconds(f.timeout_s)};
+    results.push_back(canary::run_canary(fs, specs, request));
   }
-  auto kept = doctor::record_canary(fs, *repo, results);
+  MachineFileSink sink(fs);
+  auto kept = canary::record_canary(sink, fs, *repo, results);
   if (!kept) print_warning("the result was not kept: " + kept.error().message);
   print(results, f.output);
   const bool all_ok = std::all_of(results.begin(), results.end(), [](const auto& r) { return r.ok; });

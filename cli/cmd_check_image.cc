@@ -5,7 +5,7 @@
 
 #include "cli/command.h"
 #include "docker/images.h"
-#include "doctor/container/cuda_requirement.h"
+#include "image-check/cuda_requirement.h"
 #include "setup/machine_probe.h"
 
 namespace rgpu::cli {
@@ -23,9 +23,9 @@ int run_check_image(const GlobalOptions& global, const CheckImageFlags& f) {
   if (!report) return report_failure(report.error());
   auto socket = docker::docker_socket(fs, f.docker_host);
   if (!socket) return report_failure(socket.error());
-  auto verdict = doctor::check_image_cuda(report->inventory, *socket, f.image);
+  auto verdict = image_check::check_image_cuda(report->inventory, *socket, f.image);
   if (!verdict) return report_failure(verdict.error());
-  using Kind = doctor::CudaVerdict::Kind;
+  using Kind = image_check::CudaVerdict::Kind;
   switch (verdict->kind) {
     case Kind::ok:
     case Kind::not_stated: std::cout << verdict->text << "\n"; return kExitOk;

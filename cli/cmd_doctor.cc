@@ -1,20 +1,16 @@
-// rediacc-gpu doctor: the GPU-in-container playbook run on this machine, layer by layer; and
-// rediacc-gpu metrics: the same findings as fleet signals.
+// rediacc-gpu doctor: the GPU-in-container playbook run on this machine, layer by layer.
 
 #include <algorithm>
-#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
 #include "cli/gather_facts.h"
 #include "cli/repo_arg.h"
-#include "core/atomic_file.h"
 #include "core/command_runner.h"
 #include "docker/images.h"
 #include "doctor/container/container.h"
 #include "doctor/doctor.h"
-#include "doctor/metrics.h"
 
 namespace rgpu::cli {
 namespace {
@@ -104,21 +100,6 @@ void print_json(const std::vector<doctor::Check>& checks) {
   std::cout << out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
-struct MetricsFlags {
-  std::string textfile;
-  bool usage = true;
-};
-
-// Runs the checks on facts gathered now, then hands both to `use`.
-template <typename Use>
-int with_checks(const GlobalOptions& global, const std::string& docker_host, Use use, bool usage = true) {
-  RootFs fs(global.root);
-  ProcessRunner runner;
-  auto facts = gather_facts(fs, runner, docker_host, usage ? std::optional(doctor::UsageOptions{}) : std::nullopt);
-  if (!facts) return report_failure(facts.error());
-  return use(*facts, doctor::run_doctor(*facts));
-}
-
 int run_doctor(const GlobalOptions& global, DoctorFlags f) {
   if (f.container.repo.empty() != f.container.image.empty()) {
     return report_usage({std::string("doctor's container check needs both --repo and --image (got only ") +
@@ -133,32 +114,20 @@ int run_doctor(const GlobalOptions& global, DoctorFlags f) {
     }
     f.container.repo = *repo;
   }
-  return with_checks(global, f.container.docker_host,
-                     [&f](const doctor::Facts& facts, std::vector<doctor::Check> checks) {
-                       const auto container = doctor::container_checks(facts, f.container);
-                       checks.insert(checks.end(), container.begin(), container.end());
-                       if (f.output == "json") {
-                         print_json(checks);
-                       } else {
-                         print_table(checks);
-                       }
-                       return doctor::healthy(checks) ? kExitOk : kExitFailure;
-                     });
-}
-
-int run_metrics(const GlobalOptions& global, const MetricsFlags& f) {
-  return with_checks(
-      global, "",
-      [&f](const doctor::Facts& facts, const std::vector<doctor::Check>& checks) {
-        const auto text = doctor::metrics_text(facts, checks, std::chrono::system_clock::now());
-        if (f.textfile.empty()) {
-          std::cout << text;
-          return kExitOk;
-        }
-        auto written = write_file_atomic(facts.fs, f.textfile, text);
-        return written ? kExitOk : report_failure(written.error());
-      },
-      f.usage);
+  RootFs fs(global.root);
+  ProcessRunner runner;
+  MachineFileSink sink(fs);
+  auto facts = gather_facts(fs, runner, sink, {.docker_host = f.container.docker_host});
+  if (!facts) return report_failure(facts.error());
+  auto checks = doctor::run_doctor(*facts);
+  const auto container = doctor::container_checks(*facts, f.container);
+  checks.insert(checks.end(), container.begin(), container.end());
+  if (f.output == "json") {
+    print_json(checks);
+  } else {
+    print_table(checks);
+  }
+  return doctor::healthy(checks) ? kExitOk : kExitFailure;
 }
 
 }  // namespace
@@ -174,17 +143,6 @@ Runner attach_doctor(CLI::App& sub, GlobalOptions& global) {
                  "The repository daemon (unix:///path) for the container check; default: its plugin's environment "
                  "file, or the daemon running behind its plugin");
   return [&global, f] { return run_doctor(global, *f); };
-}
-
-Runner attach_metrics(CLI::App& sub, GlobalOptions& global) {
-  add_root_option(sub, global);
-  auto f = std::make_shared<MetricsFlags>();
-  sub.add_option("--textfile", f->textfile,
-                 "Write to this file atomically (node_exporter's textfile collector directory), not stdout");
-  sub.add_flag("--usage,!--no-usage", f->usage,
-               "Find who uses the GPUs (processes, containers, repositories, grants in use); --no-usage leaves "
-               "it out of the scrape");
-  return [&global, f] { return run_metrics(global, *f); };
 }
 
 }  // namespace rgpu::cli

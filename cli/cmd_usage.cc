@@ -6,9 +6,12 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "cli/gather_facts.h"
 #include "cli/render.h"
 #include "core/joined.h"
+#include "docker/running_daemons.h"
+#include "facts/gather.h"
+#include "setup/machine_probe.h"
+#include "usage/gpu_usage.h"
 
 namespace rgpu::cli {
 namespace {
@@ -29,19 +32,19 @@ std::string percent(std::optional<double> p) {
   return out.str();
 }
 
-std::string container_text(const doctor::GpuProcess& p) {
+std::string container_text(const usage::GpuProcess& p) {
   if (!p.container) return "-";
   const auto id = p.container->substr(0, 12);
   return p.container_name ? *p.container_name + " (" + id + ")" : id;
 }
 
-std::string table(const doctor::UsageReport& r) {
+std::string table(const usage::UsageReport& r) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& use : r.gpus) {
-    const auto gpu = doctor::gpu_subject(use.gpu);
+    const auto gpu = usage::gpu_subject(use.gpu);
     if (use.processes.empty()) rows.push_back({gpu, use.gpu.name, "-", "(idle)", "", "", "", "", ""});
     for (const auto& p : use.processes) {
-      rows.push_back({gpu, use.gpu.name, std::to_string(p.pid), p.command, doctor::owner_label(p), container_text(p),
+      rows.push_back({gpu, use.gpu.name, std::to_string(p.pid), p.command, usage::owner_label(p), container_text(p),
                       p.memory_bytes ? human_bytes(p.memory_bytes) : "-", percent(p.utilisation_percent),
                       joined(p.nodes)});
     }
@@ -52,7 +55,7 @@ std::string table(const doctor::UsageReport& r) {
   return out;
 }
 
-nlohmann::ordered_json json(const doctor::UsageReport& r) {
+nlohmann::ordered_json json(const usage::UsageReport& r) {
   auto gpus = nlohmann::ordered_json::array();
   for (const auto& use : r.gpus) {
     auto processes = nlohmann::ordered_json::array();
@@ -60,7 +63,7 @@ nlohmann::ordered_json json(const doctor::UsageReport& r) {
       const auto opt = [](const auto& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); };
       processes.push_back({{"pid", p.pid},
                            {"command", p.command},
-                           {"repository", doctor::owner_label(p)},
+                           {"repository", usage::owner_label(p)},
                            {"container", opt(p.container)},
                            {"container_name", opt(p.container_name)},
                            {"memory_bytes", opt(p.memory_bytes)},
@@ -82,12 +85,14 @@ nlohmann::ordered_json json(const doctor::UsageReport& r) {
 
 int run_usage(const GlobalOptions& global, const UsageFlags& f) {
   RootFs fs(global.root);
-  ProcessRunner runner;
-  doctor::UsageOptions options;
+  auto probed = setup::probe_machine(fs);
+  if (!probed) return report_failure(probed.error());
+  usage::UsageOptions options;
   options.sample = std::chrono::milliseconds(f.sample_ms);
-  auto facts = gather_facts(fs, runner, "", options);
-  if (!facts) return report_failure(facts.error());
-  const auto& report = *facts->usage;
+  // Who uses the GPUs and nothing else: no daemon is asked of itself, and no record is written.
+  const auto& inventory = probed->inventory;
+  const auto report = usage::gpu_usage(fs, inventory, facts::ask_nvml(fs, inventory),
+                                       docker::repo_daemon_addresses(fs, docker::running_docker_daemons(fs)), options);
   if (f.output == "json") {
     std::cout << json(report).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   } else {

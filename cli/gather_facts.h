@@ -1,19 +1,29 @@
 #pragma once
-// The facts doctor, metrics and usage read, gathered once from the machine: a probe made now,
-// the recorded inventory, the specs, the grants, the running daemons and who uses the GPUs.
+// The facts of one doctor or metrics run: the probe as every command runs it, everything else
+// facts::gather reads, and the record of grant use this look leaves, written as the run's own change.
 
 #include <optional>
 #include <string>
 
 #include "core/command_runner.h"
-#include "doctor/check.h"
-#include "doctor/facts.h"
+#include "core/file_sink.h"
+#include "facts/facts.h"
+#include "usage/gpu_usage.h"
 
 namespace rgpu::cli {
 
-/// Gathers every fact under `fs`; `docker_host` (doctor's --docker-host, may be empty) is asked
-/// too; who uses the GPUs only when `usage` is given. Fails only when the probe cannot run at all.
-Result<doctor::Facts> gather_facts(const RootFs& fs, CommandRunner& runner, const std::string& docker_host,
-                                   const std::optional<doctor::UsageOptions>& usage = doctor::UsageOptions{});
+/// What a doctor or metrics run asks beyond the machine's files.
+struct FactsWanted {
+  /// doctor's --docker-host (unix:///…), asked too; empty: none.
+  std::string docker_host = "";
+  /// Who uses the GPUs, looked for with these options; absent: not looked at (metrics --no-usage).
+  std::optional<usage::UsageOptions> usage = usage::UsageOptions{};
+};
+
+/// Probes the machine under `fs` and gathers every fact; doctor and metrics own grant-use.json, so
+/// the record this look leaves is written through `sink`, and a write that fails is what the facts
+/// then hold for it. Fails only when the probe cannot run at all.
+Result<facts::Facts> gather_facts(const RootFs& fs, CommandRunner& runner, FileSink& sink,
+                                  const FactsWanted& wanted = {});
 
 }  // namespace rgpu::cli

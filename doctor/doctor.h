@@ -1,7 +1,7 @@
 #pragma once
-// `doctor`: the playbook for GPUs in containers, run on this machine, layer by layer. Each layer
-// has a folder of its own: host_driver/ (1), device_nodes/ (2), runtime/ (3), specs/ (4),
-// policy/ (5), container/ (6); usage/ finds who uses each GPU, which layer 5 judges.
+// `doctor`: the playbook for GPUs in containers, run on this machine, layer by layer, on the facts
+// gathered once (facts/). Each layer has a folder of its own: host_driver/ (1), device_nodes/ (2),
+// runtime/ (3), specs/ (4), policy/ (5), container/ (6).
 
 #include <vector>
 

@@ -4,11 +4,11 @@
 
 #include "doctor/container/container.h"
 
+#include "canary/canary.h"
 #include "docker/images.h"
 #include "docker/repo_plugin.h"
 #include "docker/running_daemons.h"
-#include "doctor/container/canary.h"
-#include "doctor/container/cuda_requirement.h"
+#include "image-check/cuda_requirement.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -20,18 +20,18 @@ constexpr CheckMaker kCheck{Layer::container};
 // image has it), never from the container starting. The docker CLI is not used: before 25 it
 // sends a CDI name as a device path, and it would prove an AMD name by /dev/kfd alone.
 Check run_one(const Facts& f, const ContainerRequest& req, const std::string& host, const std::string& device) {
-  const auto r = run_canary(f.fs, f.specs, {req.repo, device, req.image, host, std::chrono::seconds(120)});
+  const auto r = canary::run_canary(f.fs, f.specs, {req.repo, device, req.image, host, std::chrono::seconds(120)});
   const std::string what = req.repo + " with " + device + " in " + req.image;
   if (r.ok)
     return kCheck.ok("container", what + ": " + r.detail,
                      Evidence("a container made through " + host + ": its own ls -lR /dev and nvidia-smi -L"));
-  const auto why = diagnose_canary(r);
+  const auto why = canary::diagnose_canary(r);
   return kCheck.fail("container", what + ": failed at " + r.stage + ": " + r.detail, why.meaning, why.decision);
 }
 
 Check image_cuda(const Facts& f, const ContainerRequest& req) {
   auto verdict = docker::docker_socket(req.docker_host).and_then([&](const std::string& socket) {
-    return check_image_cuda(f.fresh, socket, req.image);
+    return image_check::check_image_cuda(f.fresh, socket, req.image);
   });
   if (!verdict) {
     return kCheck.warn("image-cuda", verdict.error().message,
@@ -40,7 +40,7 @@ Check image_cuda(const Facts& f, const ContainerRequest& req) {
                            ? "pull the image on that daemon"
                            : "start the daemon, or point --docker-host at the repository's daemon");
   }
-  using Kind = CudaVerdict::Kind;
+  using Kind = image_check::CudaVerdict::Kind;
   switch (verdict->kind) {
     case Kind::ok:
       return kCheck.ok("image-cuda", verdict->text,

@@ -25,7 +25,7 @@ std::vector<Check> per_gpu_nodes(const Facts& f) {
         std::any_of(missing.begin(), missing.end(), [](const std::string& n) { return cdi::is_mig_cap_node(n); });
     Check c = kCheck.ok("device-nodes", gpu_label(g) + ": ",
                         Evidence("the nodes sysfs names, each a character device in /dev"));
-    c.subject = gpu_subject(g);
+    c.subject = usage::gpu_subject(g);
     if (g.device_nodes.empty()) {
       c.status = Status::fail;
       c.observed += "no device node";

@@ -7,10 +7,10 @@
 #include "core/joined.h"
 #include "doctor/doctor.h"
 #include "doctor/gpu_label.h"
-#include "doctor/host_driver/kernel_log.h"
-#include "doctor/host_driver/lost_gpus.h"
+#include "doctor/host_driver/gpu_present.h"
 #include "doctor/host_driver/nvidia_ecc.h"
-#include "doctor/host_driver/ras_counts.h"
+#include "doctor/host_driver/ras_checks.h"
+#include "facts/kernel_log.h"
 #include "probe/probe.h"
 #include "probe/sysfs_parsers.h"
 
@@ -42,8 +42,7 @@ Check nvidia_driver(const Facts& f) {
   if (!has_vendor(f.fresh, probe::Vendor::nvidia))
     return no_gpu_of(f, probe::Vendor::nvidia, "nvidia-driver", "NVIDIA");
   if (auto wsl = wsl_nvidia_driver(f)) return *wsl;
-  const auto text = f.fs.read_optional("/proc/driver/nvidia/version");
-  const auto version = text && *text ? probe::parse_nvidia_version(**text) : std::nullopt;
+  const auto& version = f.nvidia_module;
   if (!version) {
     return kCheck.fail("nvidia-driver", "an NVIDIA GPU, but /proc/driver/nvidia/version is missing",
                        "the NVIDIA kernel module is not loaded: no container can reach the GPU, whatever the runtime",
@@ -66,7 +65,7 @@ Check nvml(const Facts& f) {
   if (native == 0)
     return kCheck.ok("nvml", "WSL2: NVML from /usr/lib/wsl/lib answered (it is how the GPU was found)",
                      Evidence("the probe's NVML query"));
-  // The library that answered, when this run asked it itself (gather_nvml): the evidence, named.
+  // The library that answered, when this run asked it itself (facts::ask_nvml): the evidence, named.
   const std::string from =
       f.nvml ? " (" + f.nvml->library + (f.nvml->driver_version ? ", driver " + *f.nvml->driver_version : "") + ")"
              : "";
@@ -137,7 +136,7 @@ Check amdgpu(const Facts& f) {
 // the Xids that want a reset (everything but an application's own fault) and amdgpu's resets and
 // uncorrectable errors, then the application faults.
 std::vector<Check> kernel_log(const Facts& f) {
-  const auto log = read_kernel_log(f);
+  const auto& log = f.kernel_log;
   if (log.source.empty())
     return {kCheck.skip("kernel-log", "no kernel log could be read (/dev/kmsg, the journal, /var/log/kern.log)")};
   std::vector<Check> out;
@@ -151,11 +150,11 @@ std::vector<Check> kernel_log(const Facts& f) {
     }
   }
   std::map<std::string, std::vector<std::string>> critical, faults;
-  for (const auto& [key, n] : xid_counts(log.lines)) {
+  for (const auto& [key, n] : facts::xid_counts(log.lines)) {
     const std::string what = "Xid " + std::to_string(key.second) + (n > 1 ? " x" + std::to_string(n) : "");
-    (xid_application_fault(key.second) ? faults : critical)[key.first].push_back(what);
+    (facts::xid_application_fault(key.second) ? faults : critical)[key.first].push_back(what);
   }
-  for (const auto& [key, n] : amdgpu_events(log.lines)) {
+  for (const auto& [key, n] : facts::amdgpu_events(log.lines)) {
     critical[key.first].push_back((key.second == "reset" ? "amdgpu GPU reset" : "amdgpu uncorrectable (RAS) error") +
                                   std::string(n > 1 ? " x" + std::to_string(n) : ""));
   }

@@ -34,7 +34,7 @@ std::string numa(const probe::Gpu& g) {
 Check placement(const probe::Gpu& g) {
   Check c = kCheck.ok("pcie-link", gpu_label(g) + ": ",
                       Evidence("current_link_speed, current_link_width, max_link_* and numa_node in sysfs"));
-  c.subject = gpu_subject(g);
+  c.subject = usage::gpu_subject(g);
   if (!g.pcie_link) {
     c.status = Status::skip;
     c.observed += "no PCIe link files (integrated, virtual or WSL2), " + numa(g);

@@ -14,7 +14,7 @@ namespace {
 constexpr CheckMaker kCheck{Layer::policy};
 constexpr auto kIdleAfter = std::chrono::hours(24);
 
-std::string who(const GpuProcess& p) {
+std::string who(const usage::GpuProcess& p) {
   std::string s = "process " + std::to_string(p.pid) + " (" + p.command + ")";
   if (p.container)
     s += " in container " +
@@ -22,7 +22,7 @@ std::string who(const GpuProcess& p) {
   return s;
 }
 
-Check stray(const StrayUse& s) {
+Check stray(const usage::StrayUse& s) {
   const auto& repo = *s.process.repository;
   auto c = kCheck.fail(
       "gpu-use",
@@ -53,7 +53,7 @@ std::vector<Check> use_checks(const Facts& f) {
   for (const auto& use : f.usage->gpus) {
     for (const auto& p : use.processes) {
       ++processes;
-      if (p.owner == Owner::unknown) unknown.push_back(who(p) + " on " + gpu_subject(use.gpu));
+      if (p.owner == usage::Owner::unknown) unknown.push_back(who(p) + " on " + usage::gpu_subject(use.gpu));
     }
   }
   if (!unknown.empty())
@@ -89,7 +89,7 @@ std::vector<Check> idle_checks(const Facts& f, std::chrono::system_clock::time_p
   if (!f.use || !f.last_use) return {kCheck.skip("grant-idle", "which grants are in use was not looked at")};
   if (!*f.last_use)
     return {kCheck.warn("grant-idle", f.last_use->error().message, "idle grants cannot be told",
-                        "move the file aside; the next doctor, usage or metrics run starts it anew")};
+                        "move the file aside; the next doctor or metrics run starts it anew")};
   if (f.grants->grants.empty()) return {kCheck.skip("grant-idle", "no repository holds a grant")};
   const auto& record = **f.last_use;
   std::vector<Check> out;

@@ -23,12 +23,6 @@ namespace {
 
 constexpr CheckMaker kCheck{Layer::runtime};
 
-std::optional<std::string> loaded_nvidia_version(const Facts& f) {
-  const auto text = f.fs.read_optional("/proc/driver/nvidia/version");
-  if (text && *text) return probe::parse_nvidia_version(**text);
-  return std::nullopt;
-}
-
 // The toolkit as setup sees it: the machine's own package database (dpkg's status file, or rpm
 // --root), so setup's "already installed" and this check never disagree.
 std::optional<std::string> installed_toolkit(const Facts& f) {
@@ -120,7 +114,7 @@ Check nvidia_spec(const Facts& f) {
                        "run rediacc-gpu setup (it generates the spec)");
   }
   const auto versions = spec_driver_versions(**spec);
-  const auto loaded = loaded_nvidia_version(f);
+  const auto& loaded = f.nvidia_module;
   if (loaded && !versions.empty() && !versions.count(*loaded)) {
     return kCheck.fail(
         check_id::kNvidiaSpec,

@@ -16,6 +16,7 @@
 #include "doctor/container/container.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
+#include "tests/support/nvidia_set_up.h"
 #include "tests/support/run_binary.h"
 #include "tests/support/stand_in_daemon.h"
 
@@ -23,19 +24,6 @@ using namespace rgpu::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-// The NVIDIA fixture as setup leaves it: toolkit, redirect, our specs, inventory, persistenced.
-void healthy_nvidia(const FixtureRoot& root) {
-  two_nvidia_datacenter(root, true);
-  root.write("/usr/bin/nvidia-ctk", "#!/bin/sh\n");
-  root.write("/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf",
-             "[Service]\nEnvironmentFile=/etc/rediacc/gpu/nvidia-cdi-refresh.env\n");
-  root.write("/etc/rediacc/gpu/nvidia-cdi-refresh.env", "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=/etc/cdi/nvidia.yaml\n");
-  root.write("/run/nvidia-persistenced/socket", "");
-  root.write("/sys/fs/cgroup/cgroup.controllers", "cpu io memory pids\n");
-  REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
-  REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
-}
 
 struct Doctor {
   int exit_code;
@@ -686,46 +674,6 @@ TEST_CASE("doctor: MIG reconfigured after the NVIDIA spec was made fails, naming
   CHECK(d.exit_code == 1);
 }
 
-TEST_CASE("metrics: the textfile collector's format, written atomically, passes promtool") {
-  FixtureRoot root;
-  healthy_nvidia(root);
-  root.write(
-      "/etc/rediacc/gpu/grants.json",
-      R"({"schema":1,"grants":[{"repo":"web","device":"nvidia.com/gpu=all","exclusive":true,"granted_at":"2026-11-29T00:00:00Z"}]})");
-  auto r = run_tool({"metrics", "--root", root.str(), "--textfile", "/var/lib/node-exporter/rediacc-gpu.prom"});
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  const std::string text = root.read("/var/lib/node-exporter/rediacc-gpu.prom");
-  CHECK_THAT(text, Catch::Contains("rediacc_gpu_gpus{vendor=\"nvidia\"} 2\n"));
-  CHECK_THAT(text, Catch::Contains("rediacc_gpu_inventory_present 1\n"));
-  CHECK_THAT(text, Catch::Contains("rediacc_gpu_inventory_age_seconds "));
-  CHECK_THAT(text, Catch::Contains("rediacc_gpu_spec_drift 0\n"));
-  CHECK_THAT(text, Catch::Contains("rediacc_gpu_doctor_check{id=\"nvidia-driver\",layer=\"1\",status=\"ok\"} 1\n"));
-  CHECK_THAT(text, Catch::Contains("rediacc_gpu_doctor_failed_checks 0\n"));
-  CHECK_THAT(text, Catch::Contains("rediacc_gpu_grants{exclusive=\"true\"} 1\n"));
-  CHECK_THAT(text, Catch::Contains("rediacc_gpu_grants_readable 1\n"));
-  auto lint = run_program("/usr/bin/promtool", {"check", "metrics"}, text);
-  INFO(lint.out << lint.err);
-  CHECK(lint.exit_code == 0);
-
-  // No grants and unreadable grants both count 0 grants: the second says it cannot be read.
-  root.write("/etc/rediacc/gpu/grants.json", "{\"schema\": 1, \"grants\": [\n");
-  const auto unreadable = run_tool({"metrics", "--root", root.str()}).out;
-  CHECK_THAT(unreadable, Catch::Contains("rediacc_gpu_grants_readable 0\n") &&
-                             Catch::Contains("rediacc_gpu_grants{exclusive=\"true\"} 0\n"));
-  fs::remove(root.host("/etc/rediacc/gpu/grants.json"));
-  CHECK_THAT(run_tool({"metrics", "--root", root.str()}).out, Catch::Contains("rediacc_gpu_grants_readable 1\n"));
-
-  // A driver change: the drift shows, and stdout gets the same format.
-  root.write("/proc/driver/nvidia/version",
-             "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Wed Jan 15 00:43:42 UTC 2025\n");
-  auto drifted = run_tool({"metrics", "--root", root.str()});
-  CHECK_THAT(drifted.out, Catch::Contains("rediacc_gpu_spec_drift 1\n"));
-  CHECK_THAT(drifted.out,
-             Catch::Contains("rediacc_gpu_doctor_check{id=\"nvidia-spec\",layer=\"3\",status=\"fail\"} 1\n"));
-  CHECK(run_program("/usr/bin/promtool", {"check", "metrics"}, drifted.out).exit_code == 0);
-}
-
 namespace {
 
 // The Engine API's log stream without a TTY: one stdout frame.
@@ -757,7 +705,7 @@ TEST_CASE("doctor: the container check runs a canary through the repository's da
   const rgpu::RootFs fs(root.path());
   rgpu::grants::GrantSet grants;
   grants.grants = {{"web", "rediacc.io/dri=renderD128", false, ""}};
-  const rgpu::doctor::Facts facts{fs, {}, std::nullopt, std::nullopt, rgpu::cdi::read_spec_index(fs), grants, {}};
+  const rgpu::doctor::Facts facts{.fs = fs, .specs = rgpu::cdi::read_spec_index(fs), .grants = grants};
   const auto containers = [&](const StandInDaemon& daemon) {
     const rgpu::doctor::ContainerRequest req{"web", "busybox", "unix://" + daemon.socket()};
     auto checks = rgpu::doctor::container_checks(facts, req);
@@ -802,7 +750,7 @@ TEST_CASE("doctor: the container check runs a canary through the repository's da
 
   // A name /etc/cdi does not define proves nothing by running.
   grants.grants = {{"web", "rediacc.io/dri=renderD129", false, ""}};
-  const rgpu::doctor::Facts unknown{fs, {}, std::nullopt, std::nullopt, rgpu::cdi::read_spec_index(fs), grants, {}};
+  const rgpu::doctor::Facts unknown{.fs = fs, .specs = rgpu::cdi::read_spec_index(fs), .grants = grants};
   StandInDaemon ran(root, "703", one_container("--- dev\n--- nvidia-smi\nabsent\n"));
   auto nothing = rgpu::doctor::container_checks(unknown, {"web", "busybox", "unix://" + ran.socket()});
   REQUIRE(nothing.size() == 2);
@@ -951,18 +899,4 @@ TEST_CASE("doctor: -o json is one object: a schema, a summary scripts branch on,
   bool grant_subject = false;
   for (const auto& c : again["checks"]) grant_subject = grant_subject || (c["id"] == "grants" && c["subject"] == "web");
   CHECK(grant_subject);
-}
-
-TEST_CASE("doctor: the files several checks read are read once a run, so every check sees the same bytes") {
-  rgpu::test::FixtureRoot root;
-  root.write("/etc/docker/daemon.json", R"({"runtimes": {}})");
-  const rgpu::RootFs fs(root.path());
-  const rgpu::doctor::FileReads files(fs);
-  const auto& first = files.read("/etc/docker/daemon.json");
-  root.write("/etc/docker/daemon.json", R"({"changed": true})");
-  const auto& again = files.read("/etc/docker/daemon.json");
-  REQUIRE(again);
-  CHECK(&first == &again);
-  CHECK(**again == R"({"runtimes": {}})");
-  CHECK(files.read("/etc/absent.json").value() == std::nullopt);
 }

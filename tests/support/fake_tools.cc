@@ -84,8 +84,8 @@ FakeTools::FakeTools(const std::filesystem::path& dir) : dir_(dir) { write_fakes
 
 void FakeTools::write_fakes() const {
   dir_.write("/calls.log", "");
-  for (const char* tool :
-       {"apt-get", "dnf", "yum", "zypper", "rpm", "curl", "gpg", "nvidia-ctk", "systemctl", "udevadm", "chroot"}) {
+  for (const char* tool : {"apt-get", "dnf", "yum", "zypper", "rpm", "curl", "gpg", "nvidia-ctk", "systemctl",
+                           "udevadm", "chroot", "journalctl"}) {
     std::string body = std::string(kPrelude) + kTarget;
     const std::string name = tool;
     if (name == "chroot") body += kChroot;

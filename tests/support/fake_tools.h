@@ -1,7 +1,8 @@
 #pragma once
 // Recording fakes of the programs setup runs (apt-get, dnf, yum, rpm, zypper, curl, gpg,
-// nvidia-ctk, systemctl, udevadm, chroot), written as small shell scripts into a bin directory
-// that the tests put first on PATH. Each appends its command line to a log; the package managers
+// nvidia-ctk, systemctl, udevadm, chroot) and doctor reads (journalctl: an empty kernel log),
+// written as small shell scripts into a bin directory that the tests put first on PATH. Each
+// appends its command line to a log; the package managers
 // "install" into the machine they were pointed at (chroot ROOT, --installroot, --root): dpkg's
 // status file or a fake rpm database, and nvidia-ctk in its /usr/bin.
 

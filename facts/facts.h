@@ -1,0 +1,78 @@
+#pragma once
+// What one doctor or metrics run knows of the machine, gathered once (gather.h) and only read
+// after: doctor's checks and metrics render these fields, so every check and series of a run sees
+// the same machine, and a scrape costs one read of each source.
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "canary/record.h"
+#include "cdi-gen/spec_index.h"
+#include "core/command_runner.h"
+#include "core/root_fs.h"
+#include "docker/running_daemons.h"
+#include "facts/daemon_answers.h"
+#include "facts/file_reads.h"
+#include "facts/kernel_log.h"
+#include "facts/lost_gpus.h"
+#include "facts/ras_counts.h"
+#include "grants/grant_set.h"
+#include "grants/hardware.h"
+#include "probe/inventory.h"
+#include "probe/missing_gpus.h"
+#include "probe/nvml_library.h"
+#include "usage/gpu_usage.h"
+#include "usage/grant_use.h"
+
+namespace rgpu::facts {
+
+/// Every fact of one run, each read once by gather and read-only after.
+struct Facts {
+  const RootFs& fs;
+  probe::Inventory fresh = {};                      ///< a probe made now
+  std::optional<probe::Inventory> recorded = {};    ///< inventory.json, when there is one and it parses
+  std::optional<std::string> recorded_error = {};   ///< why inventory.json does not parse
+  cdi::SpecIndex specs = {};                        ///< /etc/cdi as CDI consumers read it
+  Result<grants::GrantSet> grants = {};             ///< grants.json (an error when it does not parse)
+  std::vector<docker::RunningDaemon> daemons = {};  ///< dockerd processes found in /proc
+  std::vector<std::string> probe_warnings = {};     ///< what the probe made now skipped or could not read
+  /// Runs programs a check asks about (runc --version, gzip -dc of a changelog); null: none run.
+  CommandRunner* runner = nullptr;
+  /// Every running dockerd reachable on its unix socket and every repository daemon its plugin's
+  /// environment file names (ask_daemons); empty when none answered.
+  std::vector<DaemonAnswer> answers = {};
+  /// daemon.json, dpkg's status and os-release as read once for this run.
+  FileReads files{fs};
+  /// NVML's answer asked once for this run (its GPUs lost, their memory health, their processes);
+  /// absent when no libnvidia-ml.so.1 answered or no NVIDIA GPU was found.
+  std::optional<probe::NvmlReport> nvml = std::nullopt;
+  /// The NVIDIA kernel module's version from /proc/driver/nvidia/version; absent when it is not loaded.
+  std::optional<std::string> nvidia_module = std::nullopt;
+  /// The GPUs the NVIDIA driver lists in /proc/driver/nvidia/gpus, whatever the bus shows now.
+  std::vector<probe::MissingGpu> nvidia_driver_gpus = {};
+  /// The kernel's log of this boot, from the first source that could be read.
+  KernelLog kernel_log = {};
+  /// The GPUs the machine has lost, and how many recorded ones answered.
+  GpuPresence presence = {};
+  /// AMD's RAS error counters of every AMD GPU found now.
+  std::vector<RasCount> ras_counts = {};
+  /// Grants whose names no spec defines now or that reach other hardware than granted (grants::moved_grants);
+  /// empty when grants do not parse.
+  std::vector<grants::GrantMove> grant_moves = {};
+  /// Each repository's canary record, as the last canary left it.
+  std::vector<canary::RepoRecord> canaries = {};
+  /// Who uses each GPU now; absent when not looked at (metrics --no-usage).
+  std::optional<usage::UsageReport> usage = std::nullopt;
+  /// Which grants are in use now, and strays; absent when not looked at or grants do not parse.
+  std::optional<usage::UseJudgement> use = std::nullopt;
+  /// The record of grant use after this run's look; absent when not looked at.
+  std::optional<Result<usage::LastUse>> last_use = std::nullopt;
+  /// True when this run's look changed the record, so its owner writes it (write_use_record).
+  bool last_use_changed = false;
+};
+
+bool has_vendor(const probe::Inventory& inventory, probe::Vendor vendor);
+
+}  // namespace rgpu::facts

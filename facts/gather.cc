@@ -1,0 +1,88 @@
+#include "facts/gather.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "docker/client.h"
+#include "grants/store.h"
+#include "probe/inventory_file.h"
+#include "probe/sysfs_parsers.h"
+#include "usage/grant_use.h"
+
+namespace rgpu::facts {
+namespace {
+
+// The loaded module's own word: the version its user-space libraries in a spec must match.
+std::optional<std::string> nvidia_module_version(const RootFs& fs) {
+  const auto text = fs.read_optional("/proc/driver/nvidia/version");
+  if (text && *text) return probe::parse_nvidia_version(**text);
+  return std::nullopt;
+}
+
+// The daemon named with --docker-host is asked too: layer 3 can then tell a Docker without CDI.
+std::vector<std::pair<std::string, std::string>> named_daemon(const std::string& docker_host) {
+  if (docker_host.empty()) return {};
+  auto socket = docker::docker_socket(docker_host);
+  if (!socket) return {};
+  return {{"the daemon at " + docker_host, *socket}};
+}
+
+// Who uses the GPUs, what that says of the grants, and the record of grant use as this look
+// leaves it (kept in memory: the record's owner writes it).
+void look_at_usage(Facts& f, const usage::UsageOptions& options, std::chrono::system_clock::time_point now) {
+  f.usage = usage::gpu_usage(f.fs, f.fresh, f.nvml, docker::repo_daemon_addresses(f.fs, f.daemons), options);
+  if (!f.grants) return;
+  f.use = usage::judge_use(f.fs, *f.grants, f.specs, *f.usage);
+  auto last = usage::read_last_use(f.fs);
+  if (!last) {
+    f.last_use = tl::unexpected(last.error());
+    return;
+  }
+  auto record = usage::updated_use(std::move(*last), *f.use, now);
+  f.last_use = std::move(record.last);
+  f.last_use_changed = record.changed;
+}
+
+}  // namespace
+
+bool has_vendor(const probe::Inventory& inventory, probe::Vendor vendor) {
+  return std::any_of(inventory.gpus.begin(), inventory.gpus.end(),
+                     [vendor](const auto& g) { return g.vendor == vendor; });
+}
+
+std::optional<probe::NvmlReport> ask_nvml(const RootFs& fs, const probe::Inventory& inventory) {
+  if (!has_vendor(inventory, probe::Vendor::nvidia)) return std::nullopt;
+  if (auto nvml = probe::query_nvml(fs, probe::native_library_dirs()); nvml && *nvml) return std::move(**nvml);
+  return std::nullopt;
+}
+
+Facts gather(Sources s) {
+  auto recorded = probe::read_inventory(s.fs);
+  Facts f{.fs = s.fs,
+          .fresh = std::move(s.probe.inventory),
+          .recorded = recorded && *recorded ? std::optional((*recorded)->inventory) : std::nullopt,
+          .recorded_error = recorded ? std::nullopt : std::optional(recorded.error().message),
+          .specs = cdi::read_spec_index(s.fs),
+          .grants = grants::load_grants(s.fs),
+          .daemons = docker::running_docker_daemons(s.fs),
+          .probe_warnings = std::move(s.probe.warnings),
+          .runner = &s.runner};
+  f.answers = ask_daemons(f.fs, f.daemons, named_daemon(s.docker_host));
+  f.nvml = ask_nvml(f.fs, f.fresh);
+  f.nvidia_module = nvidia_module_version(f.fs);
+  f.nvidia_driver_gpus = probe::nvidia_driver_gpus(f.fs);
+  f.kernel_log = read_kernel_log(f.fs, f.runner);
+  f.presence = gpu_presence({.fs = f.fs,
+                             .fresh = f.fresh,
+                             .recorded = f.recorded,
+                             .nvml = f.nvml,
+                             .nvidia_driver_gpus = f.nvidia_driver_gpus});
+  f.ras_counts = amd_ras_counts(f.fs, f.fresh);
+  if (f.grants) f.grant_moves = grants::moved_grants(probe::HardwareReader(f.fs), f.specs, *f.grants);
+  f.canaries = canary::read_canary_records(f.fs);
+  if (s.usage) look_at_usage(f, *s.usage, s.now);
+  return f;
+}
+
+}  // namespace rgpu::facts
