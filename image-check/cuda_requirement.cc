@@ -105,23 +105,12 @@ bool requires_beyond(const ImageRequirement& req, const DottedVersion& known) {
 }  // namespace
 
 std::optional<DottedVersion> parse_dotted(std::string_view text) {
-  DottedVersion v{{}, std::string(text)};
-  for (const auto& part : split(text, '.')) {
-    if (part.size() > 9 || part.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-    v.parts.push_back(std::stoi(part));
-  }
-  if (v.parts.empty() || std::count(text.begin(), text.end(), '.') + 1 != static_cast<long>(v.parts.size()))
-    return std::nullopt;
-  return v;
+  auto v = dotted_version(text);
+  if (!v) return std::nullopt;
+  return DottedVersion{std::move(*v), std::string(text)};
 }
 
-int compare(const DottedVersion& a, const DottedVersion& b) {
-  for (size_t i = 0; i < std::max(a.parts.size(), b.parts.size()); ++i) {
-    const int x = i < a.parts.size() ? a.parts[i] : 0, y = i < b.parts.size() ? b.parts[i] : 0;
-    if (x != y) return x < y ? -1 : 1;
-  }
-  return 0;
-}
+int compare(const DottedVersion& a, const DottedVersion& b) { return rgpu::compare(a.version, b.version); }
 
 ImageRequirement requirement_from_env(const std::vector<std::string>& env) {
   ImageRequirement req;
@@ -148,8 +137,9 @@ ImageRequirement requirement_from_env(const std::vector<std::string>& env) {
     // A "legacy" image: CUDA_VERSION alone means cuda>=<major.minor>.
     auto v = parse_dotted(*cuda_version);
     if (!v) return req;
-    req.alternatives = {
-        {{"cuda", ">=", std::to_string(v->parts[0]) + "." + std::to_string(v->parts.size() > 1 ? v->parts[1] : 0)}}};
+    req.alternatives = {{{"cuda", ">=",
+                          std::to_string(v->version.numbers[0]) + "." +
+                              std::to_string(v->version.numbers.size() > 1 ? v->version.numbers[1] : 0)}}};
     req.source = "CUDA_VERSION=" + *cuda_version;
     req.stated = true;
     return req;
@@ -196,7 +186,8 @@ HostCuda host_cuda(const std::optional<std::string>& driver_version, const std::
       host.cuda = parse_dotted(f.cuda);
       host.cuda_source = "the driver branch table";
       // A driver branch newer than the table's last row may support a CUDA the table lacks.
-      host.cuda_at_least = &f == &kFloors[0] && parse_dotted(f.driver)->parts[0] < host.driver->parts[0];
+      host.cuda_at_least =
+          &f == &kFloors[0] && parse_dotted(f.driver)->version.numbers[0] < host.driver->version.numbers[0];
       if (host.cuda_at_least) host.cuda_source = "the driver branch table, which ends there";
       break;
     }

@@ -10,13 +10,15 @@
 #include <vector>
 
 #include "core/result.h"
+#include "core/version.h"
 #include "probe/inventory.h"
 
 namespace rgpu::image_check {
 
-/// A dotted version ("12.4", "550.54.15"); missing parts compare as 0.
+/// A dotted version ("12.4", "550.54.15") as core/version.h reads it, with its text; missing
+/// numbers compare as 0.
 struct DottedVersion {
-  std::vector<int> parts;
+  Version version;
   std::string text;
 };
 std::optional<DottedVersion> parse_dotted(std::string_view text);

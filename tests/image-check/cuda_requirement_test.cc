@@ -98,11 +98,11 @@ TEST_CASE("cuda: every row of the driver table, at its floor and just below it")
     CHECK(at.cuda->text == row.cuda);
     CHECK(minimum_driver_for(*parse_dotted(row.cuda)) == std::string(row.driver));
     auto floor = *parse_dotted(row.driver);
-    floor.parts.back() -= 1;
+    floor.version.numbers.back() -= 1;
     std::string below;
-    for (size_t p = 0; p < floor.parts.size(); ++p) {
+    for (size_t p = 0; p < floor.version.numbers.size(); ++p) {
       if (p) below.append(".");
-      below.append(std::to_string(floor.parts[p]));
+      below.append(std::to_string(floor.version.numbers[p]));
     }
     auto under = host_cuda(below, std::nullopt);
     if (i + 1 < rows.size()) {
