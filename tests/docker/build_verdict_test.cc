@@ -1,7 +1,7 @@
 // Whether a repository's daemon may build with BuildKit is one verdict, which the gate refuses by
-// and doctor reports: both read the daemon's spec directories (docker::spec_dirs,
-// docker::same_directory) and its builder's entitlements (docker::builder_reach) with the same
-// functions, so on the same machine the gate's answer and doctor's are the same.
+// and doctor reports: both judge the daemon's spec directories (docker::reads_only_view) and its
+// builder's entitlements (docker::builder_reach) with the same functions, so on the same machine
+// the gate's answer and doctor's are the same.
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -64,11 +64,15 @@ using Words = std::vector<std::pair<std::string, std::string>>;
 const Words kGateWords = {{"lets builds run privileged", "privileged"},
                           {"lets builds use the host's network", "host network"},
                           {"cannot be judged", "unjudged"},
-                          {"changed after the daemon started", "changed since its start"}};
+                          {"changed after the daemon started", "changed since its start"},
+                          {"not the repository's own view", "not the view"},
+                          {"reports no CDISpecDirs", "unsaid"}};
 const Words kDoctorWords = {{"security-insecure is on", "privileged"},
                             {"network-host is not off", "host network"},
                             {"cannot be judged", "unjudged"},
-                            {"changed after the daemon started", "changed since its start"}};
+                            {"changed after the daemon started", "changed since its start"},
+                            {"not the repository's own view", "not the view"},
+                            {"reports no CDISpecDirs", "unsaid"}};
 
 std::string reason(const std::string& text, const Words& words) {
   for (const auto& [said, why] : words) {
@@ -161,4 +165,64 @@ TEST_CASE(
   const auto [bound, bound_check] = verdicts();
   CHECK_FALSE(bound);
   CHECK(bound_check["status"] == "ok");
+}
+
+TEST_CASE(
+    "BuildKit: a daemon reading a copy of its view, or an empty directory beside it, is refused by the gate and by "
+    "doctor's buildkit check for the same reason; the view alone passes both") {
+  FixtureRoot root;
+  machine_with_view(root);
+  const RootFs fs(root.path());
+  const std::string view = std::string(state::kViewsDir) + "/web";
+  using namespace std::chrono_literals;
+
+  // The same daemon, answering `info` to GET /info, to the gate (its verdict on the directories
+  // the daemon reports, each seen through /proc/4242/root) and to doctor; both verdicts and
+  // whether each names `said` (the directories at fault, in the gate's words).
+  const auto same_verdict = [&](const nlohmann::json& info, const std::string& said) {
+    fs::remove(root.host("/proc/4242/root/run/d.sock"));  // the last stand-in's
+    StandInDaemon daemon(root, "4242", std::map<std::string, nlohmann::json>{{"/info", info}});
+    // A builder the gate lets through, so only the directories are judged.
+    repository_daemon(root, R"({"cdi-spec-dirs":["/etc/cdi"],"builder":{"entitlements":{"network-host":false}}})", 0s);
+    const auto answer = docker::docker_call_at("unix://" + daemon.socket(), "GET", "/info", 5s);
+    REQUIRE(answer);
+    const auto refused =
+        plugin::spec_dirs_refusal(nlohmann::json::parse(answer->body), RootFs(root.host("/proc/4242/root")), fs, "web");
+    const auto check = doctor_check(root, "buildkit");
+    INFO(check.dump() << "\n" << refused.value_or(""));
+    const bool doctor_refuses = check["status"] == "warn";
+    const std::string meaning = doctor_refuses ? check["meaning"].get<std::string>() : "";
+    CHECK(doctor_refuses == refused.has_value());
+    const auto gate = reason(refused.value_or(""), kGateWords);
+    CHECK(reason(meaning, kDoctorWords) == gate);
+    if (!said.empty()) {
+      CHECK_THAT(refused.value_or(""), Catch::Contains("the repository's daemon " + said));
+      CHECK_THAT(meaning, Catch::Contains("for web (" + said + ")"));
+    }
+    return gate;
+  };
+
+  // A copy of the view in the daemon's /etc/cdi: it resolves no foreign name (repo-cdi-view
+  // passes), but it is not the view, which grants apply keeps up to date.
+  fs::create_directories(root.host("/proc/4242/root/etc"));
+  fs::copy(root.host(view), root.host("/proc/4242/root/etc/cdi"), fs::copy_options::recursive);
+  const nlohmann::json etc_cdi = {{"CDISpecDirs", {"/etc/cdi"}}};
+  CHECK(same_verdict(etc_cdi, "reads CDI specs in /etc/cdi, which is not the repository's own view") == "not the view");
+  CHECK(doctor_check(root, "repo-cdi-view")["status"] == "ok");
+
+  // The view bound over the daemon's /etc/cdi, and an empty /var/run/cdi read beside it, where a
+  // spec written later would be read.
+  fs::remove_all(root.host("/proc/4242/root/etc/cdi"));
+  fs::rename(root.host(view), root.host("/proc/4242/root/etc/cdi"));
+  fs::create_directory_symlink("../../../../../proc/4242/root/etc/cdi", root.host(view));
+  fs::create_directories(root.host("/proc/4242/root/var/run/cdi"));
+  const nlohmann::json beside = {{"CDISpecDirs", {"/etc/cdi", "/var/run/cdi"}}};
+  CHECK(same_verdict(beside, "reads CDI specs in /var/run/cdi, which is not the repository's own view") ==
+        "not the view");
+
+  // A daemon that does not say which directories it reads (Docker before 25, or CDI off).
+  CHECK(same_verdict(nlohmann::json::object(), "reports no CDISpecDirs (Docker before 25)") == "unsaid");
+
+  // The view alone.
+  CHECK(same_verdict(etc_cdi, "") == "");
 }
