@@ -169,7 +169,7 @@ TEST_CASE(
 
 TEST_CASE(
     "BuildKit: a daemon reading a copy of its view, or an empty directory beside it, is refused by the gate and by "
-    "doctor's buildkit check for the same reason; the view alone passes both") {
+    "doctor's buildkit check for the same reason, one reading the view alone by neither") {
   FixtureRoot root;
   machine_with_view(root);
   const RootFs fs(root.path());
