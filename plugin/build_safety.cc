@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/joined.h"
 #include "core/result.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
@@ -11,6 +10,7 @@
 #include "docker/client.h"
 #include "docker/proc_tables.h"
 #include "docker/serving_daemon.h"
+#include "docker/view_verdict.h"
 
 namespace rgpu::plugin {
 namespace {
@@ -22,23 +22,17 @@ constexpr const char* kFallback =
 
 }  // namespace
 
-// Every spec directory the daemon reads must be the view itself (docker::same_directory, which
-// doctor's repo-cdi-view asks of /etc/cdi too).
+// Every spec directory the daemon reports must be the view itself (docker::reads_only_view, which
+// doctor's buildkit check asks too).
 admission::Refusal spec_dirs_refusal(const nlohmann::json& info, const RootFs& daemon_root, const RootFs& fs,
                                      const std::string& repo) {
-  const auto dirs = docker::reported_spec_dirs(info);
-  if (!dirs) {
-    return "the repository's daemon reports no CDISpecDirs (Docker before 25), so which specs a build could use "
-           "cannot be told; use Docker 25 or later.";
-  }
   const std::string view = std::string(state::kViewsDir) + "/" + repo;
-  std::vector<std::string> others;
-  for (const auto& dir : dirs->dirs) {
-    if (!docker::same_directory(daemon_root, dir, fs, view)) others.push_back(dir);
-  }
-  if (others.empty()) return std::nullopt;
-  return "the repository's daemon reads CDI specs in " + joined(others) + ", which " +
-         (others.size() == 1 ? "is" : "are") + " not the repository's own view (" + fs.host_path(view).string() +
+  // No daemon.json stands in for what the daemon reports: the daemon may read otherwise.
+  const auto verdict = docker::reads_only_view(docker::spec_dirs(info, nullptr), daemon_root, fs, view);
+  if (verdict.ok()) return std::nullopt;
+  const std::string why = "the repository's daemon " + verdict.reason();
+  if (!verdict.reported) return why + ", so which specs a build could use cannot be told; use Docker 25 or later.";
+  return why + " (" + fs.host_path(view).string() +
          "), so a build could use a name the repository was not granted; ask an operator to bind the view over the "
          "daemon's /etc/cdi (rediacc-gpu setup's drop-in does) and set \"cdi-spec-dirs\": [\"/etc/cdi\"].";
 }

@@ -24,7 +24,7 @@ namespace rgpu::plugin {
 
 /// The refusal for the spec directories the repository's daemon reports (`info`: its GET /info),
 /// each seen in its own root (`daemon_root`); nothing when every one is the repository's view in
-/// `fs` (docker::same_directory).
+/// `fs` (docker::reads_only_view, the verdict doctor's buildkit check reports).
 admission::Refusal spec_dirs_refusal(const nlohmann::json& info, const RootFs& daemon_root, const RootFs& fs,
                                      const std::string& repo);
 

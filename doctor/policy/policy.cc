@@ -13,6 +13,7 @@
 #include "docker/builder_entitlements.h"
 #include "docker/running_daemons.h"
 #include "doctor/doctor.h"
+#include "doctor/policy/repo_daemon_view.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -105,14 +106,17 @@ std::string answered_version(const Facts& f, const std::string& pid) {
   return "";
 }
 
-// What each daemon's own BuildKit grants its builds. A repository's gate lets BuildKit through
-// only where its daemon reads its view alone (repo-cdi-view) and the builder keeps off the host's
-// network and privileged steps; the device entitlement (Docker 29, on unless turned off), or on
-// 28.x the view's own build mark, then reaches only the repository's own names.
+// What each daemon's own BuildKit grants its builds, and where the gate refuses a repository's
+// BuildKit builds: unless its daemon reads its view alone (docker::reads_only_view, as the gate
+// judges it) and the builder keeps off the host's network and privileged steps. The device
+// entitlement (Docker 29, on unless turned off), or on 28.x the view's own build mark, then
+// reaches only the repository's own names.
 Check buildkit(const Facts& f) {
   std::vector<std::string> seen, refused, read;
+  bool builder_refused = false, view_refused = false, view_asked = false;
   // Where the host policy runs services on the host's network, the gate lets builds share it too.
   const bool host_network = effective_rules(f.fs).host_network;
+  const auto hosts = docker::repo_daemon_addresses(f.fs, f.daemons);
   for (const auto& d : f.daemons) {
     if (f.fs.kind(d.config_path()) == NodeKind::file) read.push_back(d.config_path());
     // As the gate judges them: read as Go reads them, and only while the file is what the daemon
@@ -125,28 +129,56 @@ Check buildkit(const Facts& f) {
       while (why.ends_with('.')) why.pop_back();
       seen.push_back(who + ": builder entitlements unknown (" + why + ")");
       if (repo) refused.push_back(*repo + " (" + why + ")");
-      continue;
+      builder_refused = builder_refused || repo.has_value();
+    } else {
+      seen.push_back(who + ": " + device_reach(*granted, answered_version(f, d.pid)) + ", network-host " +
+                     (granted->network_host ? "on" : "off") + ", security-insecure " +
+                     (granted->security_insecure ? "on" : "off"));
+      const auto reach = docker::builder_reach(*granted, host_network);
+      if (repo && reach != docker::BuilderReach::none) {
+        refused.push_back(
+            *repo + " (" + d.config_path() + ": " +
+            (reach == docker::BuilderReach::privileged ? "security-insecure is on" : "network-host is not off") + ")");
+        builder_refused = true;
+      }
     }
-    seen.push_back(who + ": " + device_reach(*granted, answered_version(f, d.pid)) + ", network-host " +
-                   (granted->network_host ? "on" : "off") + ", security-insecure " +
-                   (granted->security_insecure ? "on" : "off"));
-    const auto reach = docker::builder_reach(*granted, host_network);
-    if (repo && reach != docker::BuilderReach::none) {
-      refused.push_back(
-          *repo + " (" + d.config_path() + ": " +
-          (reach == docker::BuilderReach::privileged ? "security-insecure is on" : "network-host is not off") + ")");
+    if (!repo) continue;
+    // The gate judges the directories only on what the daemon answers at its repository's address;
+    // where it does not answer, the gate refuses for that, not for its directories.
+    const auto view = repo_daemon_view(f, d, *repo, hosts);
+    view_asked = view_asked || view.answered;
+    if (view.answered && !view.verdict.ok()) {
+      refused.push_back(*repo + " (" + view.verdict.reason() + ")");
+      view_refused = true;
     }
   }
   if (seen.empty()) return kCheck.skip("buildkit", "no running dockerd");
   const Evidence from("each dockerd's daemon.json (" + (read.empty() ? "none found" : joined(read)) +
-                      "), each one's start (/proc/PID/stat) and its GET /version where it answered");
+                      "), each one's start (/proc/PID/stat) and its GET /version where it answered" +
+                      (view_asked ? ", each repository daemon's GET /info and its spec directories through "
+                                    "/proc/PID/root"
+                                  : ""));
   if (refused.empty()) return kCheck.ok("buildkit", joined(seen, "; "), from);
+  std::vector<std::string> whys, fixes;
+  if (builder_refused) {
+    whys.push_back(
+        "its builder could run steps privileged or on the host's network, or what it runs with cannot be told");
+    fixes.push_back(
+        "set \"builder\": {\"entitlements\": {\"network-host\": false}} (and no security-insecure) in that "
+        "daemon.json and restart the daemon");
+  }
+  if (view_refused) {
+    whys.push_back(
+        "a build step could use a CDI name the repository was not granted, or which names it could use cannot be "
+        "told");
+    fixes.push_back(
+        "bind the repository's view over its daemon's /etc/cdi (rediacc-gpu setup's drop-in does), set "
+        "\"cdi-spec-dirs\": [\"/etc/cdi\"] on Docker 25 or later and restart the daemon");
+  }
   return kCheck.warn("buildkit", joined(seen, "; "),
-                     "the gate refuses BuildKit builds (docker build, compose build) for " + joined(refused) +
-                         ": its builder could run steps privileged or on the host's network, or what it runs with "
-                         "cannot be told; tenants must use DOCKER_BUILDKIT=0",
-                     "set \"builder\": {\"entitlements\": {\"network-host\": false}} (and no security-insecure) in "
-                     "that daemon.json and restart the daemon");
+                     "the gate refuses BuildKit builds (docker build, compose build) for " + joined(refused) + ": " +
+                         joined(whys, "; ") + "; tenants must use DOCKER_BUILDKIT=0",
+                     joined(fixes, "; "));
 }
 
 }  // namespace

@@ -3,36 +3,23 @@
 // hold a device their repository no longer holds (refused at their next start; a running one
 // keeps the device until it stops).
 
+#include <filesystem>
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "admission/decide.h"
 #include "admission/host_paths.h"
 #include "core/host_policy.h"
 #include "core/joined.h"
-#include "core/machine_paths.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
-#include "docker/cdi_spec_dirs.h"
-#include "docker/client.h"
 #include "docker/stored_containers.h"
 #include "doctor/doctor.h"
+#include "doctor/policy/repo_daemon_view.h"
 
 namespace rgpu::doctor {
 namespace {
 
 constexpr CheckMaker kCheck{Layer::policy};
-
-// The spec directories a daemon reads: what it reports (GET /info, when it can be asked), else
-// cdi-spec-dirs of its daemon.json, else Docker's default (docker::spec_dirs, as the gate reads them).
-std::vector<std::string> spec_dirs_of(const Facts& f, const docker::RunningDaemon& d, const std::string& host) {
-  nlohmann::json info;
-  if (!host.empty()) {
-    auto reply = docker::docker_call_at(host, "GET", "/info", std::chrono::seconds(5));
-    if (reply && reply->status == 200) info = nlohmann::json::parse(reply->body, nullptr, false);
-  }
-  return docker::spec_dirs(info, docker::daemon_config(f.fs, d).value_or(nlohmann::json())).dirs;
-}
 
 bool holds(const Facts& f, const std::string& repo, const std::string& name) {
   return f.grants && f.grants->find(repo, name);
@@ -40,14 +27,14 @@ bool holds(const Facts& f, const std::string& repo, const std::string& name) {
 
 // One daemon's view, seen as the daemon sees it: through /proc/PID/root, into its mount namespace.
 std::vector<std::string> view_problems(const Facts& f, const docker::RunningDaemon& d, const std::string& repo,
-                                       const std::string& host) {
+                                       const std::map<std::string, std::string>& hosts) {
   std::vector<std::string> problems;
   const std::string who = "dockerd " + d.pid + " of repository " + repo;
   const auto root = f.fs.host_path("/proc/" + d.pid + "/root");
-  const RootFs daemon_root(root);
-  for (const auto& dir : spec_dirs_of(f, d, host)) {
+  const auto view = repo_daemon_view(f, d, repo, hosts);
+  for (const auto& dir : view.dirs.dirs) {
     const auto seen = root / std::filesystem::path(dir).relative_path();
-    if (dir == paths::kCdiSpecDir && docker::same_directory(daemon_root, dir, f.fs, paths::kCdiSpecDir))
+    if (view.verdict.why(dir) == docker::NotTheView::machine_specs)
       problems.push_back(who + " reads the machine's whole /etc/cdi");
     std::vector<std::string> extra;
     for (const auto& device : cdi::read_spec_dir(seen).devices) {
@@ -65,8 +52,7 @@ Check repo_cdi_views(const Facts& f) {
   for (const auto& d : f.daemons) {
     const auto repo = docker::plugin_repo(f.fs, d);
     if (!repo) continue;
-    const auto host = hosts.find(*repo);
-    auto found = view_problems(f, d, *repo, host == hosts.end() ? "" : host->second);
+    auto found = view_problems(f, d, *repo, hosts);
     if (found.empty()) fine.push_back(*repo + " (dockerd " + d.pid + ")");
     problems.insert(problems.end(), found.begin(), found.end());
   }
