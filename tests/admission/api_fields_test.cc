@@ -89,7 +89,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "admission: the table of fields holds every field dockerd 20.10 and 28.5 decode in the bodies the gate judges") {
+    "admission: the table of fields holds every field dockerd 20.10 and 28.5 decode in the bodies the gate judges",
+    "[oracle]") {
   // 28.5 reads no HostConfig field at the top level (API 1.44's types), and adds fields in
   // bind, tmpfs, volume, image and cluster options and exec's ConsoleSize: the table holds both.
   const bool newer = GENERATE(false, true);
