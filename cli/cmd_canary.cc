@@ -112,9 +112,9 @@ Runner attach_canary(CLI::App& sub, GlobalOptions& global) {
   sub.add_option(
       "--image", f->image,
       std::string("An image its daemon has, with sh and ls; default: $") + kImageVariable + ", else busybox");
-  sub.add_option("--docker-host", f->docker_host,
-                 "The repository daemon (unix:///path); default: its plugin's environment file, or the daemon "
-                 "running behind its plugin");
+  add_docker_host_option(
+      sub, f->docker_host,
+      "the repository's; default: its plugin's environment file, or the daemon running behind its plugin");
   sub.add_option("--timeout", f->timeout_s, "Seconds each step may take")->check(CLI::Range(1, 3600));
   add_output_option(sub, f->output, {OutputFormat::table, OutputFormat::json}, "table or json");
   return [&global, f] { return run_canary(global, *f); };

@@ -140,9 +140,9 @@ Runner attach_doctor(CLI::App& sub, GlobalOptions& global) {
   sub.add_option("--repo", f->container.repo,
                  "With --image: run a container through this repository's daemon with each device it holds");
   sub.add_option("--image", f->container.image, "Image for the container check (it needs sh and ls)");
-  sub.add_option("--docker-host", f->container.docker_host,
-                 "The repository daemon (unix:///path) for the container check; default: its plugin's environment "
-                 "file, or the daemon running behind its plugin");
+  add_docker_host_option(sub, f->container.docker_host,
+                         "the repository's, for the container check; default: its plugin's environment file, or the "
+                         "daemon running behind its plugin");
   return [&global, f] { return run_doctor(global, *f); };
 }
 

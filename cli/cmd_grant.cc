@@ -217,9 +217,9 @@ Runner attach_revoke(CLI::App& sub, GlobalOptions& global) {
   auto f = std::make_shared<GrantFlags>();
   sub.add_option("REPO", f->repo, "Repository, as name or name@machine")->required();
   sub.add_option("--device", f->device, "Exact CDI name granted earlier")->required();
-  sub.add_option("--docker-host", f->docker_host,
-                 "The repository's daemon (unix:///PATH; default: REDIACC_GPU_DOCKER_HOST of "
-                 "/etc/rediacc/gpu/plugins/REPO.env), to list the containers that use the name");
+  add_docker_host_option(sub, f->docker_host,
+                         "the repository's, to list the containers that use the name; default: "
+                         "REDIACC_GPU_DOCKER_HOST of /etc/rediacc/gpu/plugins/REPO.env");
   sub.add_flag("--stop", f->stop, "Stop those containers and set their restart policy to no");
   return [&global, f] { return run_revoke(global, *f); };
 }
