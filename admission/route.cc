@@ -1,10 +1,12 @@
 #include "admission/route.h"
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <vector>
 
 #include "core/hex_digit.h"
+#include "core/split.h"
 
 namespace rgpu::admission {
 namespace {
@@ -72,16 +74,9 @@ bool clean(const std::string& path) {
   return true;
 }
 
+// The path's first character is its leading '/', which opens no segment.
 std::vector<std::string> segments(const std::string& path) {
-  std::vector<std::string> out;
-  size_t start = 1;
-  while (start < path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string::npos) end = path.size();
-    out.push_back(path.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
+  return split(std::string_view(path).substr(std::min<size_t>(path.size(), 1)), '/', EmptyFields::keep);
 }
 
 // dockerd routes /containers/{name:.*}/VERB: the name may hold '/' (a legacy link registers
@@ -136,11 +131,8 @@ bool builds_with_buildkit(std::string_view query) {
 
 std::vector<std::string> query_values(std::string_view query, std::string_view key) {
   std::vector<std::string> out;
-  while (!query.empty()) {
-    const auto amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
-    if (pair.empty() || pair.find(';') != std::string_view::npos) continue;
+  for (const std::string_view pair : split(query, '&', EmptyFields::drop)) {
+    if (pair.find(';') != std::string_view::npos) continue;
     const auto eq = pair.find('=');
     const auto k = query_unescape(pair.substr(0, eq));
     const auto v = query_unescape(eq == std::string_view::npos ? std::string_view{} : pair.substr(eq + 1));

@@ -69,9 +69,9 @@ Runner attach_admit(CLI::App& sub, GlobalOptions& global) {
   auto f = std::make_shared<AdmitFlags>();
   sub.add_option("--repo", f->repo, "Repository whose daemon received the request")->required();
   sub.add_flag("--jsonl", f->jsonl, "Read one AuthZReq per line, answer one per line");
-  sub.add_option("--docker-host", f->docker_host,
-                 "The repository's own daemon (unix:///PATH), where a start, restart, unpause or exec reads the "
-                 "stored container it judges; without it those requests are refused")
+  add_docker_host_option(sub, f->docker_host,
+                         "the repository's own, where a start, restart, unpause or exec reads the stored container it "
+                         "judges; without it those requests are refused")
       ->envname(state::kDockerHostVariable);
   sub.add_flag(
       "--allow-buildkit", f->allow_buildkit,

@@ -70,9 +70,9 @@ Runner attach_authz_plugin(CLI::App& sub, GlobalOptions& global) {
                  "Unix socket to listen on, a host path (default the machine's "
                  "/run/docker/plugins/rediacc-gpu-REPO.sock, under --root, where dockerd finds plugin "
                  "rediacc-gpu-REPO); ignored when systemd passes one");
-  sub.add_option("--docker-host", f->docker_host,
-                 "The repository's own daemon (unix:///PATH), where the stored container of a start, restart, "
-                 "unpause or exec is read and judged; without it those requests are refused")
+  add_docker_host_option(sub, f->docker_host,
+                         "the repository's own, where the stored container of a start, restart, unpause or exec is "
+                         "read and judged; without it those requests are refused")
       ->envname(state::kDockerHostVariable);
   sub.add_flag(
       "--allow-buildkit", f->allow_buildkit,

@@ -9,6 +9,7 @@
 #include "canary/canary.h"
 #include "canary/record.h"
 #include "cli/command.h"
+#include "cli/output_format.h"
 #include "cli/render.h"
 #include "cli/repo_arg.h"
 #include "docker/repo_plugin.h"
@@ -26,7 +27,7 @@ struct CanaryFlags {
   std::vector<std::string> devices;
   std::string image;
   std::string docker_host;
-  std::string output = "table";
+  OutputFormat output = OutputFormat::table;
   int timeout_s = 120;
 };
 
@@ -60,8 +61,8 @@ std::string seconds_text(double s) {
   return out.str();
 }
 
-void print(const std::vector<canary::CanaryResult>& results, const std::string& output) {
-  if (output == "json") {
+void print(const std::vector<canary::CanaryResult>& results, OutputFormat output) {
+  if (output == OutputFormat::json) {
     auto list = nlohmann::ordered_json::array();
     for (const auto& r : results) {
       nlohmann::ordered_json one = {{"repository", r.repo}};
@@ -111,11 +112,11 @@ Runner attach_canary(CLI::App& sub, GlobalOptions& global) {
   sub.add_option(
       "--image", f->image,
       std::string("An image its daemon has, with sh and ls; default: $") + kImageVariable + ", else busybox");
-  sub.add_option("--docker-host", f->docker_host,
-                 "The repository daemon (unix:///path); default: its plugin's environment file, or the daemon "
-                 "running behind its plugin");
+  add_docker_host_option(
+      sub, f->docker_host,
+      "the repository's; default: its plugin's environment file, or the daemon running behind its plugin");
   sub.add_option("--timeout", f->timeout_s, "Seconds each step may take")->check(CLI::Range(1, 3600));
-  sub.add_option("-o,--output", f->output, "table or json")->check(CLI::IsMember({"table", "json"}));
+  add_output_option(sub, f->output, {OutputFormat::table, OutputFormat::json}, "table or json");
   return [&global, f] { return run_canary(global, *f); };
 }
 

@@ -6,6 +6,7 @@
 #include "cdi-gen/spec_index.h"
 #include "cdi-gen/spec_writer.h"
 #include "cli/command.h"
+#include "cli/output_format.h"
 #include "cli/render.h"
 #include "core/file_sink.h"
 #include "grants/views.h"
@@ -61,13 +62,13 @@ int run_views(const GlobalOptions& global) {
   return kExitOk;
 }
 
-int run_cdi_list(const GlobalOptions& global, const std::string& output) {
+int run_cdi_list(const GlobalOptions& global, OutputFormat output) {
   RootFs fs(global.root);
   auto index = cdi::read_spec_index(fs);
   for (const auto& p : index.problems) {
     print_warning("skipping CDI spec " + fs.host_path(p.spec_path).string() + ": " + p.reason);
   }
-  if (output == "json") {
+  if (output == OutputFormat::json) {
     auto out = nlohmann::ordered_json::array();
     for (const auto& d : index.devices) {
       out.push_back({{"name", d.qualified_name}, {"spec", d.spec_path}, {"device_nodes", d.device_nodes}});
@@ -79,12 +80,12 @@ int run_cdi_list(const GlobalOptions& global, const std::string& output) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& d : index.devices) {
     rows.push_back({d.qualified_name, d.spec_path});
-    if (output == "wide") {
+    if (output == OutputFormat::wide) {
       for (auto& c : carried_cells(d.carried)) rows.back().push_back(std::move(c));
     }
   }
   std::vector<std::string> header = {"NAME", "SPEC"};
-  if (output == "wide") header.insert(header.end(), {"HOOKS", "MOUNTS", "NET DEVICES"});
+  if (output == OutputFormat::wide) header.insert(header.end(), {"HOOKS", "MOUNTS", "NET DEVICES"});
   std::cout << render_table(header, rows);
   return kExitOk;
 }
@@ -101,10 +102,9 @@ Runner attach_cdi(CLI::App& sub, GlobalOptions& global) {
   CLI::App* views = sub.add_subcommand(
       "views", "Rebuild each repository's CDI view (/var/lib/rediacc/gpu/cdi/REPO: the names it holds) from /etc/cdi.");
   add_root_option(*views, global);
-  auto output = std::make_shared<std::string>("table");
-  list->add_option("-o,--output", *output,
-                   "Output format: table, wide (adds the hooks, mounts and net devices each name brings) or json")
-      ->check(CLI::IsMember({"table", "wide", "json"}));
+  auto output = std::make_shared<OutputFormat>(OutputFormat::table);
+  add_output_option(*list, *output, {OutputFormat::table, OutputFormat::wide, OutputFormat::json},
+                    "Output format: table, wide (adds the hooks, mounts and net devices each name brings) or json");
   return [&global, generate, views, output] {
     if (generate->parsed()) return run_generate(global);
     return views->parsed() ? run_views(global) : run_cdi_list(global, *output);

@@ -51,9 +51,9 @@ Runner attach_check_image(CLI::App& sub, GlobalOptions& global) {
   auto f = std::make_shared<CheckImageFlags>();
   sub.add_option("image", f->image, "The image, as the daemon names it (nvidia/cuda:12.4.1-base-ubuntu22.04)")
       ->required();
-  sub.add_option("--docker-host", f->docker_host,
-                 "The daemon holding the image (unix://…, a host path); default $DOCKER_HOST, else the machine's "
-                 "/var/run/docker.sock (under --root)");
+  add_docker_host_option(
+      sub, f->docker_host,
+      "the one holding the image; default $DOCKER_HOST, else the machine's /var/run/docker.sock (under --root)");
   sub.add_flag("--allow-forward-compat", f->allow_forward_compat,
                "Accept an image that runs only through CUDA forward compatibility (data-center GPUs)");
   return [&global, f] { return run_check_image(global, *f); };

@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/gather_facts.h"
+#include "cli/output_format.h"
 #include "cli/repo_arg.h"
 #include "core/command_runner.h"
 #include "docker/images.h"
@@ -16,7 +17,7 @@ namespace rgpu::cli {
 namespace {
 
 struct DoctorFlags {
-  std::string output = "table";
+  OutputFormat output = OutputFormat::table;
   doctor::ContainerRequest container;
 };
 
@@ -122,7 +123,7 @@ int run_doctor(const GlobalOptions& global, DoctorFlags f) {
   auto checks = doctor::run_doctor(*facts);
   const auto container = doctor::container_checks(*facts, f.container);
   checks.insert(checks.end(), container.begin(), container.end());
-  if (f.output == "json") {
+  if (f.output == OutputFormat::json) {
     print_json(checks);
   } else {
     print_table(checks);
@@ -135,13 +136,13 @@ int run_doctor(const GlobalOptions& global, DoctorFlags f) {
 Runner attach_doctor(CLI::App& sub, GlobalOptions& global) {
   add_root_option(sub, global);
   auto f = std::make_shared<DoctorFlags>();
-  sub.add_option("-o,--output", f->output, "table or json")->check(CLI::IsMember({"table", "json"}));
+  add_output_option(sub, f->output, {OutputFormat::table, OutputFormat::json}, "table or json");
   sub.add_option("--repo", f->container.repo,
                  "With --image: run a container through this repository's daemon with each device it holds");
   sub.add_option("--image", f->container.image, "Image for the container check (it needs sh and ls)");
-  sub.add_option("--docker-host", f->container.docker_host,
-                 "The repository daemon (unix:///path) for the container check; default: its plugin's environment "
-                 "file, or the daemon running behind its plugin");
+  add_docker_host_option(sub, f->container.docker_host,
+                         "the repository's, for the container check; default: its plugin's environment file, or the "
+                         "daemon running behind its plugin");
   return [&global, f] { return run_doctor(global, *f); };
 }
 

@@ -5,6 +5,7 @@
 
 #include "cdi-gen/reach_rules.h"
 #include "cli/command.h"
+#include "cli/output_format.h"
 #include "cli/render.h"
 #include "cli/repo_arg.h"
 #include "core/joined.h"
@@ -21,7 +22,7 @@ struct GrantFlags {
   std::string repo;
   std::string device;
   bool exclusive = false;
-  std::string output = "table";
+  OutputFormat output = OutputFormat::table;
   std::string docker_host;  ///< revoke: the repository's daemon, where containers using the name are found
   bool stop = false;        ///< revoke: stop them and keep them stopped
   grants::GrantReview review;
@@ -139,7 +140,7 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
     }
     return nullptr;
   };
-  if (f.output == "json") {
+  if (f.output == OutputFormat::json) {
     auto list = nlohmann::ordered_json::array();
     for (const auto& g : shown) {
       auto aliases = nlohmann::ordered_json::array();
@@ -176,7 +177,7 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
                                                                   : " (MOVED)";
     rows.push_back({g.repo, g.device + mark, g.exclusive ? "yes" : "no", g.granted_at, overlaps(*set, reach, g)});
     const auto* d = cdi::find_device(index, g.device);
-    if (f.output == "wide") {
+    if (f.output == OutputFormat::wide) {
       std::string hardware = g.hardware ? joined(*g.hardware) : "-";
       if (moved) hardware += moved->unreadable.empty() ? "; now " + joined(moved->now) : "; now unreadable";
       rows.back().push_back(hardware.empty() ? "-" : hardware);
@@ -186,7 +187,7 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
     }
   }
   std::vector<std::string> header = {"REPO", "DEVICE", "EXCLUSIVE", "GRANTED AT", "SAME GPU ALSO GRANTED TO"};
-  if (f.output == "wide") {
+  if (f.output == OutputFormat::wide) {
     header.insert(header.end(), {"HARDWARE", "HOOKS", "MOUNTS", "NET DEVICES"});
   } else {
     header.push_back("CARRIES");
@@ -216,9 +217,9 @@ Runner attach_revoke(CLI::App& sub, GlobalOptions& global) {
   auto f = std::make_shared<GrantFlags>();
   sub.add_option("REPO", f->repo, "Repository, as name or name@machine")->required();
   sub.add_option("--device", f->device, "Exact CDI name granted earlier")->required();
-  sub.add_option("--docker-host", f->docker_host,
-                 "The repository's daemon (unix:///PATH; default: REDIACC_GPU_DOCKER_HOST of "
-                 "/etc/rediacc/gpu/plugins/REPO.env), to list the containers that use the name");
+  add_docker_host_option(sub, f->docker_host,
+                         "the repository's, to list the containers that use the name; default: "
+                         "REDIACC_GPU_DOCKER_HOST of /etc/rediacc/gpu/plugins/REPO.env");
   sub.add_flag("--stop", f->stop, "Stop those containers and set their restart policy to no");
   return [&global, f] { return run_revoke(global, *f); };
 }
@@ -227,9 +228,8 @@ Runner attach_grants(CLI::App& sub, GlobalOptions& global) {
   add_root_option(sub, global);
   auto f = std::make_shared<GrantFlags>();
   sub.add_option("REPO", f->repo, "Only this repository's grants");
-  sub.add_option("-o,--output", f->output,
-                 "Output format: table, wide (the hooks, mounts and net devices each name brings) or json")
-      ->check(CLI::IsMember({"table", "wide", "json"}));
+  add_output_option(sub, f->output, {OutputFormat::table, OutputFormat::wide, OutputFormat::json},
+                    "Output format: table, wide (the hooks, mounts and net devices each name brings) or json");
   auto apply = attach_grants_apply(sub, global);
   return [&global, f, apply] {
     if (const int applied = apply(); applied >= 0) return applied;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "cli/command.h"
+#include "cli/output_format.h"
 #include "cli/render.h"
 #include "docker/client.h"
 #include "docker/repo_plugin.h"
@@ -28,7 +29,7 @@ struct ApplyFlags {
   bool prune = false;
   bool accept_moves = false;
   bool dry_run = false;
-  std::string output = "text";
+  OutputFormat output = OutputFormat::text;
 };
 
 struct Holder {
@@ -156,13 +157,13 @@ int run_apply(const GlobalOptions& global, const ApplyFlags& f) {
       report.views_stale = true;
     }
   }
-  if (f.output == "json") {
+  if (f.output == OutputFormat::json) {
     std::cout << report_json(report, f.dry_run).dump(2) << "\n";
   } else if (report.outcome.refused.empty()) {
     print_text(report, f.dry_run);
   }
   if (!report.outcome.refused.empty()) {
-    if (f.output != "json") {
+    if (f.output != OutputFormat::json) {
       for (const auto& r : report.outcome.refused) print_error("refused " + r.repo + " " + r.device + ": " + r.reason);
     }
     std::set<std::pair<std::string, std::string>> grants;
@@ -188,7 +189,7 @@ Runner attach_grants_apply(CLI::App& grants, GlobalOptions& global) {
                   "Record the hardware a listed name reaches now where it moved to another card since it was "
                   "granted (refused without it)");
   apply->add_flag("--dry-run", f->dry_run, "Say what would change and change nothing");
-  apply->add_option("-o,--output", f->output, "Output format: text or json")->check(CLI::IsMember({"text", "json"}));
+  add_output_option(*apply, f->output, {OutputFormat::text, OutputFormat::json}, "Output format: text or json");
   return [&global, f, apply]() -> int { return apply->parsed() ? run_apply(global, *f) : -1; };
 }
 

@@ -6,6 +6,7 @@
 
 #include "cdi-gen/reach_rules.h"
 #include "cli/command.h"
+#include "cli/output_format.h"
 #include "cli/render.h"
 #include "core/joined.h"
 #include "core/state_paths.h"
@@ -98,7 +99,7 @@ std::string table(const probe::Inventory& inv, const cdi::SpecIndex* index) {
   return out;
 }
 
-int run_list(const GlobalOptions& global, const std::string& output) {
+int run_list(const GlobalOptions& global, OutputFormat output) {
   RootFs fs(global.root);
   auto recorded = probe::read_inventory(fs);
   if (!recorded) return report_failure(recorded.error());
@@ -106,9 +107,9 @@ int run_list(const GlobalOptions& global, const std::string& output) {
     return report_failure(
         {"no inventory at " + fs.host_path(state::kInventoryPath).string() + "; run `rediacc-gpu probe` first."});
   }
-  if (output == "json") {
+  if (output == OutputFormat::json) {
     std::cout << (*recorded)->text;
-  } else if (output == "wide") {
+  } else if (output == OutputFormat::wide) {
     const auto index = cdi::read_spec_index(fs);
     std::cout << table((*recorded)->inventory, &index);
   } else {
@@ -121,11 +122,10 @@ int run_list(const GlobalOptions& global, const std::string& output) {
 
 Runner attach_list(CLI::App& sub, GlobalOptions& global) {
   add_root_option(sub, global);
-  auto output = std::make_shared<std::string>("table");
-  sub.add_option("-o,--output", *output,
-                 "Output format: table, wide (adds NUMA node, PCIe link and what each CDI name brings beyond its "
-                 "nodes) or json")
-      ->check(CLI::IsMember({"table", "wide", "json"}));
+  auto output = std::make_shared<OutputFormat>(OutputFormat::table);
+  add_output_option(sub, *output, {OutputFormat::table, OutputFormat::wide, OutputFormat::json},
+                    "Output format: table, wide (adds NUMA node, PCIe link and what each CDI name brings beyond its "
+                    "nodes) or json");
   return [&global, output] { return run_list(global, *output); };
 }
 

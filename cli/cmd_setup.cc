@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "cli/output_format.h"
 #include "core/file_lock.h"
 #include "core/state_paths.h"
 #include "installers/nvidia_toolkit.h"
@@ -30,7 +31,7 @@ struct SetupFlags {
   std::string repo_daemon_unit = "auto";
   std::string host_policy = "auto";
   std::string tool_path;
-  std::string output = "text";
+  OutputFormat output = OutputFormat::text;
   bool dry_run = false;
   bool exact_version = false;              ///< --nvidia-toolkit-version was given
   std::vector<std::string> disable_hooks;  ///< empty: keep what an earlier setup recorded
@@ -125,7 +126,7 @@ nlohmann::json step_json(const setup::StepReport& r, bool dry_run) {
 }
 
 int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
-  const bool json = flags.output == "json";
+  const bool json = flags.output == OutputFormat::json;
   if (auto ok = installers::check_toolkit_version(flags.version); !ok) {
     return report_usage(ok.error());
   }
@@ -232,9 +233,8 @@ Runner attach_setup(CLI::App& sub, GlobalOptions& global) {
       })
       ->take_all();
   sub.add_flag("--dry-run", flags->dry_run, "Print the plan and change nothing");
-  sub.add_option("-o,--output", flags->output,
-                 "text: each step as it runs; json: one object at the end (steps, changes, changed, warnings)")
-      ->check(CLI::IsMember({"text", "json"}));
+  add_output_option(sub, flags->output, {OutputFormat::text, OutputFormat::json},
+                    "text: each step as it runs; json: one object at the end (steps, changes, changed, warnings)");
   return [&global, flags] { return run_setup(global, *flags); };
 }
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/output_format.h"
 #include "cli/render.h"
 #include "core/joined.h"
 #include "docker/running_daemons.h"
@@ -21,7 +22,7 @@ namespace {
 constexpr int kUsageJsonSchema = 1;
 
 struct UsageFlags {
-  std::string output = "table";
+  OutputFormat output = OutputFormat::table;
   int sample_ms = 500;
 };
 
@@ -93,7 +94,7 @@ int run_usage(const GlobalOptions& global, const UsageFlags& f) {
   const auto& inventory = probed->inventory;
   const auto report = usage::gpu_usage(fs, inventory, facts::ask_nvml(fs, inventory),
                                        docker::repo_daemon_addresses(fs, docker::running_docker_daemons(fs)), options);
-  if (f.output == "json") {
+  if (f.output == OutputFormat::json) {
     std::cout << json(report).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   } else {
     std::cout << table(report);
@@ -111,7 +112,7 @@ int run_usage(const GlobalOptions& global, const UsageFlags& f) {
 Runner attach_usage(CLI::App& sub, GlobalOptions& global) {
   add_root_option(sub, global);
   auto f = std::make_shared<UsageFlags>();
-  sub.add_option("-o,--output", f->output, "table or json")->check(CLI::IsMember({"table", "json"}));
+  add_output_option(sub, f->output, {OutputFormat::table, OutputFormat::json}, "table or json");
   sub.add_option("--sample-ms", f->sample_ms, "Watch DRM clients' engines this long for their utilisation (0: none)")
       ->check(CLI::Range(0, 10000));
   return [&global, f] { return run_usage(global, *f); };

@@ -47,6 +47,11 @@ CLI::Validator machine_root();
 /// Adds --root DIR to a subcommand, bound to the global value, checked by machine_root.
 void add_root_option(CLI::App& sub, GlobalOptions& global);
 
+/// Adds --docker-host to a subcommand, setting `into`: "The Docker daemon at unix:///PATH or /PATH (…): "
+/// then `which`, the daemon the command asks and what it does without one. A value that is no
+/// unix socket is a usage error here, before the command acts.
+CLI::Option* add_docker_host_option(CLI::App& sub, std::string& into, const std::string& which);
+
 Runner attach_probe(CLI::App& sub, GlobalOptions& global);
 Runner attach_list(CLI::App& sub, GlobalOptions& global);
 Runner attach_cdi(CLI::App& sub, GlobalOptions& global);

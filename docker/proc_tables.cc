@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/split.h"
+
 namespace rgpu::docker {
 
 std::vector<std::string> process_ids(const RootFs& fs) {
@@ -53,12 +55,9 @@ Result<ProcessStart> process_started(const RootFs& fs, const std::string& pid) {
 }
 
 std::vector<std::string> process_args(const RootFs& fs, const std::string& pid) {
-  std::vector<std::string> out;
   const auto cmdline = fs.read_file("/proc/" + pid + "/cmdline");
-  if (!cmdline) return out;
-  std::istringstream in(*cmdline);
-  for (std::string part; std::getline(in, part, '\0');) out.push_back(part);
-  return out;
+  if (!cmdline) return {};
+  return split(*cmdline, '\0', EmptyFields::keep);
 }
 
 std::set<ino_t> held_socket_inodes(const RootFs& fs, const std::string& pid) {

@@ -3,6 +3,7 @@
 #include "docker/client.h"
 #include "docker/rediacc_layout.h"
 
+#include "core/split.h"
 #include "core/state_paths.h"
 
 namespace rgpu::docker {
@@ -43,13 +44,8 @@ std::string configured_docker_host(const RootFs& fs, const std::string& repo) {
   }
   const std::string key = std::string(state::kDockerHostVariable) + "=";
   std::string value;
-  size_t start = 0;
-  while (start <= (*text)->size()) {
-    size_t end = (*text)->find('\n', start);
-    if (end == std::string::npos) end = (*text)->size();
-    const std::string line = (*text)->substr(start, end - start);
+  for (const auto& line : split(**text, '\n', EmptyFields::drop)) {
     if (line.starts_with(key)) value = line.substr(key.size());  // the last one wins, as for systemd
-    start = end + 1;
   }
   if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
     value = value.substr(1, value.size() - 2);

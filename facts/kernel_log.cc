@@ -6,21 +6,12 @@
 
 #include <cstdio>
 #include <regex>
-#include <sstream>
 
 #include "core/machine_program.h"
+#include "core/split.h"
 
 namespace rgpu::facts {
 namespace {
-
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) out.push_back(line);
-  }
-  return out;
-}
 
 // "6,1234,5678,-;NVRM: …" -> "NVRM: …"; continuation lines (" KEY=value") are dropped. The first
 // record's sequence number says whether the buffer still holds the boot's first message (0).
@@ -52,7 +43,7 @@ std::optional<KernelLog> read_kmsg(const RootFs& fs) {
   if (!S_ISCHR(st.st_mode)) {
     auto text = fs.read_file("/dev/kmsg");
     if (!text) return std::nullopt;
-    return kmsg_messages(split_lines(*text));
+    return kmsg_messages(split(*text, '\n', EmptyFields::drop));
   }
   ::fcntl(fd->get(), F_SETFL, ::fcntl(fd->get(), F_GETFL) | O_NONBLOCK);
   std::vector<std::string> records;
@@ -76,13 +67,13 @@ std::optional<std::vector<std::string>> read_journal(const RootFs& fs, CommandRu
   if (!fs.is_host_root()) argv.push_back("--root=" + fs.root().string());
   auto ran = runner->run(argv, std::chrono::seconds(10));
   if (!ran || ran->exit_code != 0) return std::nullopt;
-  return split_lines(ran->output);
+  return split(ran->output, '\n', EmptyFields::drop);
 }
 
 // kern.log keeps earlier boots until it is rotated: this boot begins at its last "Linux version"
 // line, the kernel's first message. Without one, the file's start may be a rotation's cut.
 KernelLog kern_log_of_this_boot(const std::string& text) {
-  KernelLog out{"/var/log/kern.log", split_lines(text)};
+  KernelLog out{"/var/log/kern.log", split(text, '\n', EmptyFields::drop)};
   for (auto it = out.lines.rbegin(); it != out.lines.rend(); ++it) {
     if (it->find("kernel: Linux version ") == std::string::npos && !it->starts_with("Linux version ")) continue;
     out.lines.erase(out.lines.begin(), std::prev(it.base()));

@@ -1,9 +1,9 @@
 #include "image-check/cuda_requirement.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include "core/joined.h"
+#include "core/split.h"
 #include "docker/images.h"
 
 namespace rgpu::image_check {
@@ -23,21 +23,6 @@ constexpr CudaFloor kFloors[] = {
     {"11.6", "510.39.01"}, {"11.5", "495.29.05"}, {"11.4", "470.42.01"}, {"11.3", "465.19.01"}, {"11.2", "460.27.03"},
     {"11.1", "455.23"},    {"11.0", "450.51.05"},
 };
-
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == sep) {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (!cur.empty()) out.push_back(cur);
-  return out;
-}
 
 std::optional<Constraint> parse_constraint(const std::string& text) {
   for (const char* op : {">=", "<=", "!=", "==", ">", "<", "="}) {
@@ -148,9 +133,9 @@ ImageRequirement requirement_from_env(const std::vector<std::string>& env) {
   std::vector<std::vector<Constraint>> product = {{}};
   for (const auto& r : requires_) {
     std::vector<std::vector<Constraint>> alts;
-    for (const auto& alt : split(r.substr(r.find('=') + 1), ' ')) {
+    for (const auto& alt : split(r.substr(r.find('=') + 1), ' ', EmptyFields::drop)) {
       std::vector<Constraint> all;
-      for (const auto& c : split(alt, ',')) {
+      for (const auto& c : split(alt, ',', EmptyFields::drop)) {
         if (auto parsed = parse_constraint(c)) all.push_back(*parsed);
       }
       if (!all.empty()) alts.push_back(all);

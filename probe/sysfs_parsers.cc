@@ -5,19 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/split.h"
+
 namespace rgpu::probe {
 namespace {
-
-template <class Fn>
-void for_each_line(std::string_view text, Fn fn) {
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    fn(text.substr(start, end - start));
-    start = end + 1;
-  }
-}
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -49,24 +40,24 @@ std::optional<std::uint64_t> parse_decimal_attribute(std::string_view text) {
 
 std::map<std::string, std::string> parse_space_pairs(std::string_view text) {
   std::map<std::string, std::string> out;
-  for_each_line(text, [&](std::string_view line) {
+  for (const auto& line : split(text, '\n', EmptyFields::keep)) {
     std::string l = trim(line);
     auto space = l.find_first_of(" \t");
-    if (space == std::string::npos) return;
+    if (space == std::string::npos) continue;
     std::string value = trim(std::string_view(l).substr(space));
     if (!value.empty()) out[l.substr(0, space)] = value;
-  });
+  }
   return out;
 }
 
 std::map<std::string, std::string> parse_colon_pairs(std::string_view text) {
   std::map<std::string, std::string> out;
-  for_each_line(text, [&](std::string_view line) {
+  for (const std::string_view line : split(text, '\n', EmptyFields::keep)) {
     auto colon = line.find(':');
-    if (colon == std::string_view::npos) return;
+    if (colon == std::string_view::npos) continue;
     std::string key = trim(line.substr(0, colon));
     if (!key.empty()) out[key] = trim(line.substr(colon + 1));
-  });
+  }
   return out;
 }
 

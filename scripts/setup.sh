@@ -128,13 +128,16 @@ case "${1:-}" in
     # optimised and runs every test; clang builds everything again with AddressSanitizer + UBSan
     # and runs every test again: both compilers build it all, and the sanitizers see every test.
     # RGPU_BUILD_TESTS=ON outright: the main job configured the same build folder without tests.
-    phase "build: GCC Release" build build Release -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON \
+    # RGPU_REQUIRE_DOCKER_ROOTS: a root that is missing fails the configure, where a plain build
+    # would leave out the tests that need it.
+    phase "build: GCC Release" build build Release -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_REQUIRE_DOCKER_ROOTS=ON \
       -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}"
     phase "tests: GCC Release" test_release
     # -O1 and line tables only: what the sanitizers' reports need, at a fraction of -O2 -g's cost.
     phase "build: clang ASan+UBSan" build build-asan Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DCMAKE_C_FLAGS_DEBUG="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
-      -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_SANITIZE=ON -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}"
+      -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_SANITIZE=ON -DRGPU_REQUIRE_DOCKER_ROOTS=ON \
+      -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}"
     phase "tests: clang ASan+UBSan" test_sanitized
     ;;
   *)

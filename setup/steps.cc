@@ -10,6 +10,7 @@
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
 #include "core/joined.h"
+#include "core/split.h"
 #include "core/state_paths.h"
 #include "docker/repo_plugin.h"
 #include "docker/running_daemons.h"
@@ -81,10 +82,8 @@ std::vector<std::string> recorded_disabled_hooks(const RootFs& fs) {
   const std::string prefix = std::string(units::kDisabledHooksVariable) + "=";
   for (std::string line; std::getline(lines, line);) {
     if (!line.starts_with(prefix)) continue;
-    std::istringstream names(line.substr(prefix.size()));
-    for (std::string name; std::getline(names, name, ',');) {
-      if (!name.empty()) out.push_back(name);
-    }
+    for (auto& name : split(std::string_view(line).substr(prefix.size()), ',', EmptyFields::drop))
+      out.push_back(std::move(name));
   }
   return out;
 }

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "core/split.h"
+
 namespace rgpu::usage {
 namespace {
 
@@ -71,18 +73,13 @@ std::optional<std::string> container_of_cgroup(std::string_view cgroup) {
   std::optional<std::string> found;
   // Each line is "hierarchy:controllers:path"; under cgroup v1 every hierarchy names the same
   // container, under v2 there is one line.
-  while (!cgroup.empty() && !found) {
-    const auto eol = cgroup.find('\n');
-    auto line = cgroup.substr(0, eol);
-    cgroup = eol == std::string_view::npos ? std::string_view() : cgroup.substr(eol + 1);
+  for (const std::string_view line : split(cgroup, '\n', EmptyFields::drop)) {
     const auto colon = line.find(':', line.find(':') + 1);
     if (colon == std::string_view::npos) continue;
-    auto path = line.substr(colon + 1);
-    while (!path.empty()) {
-      const auto slash = path.find('/');
-      if (auto id = id_in_segment(path.substr(0, slash))) found = id;
-      path = slash == std::string_view::npos ? std::string_view() : path.substr(slash + 1);
+    for (const std::string_view segment : split(line.substr(colon + 1), '/', EmptyFields::drop)) {
+      if (auto id = id_in_segment(segment)) found = id;
     }
+    if (found) break;
   }
   return found;
 }
@@ -91,10 +88,7 @@ std::optional<DrmClient> parse_drm_fdinfo(std::string_view fdinfo) {
   DrmClient client;
   Regions regions;
   bool drm = false;
-  while (!fdinfo.empty()) {
-    const auto eol = fdinfo.find('\n');
-    const auto line = fdinfo.substr(0, eol);
-    fdinfo = eol == std::string_view::npos ? std::string_view() : fdinfo.substr(eol + 1);
+  for (const std::string_view line : split(fdinfo, '\n', EmptyFields::drop)) {
     const auto colon = line.find(':');
     if (colon == std::string_view::npos) continue;
     const auto key = trimmed(line.substr(0, colon));

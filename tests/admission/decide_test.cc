@@ -8,10 +8,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <sstream>
 
 #include "admission/decide.h"
 #include "admission/go_json.h"
+#include "core/split.h"
 #include "grants/cache.h"
 #include "grants/store.h"
 #include "tests/support/build_paths.h"
@@ -442,9 +442,7 @@ TEST_CASE("admit --jsonl reads lines split across reads, longer than its buffer,
   ++expected;
   const auto out = run_tool({"admit", "--repo", "web", "--jsonl", "--root", root.str()}, input);
   CHECK(out.exit_code == 0);
-  std::vector<std::string> answers;
-  std::istringstream answer_lines(out.out);
-  for (std::string a; std::getline(answer_lines, a);) answers.push_back(a);
+  const auto answers = rgpu::split(out.out, '\n', rgpu::EmptyFields::keep);
   REQUIRE(answers.size() == expected);
   CHECK_THAT(answers[150], Catch::StartsWith("{\"Allow\":false,\"Msg\":\"refused: --privileged"));
   CHECK(answers.back() == "{\"Allow\":true}");

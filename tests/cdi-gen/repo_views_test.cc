@@ -25,7 +25,8 @@ void tool(const FixtureRoot& machine, std::vector<std::string> args) {
   REQUIRE(r.exit_code == 0);
 }
 
-// The names the CDI Go library of `library` finds in `dir`, as Docker loads a directory.
+// The names the CDI Go library of `library` finds in `dir`, as Docker loads a directory: the cases
+// that ask it are tagged [oracle], as the libraries come from the Docker roots.
 std::vector<std::string> library_names(const fs::path& dir, std::string_view library) {
   const auto r = run_program(cdi_oracle_program(library), {dir.string()});
   INFO(library << ": " << r.out << r.err);
@@ -61,7 +62,8 @@ void grant_by_hand(const FixtureRoot& machine, const std::string& repo, const st
 
 }  // namespace
 
-TEST_CASE("views: a repository's view holds only the names it holds, each spec's own edits kept, loadable by CDI") {
+TEST_CASE("views: a repository's view holds only the names it holds, each spec's own edits kept, loadable by CDI",
+          "[oracle]") {
   FixtureRoot machine;
   two_nvidia_datacenter(machine, true);  // nvidia.yaml with top-level containerEdits, renderD128 and renderD129
   tool(machine, {"cdi", "generate"});
@@ -105,8 +107,8 @@ TEST_CASE("views: a repository's view holds only the names it holds, each spec's
   CHECK(again.out.empty());
 }
 
-TEST_CASE(
-    "views: a regenerated nvidia.yaml reaches every view, and a conflicting or hand-granted management name none") {
+TEST_CASE("views: a regenerated nvidia.yaml reaches every view, and a conflicting or hand-granted management name none",
+          "[oracle]") {
   FixtureRoot machine;
   two_nvidia_datacenter(machine, true);
   tool(machine, {"cdi", "generate"});
@@ -154,7 +156,7 @@ TEST_CASE("views: grants that do not parse leave every view as it was, and say s
   CHECK(machine.read("/var/lib/rediacc/gpu/cdi/web/rediacc.io-dri.json") == before);
 }
 
-TEST_CASE("views: the build mark keeps a device's own annotations and a spec's version of 0.6.0 or later") {
+TEST_CASE("views: the build mark keeps a device's own annotations and a spec's version of 0.6.0 or later", "[oracle]") {
   FixtureRoot machine;
   intel_discrete(machine);
   tool(machine, {"cdi", "generate"});

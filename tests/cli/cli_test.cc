@@ -41,6 +41,34 @@ TEST_CASE("cli: usage errors exit 2") {
   CHECK_THAT(r.err, Catch::Contains("/definitely/not/here"));
 }
 
+// Each command that asks a daemon takes --docker-host the same way: one that is no unix socket is a
+// usage error before the command acts (revoke would otherwise revoke first), also from the plugin's
+// environment variable.
+TEST_CASE("cli: a --docker-host that is no unix socket is a usage error, naming it, for every command that takes it") {
+  FixtureRoot root;  // never read: the command stops at its options
+  no_gpu(root);
+  const std::string tcp = "tcp://10.0.0.1:2375";
+  const std::string why = "--docker-host: the Docker daemon at \"" + tcp + "\" is not on a unix socket";
+  for (const std::vector<std::string>& command :
+       std::vector<std::vector<std::string>>{{"admit", "--repo", "web"},
+                                             {"authz-plugin", "--repo", "web"},
+                                             {"canary", "--repo", "web"},
+                                             {"check-image", "busybox"},
+                                             {"doctor"},
+                                             {"revoke", "web", "--device", "nvidia.com/gpu=0"}}) {
+    auto args = command;
+    args.insert(args.end(), {"--docker-host", tcp, "--root", root.str()});
+    const auto r = run_tool(args);
+    INFO(command.front() << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains(why));
+  }
+  const auto from_env =
+      run_tool({"admit", "--repo", "web", "--root", root.str()}, "", {{"REDIACC_GPU_DOCKER_HOST", tcp}});
+  CHECK(from_env.exit_code == 2);
+  CHECK_THAT(from_env.err, Catch::Contains(why));
+}
+
 // An empty or mistyped root has no GPU, no driver and no daemon: read as a machine it would pass
 // for a healthy one with nothing on it, so every command that reads the machine refuses it.
 TEST_CASE("cli: a --root with neither /sys nor /proc is refused, naming it, by every command that reads the machine") {

@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "plugin/spec_reviews.h"
-#include "probe/hardware_identity.h"
 #include "tests/support/admit_on.h"
 #include "tests/support/authz_envelope.h"
 #include "tests/support/fixture_root.h"
@@ -39,60 +38,6 @@ json grant_of(const FixtureRoot& root, const std::string& repo, const std::strin
 }
 
 }  // namespace
-
-TEST_CASE("hardware identity: each kind of node is read as the card it reaches, not its number") {
-  FixtureRoot root;
-  workstation(root, {128, 129, 130});
-  const RootFs fs(root.path());
-  const probe::HardwareReader reader(fs);
-  CHECK(reader.identity("/dev/dri/renderD128") == "0000:00:02.0");
-  CHECK(reader.identity("/dev/dri/renderD129") == kUuid4090);  // an NVIDIA card is its UUID
-  CHECK(reader.identity("/dev/dri/card1") == kUuid4090);
-  CHECK(reader.identity("/dev/nvidia0") == kUuid4090);
-  CHECK(reader.identity("/dev/dri/renderD130") == "0000:03:00.0");
-  const auto gone = reader.identity("/dev/dri/renderD131");
-  REQUIRE_FALSE(gone);
-  CHECK_THAT(gone.error().message, Contains("cannot tell which hardware /dev/dri/renderD131 reaches"));
-  CHECK_FALSE(reader.identity("/dev/nvidia1"));
-  CHECK_FALSE(reader.identity("/dev/kfd"));
-  // The same reader after the cards traded numbers: nothing it remembered is taken on trust.
-  workstation(root, {128, 130, 129});
-  CHECK(reader.identity("/dev/dri/renderD129") == "0000:03:00.0");
-  CHECK(reader.identity("/dev/dri/renderD130") == kUuid4090);
-  CHECK(probe::identity_covers("0000:05:00.0", "0000:05:00.0/cpx3"));
-  CHECK_FALSE(probe::identity_covers("0000:05:00.0/cpx3", "0000:05:00.0"));
-  CHECK_FALSE(probe::identity_covers("0000:05:00.0", "0000:05:00.01"));
-}
-
-TEST_CASE("hardware identity: partitions by card and mode, MIG slices by GPU and instance") {
-  FixtureRoot cpx, mig;
-  amd_instinct_x8(cpx, true, 8);
-  nvidia_mig(mig, false);
-  const RootFs cpx_fs(cpx.path()), mig_fs(mig.path());
-  const probe::HardwareReader amd(cpx_fs), nvidia(mig_fs);
-  CHECK(amd.identity("/dev/dri/renderD128") == "0000:05:00.0/cpx0");  // the card's own node is partition 0
-  CHECK(amd.identity("/dev/dri/renderD136") == "0000:05:00.0/cpx1");
-  CHECK(amd.identity("/dev/dri/card9") == "0000:05:00.0/cpx1");
-  CHECK(amd.identity("/dev/dri/renderD143") == "0000:26:00.0/cpx1");
-  const auto migs = tool_on(mig, {"cdi", "list", "-o", "json"});
-  REQUIRE(migs.exit_code == 0);
-  bool saw_slice = false;
-  const auto listed = json::parse(migs.out);
-  for (const auto& d : listed["devices"]) {
-    const std::string name = d["name"];
-    if (!name.starts_with("nvidia.com/gpu=0:")) continue;
-    std::vector<std::string> nodes;
-    for (const auto& n : d["device_nodes"]) nodes.push_back(n);
-    const auto ids = nvidia.identities(nodes);
-    REQUIRE(ids);
-    INFO(name);
-    REQUIRE_FALSE(ids->empty());
-    // The parent /dev/nvidia0 it maps is no GPU whole: only its GPU instance is named.
-    for (const auto& id : *ids) CHECK_THAT(id, Contains("GPU-") && Contains("/gi"));
-    saw_slice = true;
-  }
-  CHECK(saw_slice);
-}
 
 TEST_CASE("grant records the hardware its name reaches, and grants shows it") {
   FixtureRoot root;

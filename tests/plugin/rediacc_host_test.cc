@@ -9,12 +9,11 @@
 
 #include "admission/decide.h"
 #include "admission/host_paths.h"
-#include "docker/engine_paths.h"
-#include "docker/rediacc_layout.h"
 #include "plugin/guarded_paths.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/gate_requests.h"
+#include "tests/support/machines.h"
 
 using namespace rgpu;
 using namespace rgpu::admission;
@@ -22,51 +21,17 @@ using namespace rgpu::test;
 
 namespace {
 
-const std::string kWebMount = "/mnt/rediacc/mounts/aaaa-web";
-const std::string kOtherMount = "/mnt/rediacc/mounts/bbbb-other";
+const std::string kWebMount = kRediaccWebMount;
+const std::string kOtherMount = kRediaccOtherMount;
 
-std::string nul_joined(std::initializer_list<std::string> args) {
-  std::string out;
-  for (const auto& a : args) (out += a) += '\0';
-  return out;
-}
-
-// Two repositories (network ids 2816, ours, and 2880), each with its renet daemon running, a
-// containerd of its own somewhere no default list names, and the TUN device.
+// rediacc_two_repositories, judged for repository "web" (network id 2816).
 struct RediaccMachine {
   FixtureRoot root;
   RootFs fs{root.path()};
   HostPathJudge judge{fs, std::chrono::milliseconds(0), {}, [this] {
                         return plugin::guarded_paths(fs, "web", "/run/rediacc/docker-2816.sock");
                       }};
-  RediaccMachine() {
-    root.link("/var/run", "../run");
-    for (const auto& m : {kWebMount, kOtherMount}) {
-      root.mkdir(m + "/.rediacc/docker/data/containers");
-      root.mkdir(m + "/app/data");
-    }
-    root.write("/mnt/rediacc/repositories/aaaa-web", "LUKS");
-    root.write(kWebMount + "/.rediacc/docker/config/daemon.json",
-               R"({"data-root": ")" + kWebMount + R"(/.rediacc/docker/data", "bridge": "none"})");
-    root.write(
-        kOtherMount + "/.rediacc/docker/config/daemon.json",
-        R"({"data-root": ")" + kOtherMount +
-            R"(/.rediacc/docker/data", "hosts": ["unix:///run/rediacc/docker-2880.sock"], "exec-root": "/run/rediacc/exec-2880"})");
-    root.write("/run/rediacc/docker-2816.sock", "");
-    root.write("/run/rediacc/docker-2880.sock", "");
-    root.write("/run/rediacc/secrets/2816/DB_PASSWORD", "x");
-    root.write("/run/rediacc/secrets/2880/DB_PASSWORD", "y");
-    root.write("/proc/100/cmdline",
-               nul_joined({"/usr/bin/dockerd", "--config-file", kWebMount + "/.rediacc/docker/config/daemon.json", "-H",
-                           "unix:///run/rediacc/docker-2816.sock"}));
-    root.write("/proc/200/cmdline",
-               nul_joined({"dockerd", "--config-file=" + kOtherMount + "/.rediacc/docker/config/daemon.json"}));
-    root.write("/proc/300/cmdline",
-               nul_joined({"/usr/bin/containerd", "--address", "/srv/ctd/containerd.sock", "--root", "/srv/ctd/root"}));
-    root.mkdir("/srv/ctd/root");
-    root.mkdir("/opt/rediacc/proxy/letsencrypt");
-    root.char_node("/dev/net/tun", 10, 200);
-  }
+  RediaccMachine() { rediacc_two_repositories(root); }
 };
 
 DecideOptions on(const RediaccMachine& m, HostPolicy policy) {
@@ -335,41 +300,4 @@ TEST_CASE("rediacc host: builds follow the policy's host network, never its priv
   refused(decide(grants, kGateRepo, req("POST", "/v1.47/build?networkmode=host"), DecideOptions{}), "--network host");
   allowed(decide(grants, kGateRepo, req("POST", "/v1.47/build?networkmode=host"),
                  DecideOptions{.policy = rules_of(HostPolicy::rediacc)}));
-}
-
-TEST_CASE("engines: sockets, roots and configuration are read from each engine's command line and configuration") {
-  RediaccMachine m;
-  const auto paths = docker::engine_paths(m.fs);
-  const auto has = [&](const std::string& path, const std::string& what) {
-    for (const auto& p : paths) {
-      if (p.path == path && p.what == what) return true;
-    }
-    return false;
-  };
-  CHECK(has(kWebMount + "/.rediacc/docker/data", "dockerd 100's data root"));
-  CHECK(has("/run/rediacc/docker-2816.sock", "dockerd 100's socket"));
-  CHECK(has("/var/run/docker", "dockerd 100's exec root"));
-  CHECK(has(kOtherMount + "/.rediacc/docker/data", "dockerd 200's data root"));
-  CHECK(has("/run/rediacc/exec-2880", "dockerd 200's exec root"));
-  CHECK(has("/run/rediacc/docker-2880.sock", "dockerd 200's socket"));
-  CHECK(has(kOtherMount + "/.rediacc/docker/config/daemon.json", "dockerd 200's configuration"));
-  CHECK(has("/srv/ctd/containerd.sock", "containerd 300's socket"));
-  CHECK(has("/srv/ctd/root", "containerd 300's root"));
-  CHECK(has("/run/containerd", "containerd 300's state"));
-}
-
-TEST_CASE("rediacc layout: found from renet's units or sockets, with its network ids") {
-  FixtureRoot root;
-  RootFs fs(root.path());
-  CHECK_FALSE(docker::rediacc_layout_evidence(fs));
-  root.write("/etc/systemd/system/rediacc-docker-2816.service", "[Service]\n");
-  root.write("/etc/systemd/system/rediacc-docker-2816.socket", "[Socket]\n");
-  root.write("/run/rediacc/docker-2880.sock", "");
-  root.write("/etc/systemd/system/rediacc-docker-x.service", "[Service]\n");
-  CHECK(docker::rediacc_layout_evidence(fs).value_or("").find("rediacc-docker-2816.service") != std::string::npos);
-  CHECK(docker::rediacc_network_ids(fs) == std::vector<std::string>{"2816", "2880"});
-  CHECK(docker::rediacc_network_id("unix:///var/run/rediacc/docker-2816.sock") == "2816");
-  CHECK_FALSE(docker::rediacc_network_id("/run/rediacc/docker-.sock"));
-  CHECK(docker::rediacc_mount("/mnt/rediacc/mounts/g/.rediacc/docker/data/") == "/mnt/rediacc/mounts/g");
-  CHECK_FALSE(docker::rediacc_mount("/var/lib/docker"));
 }

@@ -1,6 +1,9 @@
 #include "tests/support/gate_requests.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
+
+#include "tests/support/build_paths.h"
 
 namespace rgpu::test {
 
@@ -13,6 +16,12 @@ grants::GrantSet web_holding(std::initializer_list<const char*> names) {
 admission::AuthzRequest req(const std::string& method, const std::string& uri, const std::string& body,
                             const std::string& content_type) {
   return admission::AuthzRequest{method, uri, content_type, body};
+}
+
+nlohmann::json inspect_fixture(const std::string& name) {
+  std::ifstream in(fixture_path("docker-inspect/" + name));
+  REQUIRE(in);
+  return nlohmann::json::parse(in);
 }
 
 void refused(const admission::Decision& d, const std::string& words) {

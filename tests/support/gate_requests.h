@@ -4,6 +4,7 @@
 // words or allow (the refusal is printed when it does not).
 
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "admission/authz_request.h"
@@ -21,6 +22,11 @@ grants::GrantSet web_holding(std::initializer_list<const char*> names);
 /// A request as dockerd forwards it; a body is JSON unless told otherwise.
 admission::AuthzRequest req(const std::string& method, const std::string& uri, const std::string& body = "",
                             const std::string& content_type = "application/json");
+
+/// What dockerd 26.1.5 answers GET /containers/{name}/json with (tests/fixtures/docker-inspect):
+/// "plain-26.1.5.json" for a container created with nothing (`docker create img true`),
+/// "cdi-device-26.1.5.json" with --device rediacc.io/dri=renderD128.
+nlohmann::json inspect_fixture(const std::string& name);
 
 /// The decision refused, with a message that contains `words`.
 void refused(const admission::Decision& d, const std::string& words);

@@ -387,6 +387,46 @@ void nvidia_mig(const FixtureRoot& root, bool toolkit_before_118) {
                  management_nodes);
 }
 
+namespace {
+
+std::string nul_joined(std::initializer_list<std::string> args) {
+  std::string out;
+  for (const auto& a : args) (out += a) += '\0';
+  return out;
+}
+
+}  // namespace
+
+void rediacc_two_repositories(const FixtureRoot& root) {
+  const std::string web = kRediaccWebMount, other = kRediaccOtherMount;
+  root.link("/var/run", "../run");
+  for (const auto& m : {web, other}) {
+    root.mkdir(m + "/.rediacc/docker/data/containers");
+    root.mkdir(m + "/app/data");
+  }
+  root.write("/mnt/rediacc/repositories/aaaa-web", "LUKS");
+  root.write(web + "/.rediacc/docker/config/daemon.json",
+             R"({"data-root": ")" + web + R"(/.rediacc/docker/data", "bridge": "none"})");
+  root.write(
+      other + "/.rediacc/docker/config/daemon.json",
+      R"({"data-root": ")" + other +
+          R"(/.rediacc/docker/data", "hosts": ["unix:///run/rediacc/docker-2880.sock"], "exec-root": "/run/rediacc/exec-2880"})");
+  root.write("/run/rediacc/docker-2816.sock", "");
+  root.write("/run/rediacc/docker-2880.sock", "");
+  root.write("/run/rediacc/secrets/2816/DB_PASSWORD", "x");
+  root.write("/run/rediacc/secrets/2880/DB_PASSWORD", "y");
+  root.write("/proc/100/cmdline",
+             nul_joined({"/usr/bin/dockerd", "--config-file", web + "/.rediacc/docker/config/daemon.json", "-H",
+                         "unix:///run/rediacc/docker-2816.sock"}));
+  root.write("/proc/200/cmdline",
+             nul_joined({"dockerd", "--config-file=" + other + "/.rediacc/docker/config/daemon.json"}));
+  root.write("/proc/300/cmdline",
+             nul_joined({"/usr/bin/containerd", "--address", "/srv/ctd/containerd.sock", "--root", "/srv/ctd/root"}));
+  root.mkdir("/srv/ctd/root");
+  root.mkdir("/opt/rediacc/proxy/letsencrypt");
+  root.char_node("/dev/net/tun", 10, 200);
+}
+
 const std::vector<NamedMachine>& named_machines() {
   static const std::vector<NamedMachine> machines = {
       {"two-nvidia-nvml", [](const FixtureRoot& r) { two_nvidia_datacenter(r, true); }},

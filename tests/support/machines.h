@@ -17,6 +17,10 @@ namespace rgpu::test {
 /// /dev/nvidia minors run against PCI order. With NVML: a fake libnvidia-ml.so.1 and an
 /// nvidia.yaml CDI spec; without: /proc/driver/nvidia only.
 void two_nvidia_datacenter(const FixtureRoot& root, bool with_nvml);
+/// two_nvidia_datacenter's GPUs: 0000:41:00.0 on /dev/nvidia1 (card1, renderD128), and
+/// 0001:c1:00.0 on /dev/nvidia0 (card2, renderD129).
+inline constexpr const char* kDatacenterGpuA = "GPU-11111111-2222-3333-4444-555555555555";
+inline constexpr const char* kDatacenterGpuB = "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
 /// 2× MI210 (class 0x0380) with KFD topology, card numbers from 1 (ASPEED is card0).
 void two_amd_instinct(const FixtureRoot& root);
 /// 2× MI300X (class 0x1200) in CPX mode: 8 KFD nodes and 8 render nodes per card, seven of
@@ -63,6 +67,14 @@ inline constexpr const char* kWorkstation4090Uuid = "GPU-40904090-4090-4090-4090
 /// /sys, /dev and /proc are made anew, so calling it again on a root renumbers its cards and
 /// keeps /etc (specs, grants, views).
 void workstation_numbered(const FixtureRoot& root, CardNumbers n);
+
+/// A machine as Rediacc lays it out, without GPUs: two repositories (network ids 2816, mounted at
+/// kRediaccWebMount, and 2880 at kRediaccOtherMount), each with its renet daemon running from a
+/// configuration under its mount, renet's secrets of each, a containerd of its own somewhere no
+/// default list names, and the TUN device.
+inline constexpr const char* kRediaccWebMount = "/mnt/rediacc/mounts/aaaa-web";
+inline constexpr const char* kRediaccOtherMount = "/mnt/rediacc/mounts/bbbb-other";
+void rediacc_two_repositories(const FixtureRoot& root);
 
 struct NamedMachine {
   std::string name;
