@@ -1,0 +1,30 @@
+#include "admission/null_world.h"
+
+#include "admission/host_paths.h"
+
+namespace rgpu::admission {
+
+Refusal NullWorld::judge_host_path(std::string_view source, std::string_view what) {
+  return check_host_source_text(source, what);
+}
+
+std::string NullWorld::cdi_form(std::string_view device_path) { return cdi_form_for(device_path); }
+
+bool NullWorld::is_tun_device(std::string_view) { return true; }
+
+Known<Result<std::string>> NullWorld::stored_container(std::string_view) { return std::nullopt; }
+
+std::vector<std::string> NullWorld::review_items(const std::string&) { return {}; }
+
+Known<std::vector<std::string>> NullWorld::defined_names() { return std::nullopt; }
+
+Known<Result<std::optional<probe::Reach>>> NullWorld::reach(const std::string&) { return std::nullopt; }
+
+Known<Refusal> NullWorld::build_refusal(const PolicyRules&) { return std::nullopt; }
+
+GateWorld& null_world() {
+  static NullWorld world;
+  return world;
+}
+
+}  // namespace rgpu::admission
