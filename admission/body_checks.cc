@@ -67,10 +67,11 @@ bool qualified_cdi_name(const std::string& name) {
 
 // A name whose spec now runs a hook or moves a net device its grant did not review: the spec
 // changed after the grant (or the grant predates the review).
-Refusal check_reviewed(const grants::Grant& grant, const CheckContext& context) {
-  if (!context.reviews) return std::nullopt;
-  const auto now = (*context.reviews)(grant.device);
-  const auto accepted = grant.reviewed.value_or(std::vector<std::string>{});
+Refusal check_reviewed(const grants::Grant& grant, CheckContext& context) {
+  const auto now = context.world.review_items(grant.device);
+  if (now.empty()) return std::nullopt;
+  static const std::vector<std::string> kNoneReviewed;
+  const auto& accepted = grant.reviewed ? *grant.reviewed : kNoneReviewed;
   std::string added;
   bool net = false, hook = false;
   for (const auto& item : now) {
@@ -90,8 +91,9 @@ Refusal check_reviewed(const grants::Grant& grant, const CheckContext& context) 
 // A granted name must still reach the hardware its grant recorded (a renumbering moves numbered
 // names onto other cards), and nothing another repository reserved, whatever name it holds.
 Refusal check_hardware(const grants::Grant& grant, const grants::GrantSet& set, CheckContext& context) {
-  if (!context.hardware) return std::nullopt;
-  const auto reach = (*context.hardware)(grant.device);
+  const auto known = context.world.reach(grant.device);
+  if (!known) return std::nullopt;
+  const auto& reach = *known;
   // Judged as doctor and the views judge a grant (grants::grant_move); only the words are the gate's.
   const auto move = grants::grant_move(grant, reach);
   if (move && !move->unreadable.empty()) {
@@ -134,6 +136,9 @@ Refusal check_hardware(const grants::Grant& grant, const grants::GrantSet& set, 
   return std::nullopt;
 }
 
+// What a world that does not know the machine's names gives held_names: no filter.
+const std::vector<std::string> kNoNames;
+
 // The names the repository holds that this machine still defines, sorted.
 std::vector<std::string> held_names(const grants::GrantSet& set, const std::string& repo,
                                     const std::vector<std::string>& defined) {
@@ -148,12 +153,13 @@ std::vector<std::string> held_names(const grants::GrantSet& set, const std::stri
 
 // A name the repository does not hold: suggest only names this machine defines, the
 // repository's own first; never a grant command for a name no spec defines.
-std::string no_grant(const std::string& name, const grants::GrantSet& set, const CheckContext& context) {
-  const std::vector<std::string> defined = context.names ? (*context.names)() : std::vector<std::string>{};
+std::string no_grant(const std::string& name, const grants::GrantSet& set, CheckContext& context) {
+  const auto known = context.world.defined_names();
+  const std::vector<std::string>& defined = known ? *known : kNoNames;
   const auto held = held_names(set, context.repo, defined);
   const std::string repo = "repository \"" + context.repo + "\"";
   const std::string holds = held.empty() ? "" : "; " + repo + " holds " + joined(held);
-  if (context.names && !std::binary_search(defined.begin(), defined.end(), name)) {
+  if (known && !std::binary_search(defined.begin(), defined.end(), name)) {
     // The closest names only when the repository holds none to name instead: edit distances over
     // every defined name were a tenth of a refused CDI request's time, for a list never shown.
     const auto near = held.empty() ? closest(name, defined, 3) : std::vector<std::string>{};
@@ -213,8 +219,8 @@ std::string driver_refusal(const std::string& driver, CheckContext& context) {
                     "and later turn --gpus into numbered names (--gpus 2 is nvidia.com/gpu=0 and nvidia.com/gpu=1), "
                     "and a number can name another card after a reboot; ";
   const auto& set = context.grants.get();
-  const std::vector<std::string> defined = context.names ? (*context.names)() : std::vector<std::string>{};
-  const auto held = set ? held_names(**set, context.repo, defined) : std::vector<std::string>{};
+  const auto known = context.world.defined_names();
+  const auto held = set ? held_names(**set, context.repo, known ? *known : kNoNames) : std::vector<std::string>{};
   if (held.empty()) return out + kCdiForm + ".";
   return out + "ask for devices by CDI name: docker run --device " + held.front() + " (Compose: devices: [" +
          held.front() + "]); repository \"" + context.repo + "\" holds " + joined(held) + ".";
@@ -275,13 +281,9 @@ Refusal check_namespaces(const Fields& hc, const PolicyRules& policy) {
   return std::nullopt;
 }
 
-Refusal judge_host_source(const HostPathJudge* host_paths, std::string_view source, std::string_view what) {
-  return host_paths ? host_paths->check(source, what) : check_host_source_text(source, what);
-}
-
 // Binds are "source:target[:mode]" split as dockerd's Linux parser splits them (at most four
 // parts); one part is a target alone (an anonymous volume), a relative source a named volume.
-Refusal check_binds(const std::optional<GoValue>& binds, const HostPathJudge* host_paths) {
+Refusal check_binds(const std::optional<GoValue>& binds, GateWorld& world) {
   if (!binds) return std::nullopt;
   for (const GoValue b : binds->items()) {
     const std::string_view bind = b.text();
@@ -289,7 +291,7 @@ Refusal check_binds(const std::optional<GoValue>& binds, const HostPathJudge* ho
     if (colon == std::string_view::npos) continue;
     const std::string_view source = bind.substr(0, colon);
     if (!source.empty() && source[0] == '/') {
-      if (auto bad = judge_host_source(host_paths, source, "a bind")) return bad;
+      if (auto bad = world.judge_host_path(source, "a bind")) return bad;
     }
   }
   return std::nullopt;
@@ -314,14 +316,14 @@ Refusal check_mount_fields(const GoValue& mount) {
   return std::nullopt;
 }
 
-Refusal check_mounts(const std::optional<GoValue>& mounts, const HostPathJudge* host_paths) {
+Refusal check_mounts(const std::optional<GoValue>& mounts, GateWorld& world) {
   if (!mounts) return std::nullopt;
   for (const GoValue m : mounts->items()) {
     if (auto bad = check_mount_fields(m)) return bad;
     const auto src = m.field("Source");
     const std::string_view source = src ? src->text() : "";
     if (!source.empty() && source[0] == '/') {
-      if (auto bad = judge_host_source(host_paths, source, "a mount")) return bad;
+      if (auto bad = world.judge_host_path(source, "a mount")) return bad;
     }
     const auto volume = m.field("VolumeOptions");
     const auto driver = volume ? volume->field("DriverConfig") : std::nullopt;
@@ -350,20 +352,20 @@ Refusal check_runtime_and_annotations(const Fields& hc) {
 // The TUN device a WireGuard container opens, where the policy allows it: the host path must be
 // /dev/net/tun once cleaned and, on the machine, resolve to itself and be the TUN character device
 // (10:200), never a link or a node renamed there.
-bool allowed_tun(const GoValue& device, const HostPathJudge* host_paths, const PolicyRules& policy) {
+bool allowed_tun(const GoValue& device, GateWorld& world, const PolicyRules& policy) {
   if (!policy.tun_device) return false;
   const auto host = device.field("PathOnHost");
   if (!host || host->kind() != GoValue::Kind::string || clean_path(host->text()) != kTunDevice) return false;
-  return !host_paths || host_paths->is_tun_device(kTunDevice);
+  return world.is_tun_device(kTunDevice);
 }
 
-Refusal check_devices(const Fields& hc, const HostPathJudge* host_paths, const PolicyRules& policy) {
+Refusal check_devices(const Fields& hc, GateWorld& world, const PolicyRules& policy) {
   const auto& devices = hc[kDevices];
   if (!devices || devices->is_empty()) return std::nullopt;
   std::string path = "a device";
   bool refused = false;
   for (const GoValue d : devices->items()) {
-    if (allowed_tun(d, host_paths, policy)) continue;
+    if (allowed_tun(d, world, policy)) continue;
     refused = true;
     const auto host = d.field("PathOnHost");
     const std::string written(host ? host->text() : "");
@@ -376,8 +378,7 @@ Refusal check_devices(const Fields& hc, const HostPathJudge* host_paths, const P
     if (path == "a device" && host) path = written;
   }
   if (!refused) return std::nullopt;
-  return "refused: raw device \"" + path +
-         "\"; ask for it by CDI name: " + (host_paths ? host_paths->cdi_form(path) : cdi_form_for(path)) + ".";
+  return "refused: raw device \"" + path + "\"; ask for it by CDI name: " + world.cdi_form(path) + ".";
 }
 
 // --volumes-from copies every mount point of the named container, binds included, into the new
@@ -385,27 +386,29 @@ Refusal check_devices(const Fields& hc, const HostPathJudge* host_paths, const P
 // Its mount points as the daemon lists them (GET /containers/{name}/json, Mounts) are judged as
 // if the new container bound them itself.
 Refusal check_volumes_from(const std::optional<GoValue>& from, CheckContext& context) {
-  if (!from || from->is_empty() || !context.containers) return std::nullopt;
+  if (!from || from->is_empty()) return std::nullopt;
   for (const GoValue item : from->items()) {
     const std::string_view spec = item.text();
-    const std::string name(spec.substr(0, spec.find(':')));
-    auto text = (*context.containers)(name);
+    const std::string_view name = spec.substr(0, spec.find(':'));
+    auto known = context.world.stored_container(name);
+    if (!known) return std::nullopt;  // a world without the daemon's containers judges the names alone
+    auto& text = *known;
     if (!text) {
-      return "refused: --volumes-from " + name +
+      return "refused: --volumes-from " + std::string(name) +
              ": the gate could not read that container from the daemon: " + text.error().message;
     }
     auto doc = read_go_json(*text);
     const auto mounts = doc && doc->root().kind() == GoValue::Kind::object ? doc->root().field("Mounts") : std::nullopt;
     if (!doc || (mounts && !mounts->is_null() && mounts->kind() != GoValue::Kind::array))
-      return "refused: --volumes-from " + name +
+      return "refused: --volumes-from " + std::string(name) +
              ": the daemon described that container in a form the gate cannot read.";
     if (!mounts) continue;
-    const std::string what = "a mount of container \"" + name + "\" (--volumes-from)";
+    const std::string what = "a mount of container \"" + std::string(name) + "\" (--volumes-from)";
     for (const GoValue m : mounts->items()) {
       const auto type = m.field("Type");
       const auto source = m.field("Source");
       if (type && type->text() == "bind" && source) {
-        if (auto bad = judge_host_source(context.host_paths, source->text(), what)) return bad;
+        if (auto bad = context.world.judge_host_path(source->text(), what)) return bad;
       }
       if (type && type->text() == "volume") {
         if (auto bad = check_volume(m.field("Driver"), std::nullopt)) return bad;
@@ -421,7 +424,7 @@ Refusal check_host_config_fields(const Fields& hc, CheckContext& context) {
   }
   if (auto bad = check_device_requests(hc, context)) return bad;
   if (auto bad = check_runtime_and_annotations(hc)) return bad;
-  if (auto bad = check_devices(hc, context.host_paths, context.policy)) return bad;
+  if (auto bad = check_devices(hc, context.world, context.policy)) return bad;
   if (auto bad = check_strings(
           hc[kDeviceCgroupRules],
           "device cgroup rules; a CDI grant is the way to a device: --device rediacc.io/dri=renderD128.")) {
@@ -431,8 +434,8 @@ Refusal check_host_config_fields(const Fields& hc, CheckContext& context) {
   if (auto bad = check_security_options(hc[kSecurityOpt], context.policy)) return bad;
   if (auto bad = check_system_paths(hc[kMaskedPaths], hc[kReadonlyPaths])) return bad;
   if (auto bad = check_namespaces(hc, context.policy)) return bad;
-  if (auto bad = check_binds(hc[kBinds], context.host_paths)) return bad;
-  if (auto bad = check_mounts(hc[kMounts], context.host_paths)) return bad;
+  if (auto bad = check_binds(hc[kBinds], context.world)) return bad;
+  if (auto bad = check_mounts(hc[kMounts], context.world)) return bad;
   if (auto bad = check_volumes_from(hc[kVolumesFrom], context)) return bad;
   return check_volume(hc[kVolumeDriver], std::nullopt);
 }

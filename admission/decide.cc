@@ -14,6 +14,7 @@
 namespace rgpu::admission {
 namespace {
 
+// What a world that cannot tell whether builds are safe answers for BuildKit.
 constexpr const char* kBuildkitWhy =
     "BuildKit sessions can attach CDI devices to builds out of the gate's sight, and this gate was given no daemon "
     "to check what its builds can reach; build with DOCKER_BUILDKIT=0 docker build.";
@@ -175,10 +176,12 @@ std::string container_label(const GoValue& inspect, const std::string& asked) {
 
 // The route runs a process in a container that already exists: judge what the daemon stored
 // for it as a create would be judged now, so a revoke, a fork or an edited data-root cannot
-// carry a device past the gate.
-Decision decide_stored(const std::string& name, CheckContext& context, const ContainerSource& containers) {
+// carry a device past the gate. A world without the daemon's containers judges the request alone.
+Decision decide_stored(const std::string& name, CheckContext& context) {
+  auto known = context.world.stored_container(name);
+  if (!known) return allow();
   const std::string who = "repository \"" + context.repo + "\"";
-  auto text = containers(name);
+  auto& text = *known;
   if (!text) {
     return deny("refused: the gate could not read container \"" + name + "\" from " + who +
                 "'s daemon to check what it attaches: " + std::string(reason_of(text.error().message)) + ".");
@@ -242,8 +245,8 @@ bool on_stored_container(RouteKind kind) {
 Decision decide_in(CheckContext& context, const AuthzRequest& request, const Route& route,
                    const DecideOptions& options) {
   const auto stored = [&](Decision own) {
-    if (!own.allow || !options.containers) return own;
-    return decide_stored(route.container, context, *options.containers);
+    if (!own.allow) return own;
+    return decide_stored(route.container, context);
   };
   switch (route.kind) {
     case RouteKind::container_start: return stored(decide_start(request, route, options.policy));
@@ -268,14 +271,7 @@ Decision decide_in(CheckContext& context, const AuthzRequest& request, const Rou
 Decision decide_request(const grants::GrantsSource& source, const std::string& repo, const AuthzRequest& request,
                         const Route& route, const DecideOptions& options) {
   LazyGrants grants(source);
-  CheckContext context{.grants = grants,
-                       .repo = repo,
-                       .host_paths = options.host_paths,
-                       .containers = options.containers,
-                       .reviews = options.reviews,
-                       .names = options.names,
-                       .hardware = options.hardware,
-                       .policy = options.policy};
+  CheckContext context{.grants = grants, .repo = repo, .world = options.world, .policy = options.policy};
   Decision d = decide_in(context, request, route, options);
   if (!d.allow) d.detail = std::move(context.detail);
   return d;
@@ -305,8 +301,9 @@ namespace {
 // Why BuildKit may not build for this repository now; nothing when it may.
 Refusal builds_refused(const DecideOptions& options) {
   if (options.allow_buildkit) return std::nullopt;
-  if (!options.builds) return std::string(kBuildkitWhy);
-  if (auto why = (*options.builds)()) return "BuildKit builds are refused for this repository: " + *why;
+  const auto verdict = options.world.build_refusal(options.policy);
+  if (!verdict) return std::string(kBuildkitWhy);
+  if (*verdict) return "BuildKit builds are refused for this repository: " + **verdict;
   return std::nullopt;
 }
 

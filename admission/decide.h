@@ -3,12 +3,11 @@
 // reaches a container only through a CDI name the repository was granted; every other way of
 // attaching a device is refused, with the CDI form to use instead.
 
-#include <functional>
 #include <string>
 
 #include "admission/authz_request.h"
 #include "admission/body_checks.h"
-#include "admission/host_paths.h"
+#include "admission/null_world.h"
 #include "admission/refusal.h"
 #include "core/host_policy.h"
 #include "grants/grant_set.h"
@@ -20,34 +19,16 @@ namespace rgpu::admission {
 /// 1 MiB and send a larger body as none, which the gate refuses on every route it judges.
 inline constexpr size_t kMaxBody = 4 * 1024 * 1024;
 
-/// Whether BuildKit may build now: nothing when it may, else why not and what to fix
-/// (plugin::BuildSafety asks the repository's daemon).
-using BuildSource = std::function<Refusal()>;
-
 struct DecideOptions {
   /// BuildKit's /session and /grpc carry builds the gate cannot read, which can attach CDI
-  /// devices: the operator's word that they may, whatever `builds` says.
+  /// devices: the operator's word that they may, whatever the world's build verdict.
   bool allow_buildkit = false;
-  /// The machine the daemon runs on, where bind and mount sources are resolved (links followed)
-  /// before they are judged; null judges their text alone (benchmarks, the libFuzzer target).
-  const HostPathJudge* host_paths = nullptr;
-  /// Where routes that run a process in an existing container (start, restart, unpause, exec,
-  /// an update that sets a restart policy) read that container, judged as a create would be now,
-  /// and where a create's --volumes-from containers are read, their mounts judged as its own.
-  /// Null judges the request alone (benchmarks, the libFuzzer target); the plugin and admit
-  /// always pass one, which fails closed when no daemon was named.
-  const ContainerSource* containers = nullptr;
-  /// Where each granted name's hooks and net devices now are compared with what its grant
-  /// reviewed (SpecReviews); null skips that (benchmarks, the libFuzzer target).
-  const ReviewSource* reviews = nullptr;
-  /// The names this machine's specs define, for the suggestions of a refusal (SpecReviews).
-  const NameSource* names = nullptr;
-  /// Where a granted name's hardware is read live (SpecReviews::hardware); null skips the
-  /// identity and reservation checks (benchmarks, the libFuzzer target).
-  const HardwareSource* hardware = nullptr;
-  /// Whether builds are safe for this repository now (its daemon reads only its view); null
-  /// refuses BuildKit unless allow_buildkit.
-  const BuildSource* builds = nullptr;
+  /// What the decision asks of the machine and the repository's daemon: the host paths binds and
+  /// mounts resolve to, the stored containers of routes that run a process in an existing one (and
+  /// a create's --volumes-from), each granted name's spec and hardware now, the names the specs
+  /// define, whether builds are safe. The plugin and admit pass the live one (plugin::LiveWorld);
+  /// by default the decision knows nothing of them (NullWorld).
+  GateWorld& world = null_world();
   /// What the machine's policy allows beyond the absolute refusals (host networking, the
   /// checkpoint capabilities, checkpoints, ...); the strict rules by default.
   PolicyRules policy = {};

@@ -132,6 +132,9 @@ bool socket_is_live(const std::string& path) {
 }  // namespace
 
 struct AuthzServer::Impl {
+  Impl(grants::GrantsSource grants, PluginSettings settings, RefusalLog log)
+      : shared{std::move(grants), std::move(settings), std::move(log), &workers} {}
+
   asio::io_context io{1};
   // Declared after io: joined before the event loop goes, so no worker posts to a destroyed loop.
   asio::thread_pool workers{kWorkers};
@@ -151,9 +154,7 @@ struct AuthzServer::Impl {
 };
 
 AuthzServer::AuthzServer(grants::GrantsSource grants, PluginSettings settings, RefusalLog log)
-    : impl_(std::make_unique<Impl>()) {
-  impl_->shared = Shared{std::move(grants), std::move(settings), std::move(log), &impl_->workers};
-}
+    : impl_(std::make_unique<Impl>(std::move(grants), std::move(settings), std::move(log))) {}
 
 AuthzServer::~AuthzServer() = default;
 

@@ -2,10 +2,6 @@
 
 #include <chrono>
 
-#include "docker/client.h"
-#include "plugin/daemon_containers.h"
-#include "plugin/guarded_paths.h"
-
 namespace rgpu::plugin {
 
 Result<std::unique_ptr<LiveGate>> LiveGate::open(const RootFs& fs, GateSettings settings) {
@@ -13,44 +9,13 @@ Result<std::unique_ptr<LiveGate>> LiveGate::open(const RootFs& fs, GateSettings 
   return std::unique_ptr<LiveGate>(new LiveGate(fs, std::move(settings), std::move(containers)));
 }
 
-namespace {
-
-// The socket of the repository's own daemon as a machine path ("" when none or not a unix
-// socket): --docker-host is a host path, which under --root DIR lies in DIR.
-std::string own_socket(const RootFs& fs, const std::string& docker_host) {
-  if (docker_host.empty()) return {};
-  std::string socket = docker::docker_socket(docker_host).value_or(std::string());
-  const std::string root = fs.root().string();
-  if (!fs.is_host_root() && socket.starts_with(root + "/")) socket.erase(0, root.size());
-  return socket;
-}
-
-}  // namespace
-
-LiveGate::LiveGate(const RootFs& fs, GateSettings settings, admission::ContainerSource containers)
+LiveGate::LiveGate(const RootFs& fs, GateSettings settings, DaemonContainers containers)
     : fs_(fs),
       settings_(std::move(settings)),
       cache_(fs),
       grants_([this] { return cache_.current(); }),
-      spec_reviews_(fs, settings_.repo),
-      host_paths_(
-          fs, std::chrono::seconds(2), [this](std::string_view path) { return spec_reviews_.name_for_node(path); },
-          [this, socket = own_socket(fs, settings_.docker_host)] {
-            return guarded_paths(fs_, settings_.repo, socket);
-          }),
-      containers_(std::move(containers)),
-      reviews_([this](const std::string& name) { return spec_reviews_.of(name); }),
-      names_([this] { return spec_reviews_.defined(); }),
-      hardware_([this](const std::string& name) { return spec_reviews_.reach(name); }),
-      build_safety_(fs, settings_.repo, settings_.docker_host),
-      builds_([this] { return build_safety_.check(policy()); }),
-      options_{.allow_buildkit = settings_.allow_buildkit,
-               .host_paths = &host_paths_,
-               .containers = &containers_,
-               .reviews = &reviews_,
-               .names = &names_,
-               .hardware = &hardware_,
-               .builds = &builds_} {}
+      world_(fs, settings_.repo, settings_.docker_host, std::move(containers)),
+      options_{.allow_buildkit = settings_.allow_buildkit, .world = world_} {}
 
 PolicyRules LiveGate::policy() {
   if (settings_.policy) return rules_of(*settings_.policy);

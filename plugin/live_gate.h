@@ -1,9 +1,7 @@
 #pragma once
 // The gate as it runs for one repository, assembled once for `admit` and `authz-plugin`: the
-// grants as they are at each request (reloaded when the file changes), the repository's spec
-// reviews and the hardware each name reaches now, the host paths a bind may not reach, and the
-// repository daemon's stored containers for the routes that act on one, and whether BuildKit may
-// build for it (BuildSafety).
+// grants as they are at each request (reloaded when the file changes), the host policy, and the
+// machine and the repository's daemon as they are now (LiveWorld).
 
 #include <memory>
 #include <mutex>
@@ -16,8 +14,8 @@
 #include "core/result.h"
 #include "core/root_fs.h"
 #include "grants/cache.h"
-#include "plugin/build_safety.h"
-#include "plugin/spec_reviews.h"
+#include "plugin/daemon_containers.h"
+#include "plugin/live_world.h"
 
 namespace rgpu::plugin {
 
@@ -51,7 +49,7 @@ class LiveGate {
   PolicyRules policy();
 
  private:
-  LiveGate(const RootFs& fs, GateSettings settings, admission::ContainerSource containers);
+  LiveGate(const RootFs& fs, GateSettings settings, DaemonContainers containers);
 
   const RootFs& fs_;
   GateSettings settings_;
@@ -59,14 +57,7 @@ class LiveGate {
   std::optional<std::pair<std::chrono::steady_clock::time_point, PolicyRules>> policy_;
   grants::GrantsCache cache_;
   grants::GrantsSource grants_;
-  SpecReviews spec_reviews_;
-  admission::HostPathJudge host_paths_;
-  admission::ContainerSource containers_;
-  admission::ReviewSource reviews_;
-  admission::NameSource names_;
-  admission::HardwareSource hardware_;
-  BuildSafety build_safety_;
-  admission::BuildSource builds_;
+  LiveWorld world_;
   admission::DecideOptions options_;
 };
 

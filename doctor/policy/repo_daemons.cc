@@ -8,6 +8,7 @@
 
 #include "admission/decide.h"
 #include "admission/host_paths.h"
+#include "admission/machine_world.h"
 #include "core/host_policy.h"
 #include "core/joined.h"
 #include "core/state_paths.h"
@@ -69,15 +70,23 @@ Check repo_cdi_views(const Facts& f) {
       "/etc/cdi), restart the daemons named, and keep cdi-spec-dirs to [\"/etc/cdi\"]");
 }
 
+// The machine's paths, and the one container read from its daemon, whatever name asks for it.
+class StoredContainerWorld final : public admission::MachineWorld {
+ public:
+  StoredContainerWorld(const admission::HostPathJudge& paths, const std::string& inspect)
+      : MachineWorld(paths), inspect_(inspect) {}
+  admission::Known<Result<std::string>> stored_container(std::string_view) override { return inspect_; }
+
+ private:
+  const std::string& inspect_;
+};
+
 // What a start of a stored container would get now: the plugin's own decision, on what was read.
 std::optional<std::string> refusal_at_start(const Facts& f, const admission::HostPathJudge& host_paths,
                                             const std::string& repo, const docker::StoredContainer& c) {
   if (!f.grants) return f.grants.error().message;
-  const admission::ContainerSource stored = [&c](const std::string&) -> Result<std::string> { return c.inspect; };
-  admission::DecideOptions options;
-  options.host_paths = &host_paths;
-  options.containers = &stored;
-  options.policy = effective_rules(f.fs);
+  StoredContainerWorld world(host_paths, c.inspect);
+  const admission::DecideOptions options{.world = world, .policy = effective_rules(f.fs)};
   const auto d = admission::decide(*f.grants, repo, {"POST", "/containers/" + c.id + "/start", "", ""}, options);
   if (d.allow) return std::nullopt;
   return d.msg;

@@ -15,6 +15,7 @@
 #include "grants/cache.h"
 #include "grants/store.h"
 #include "tests/support/build_paths.h"
+#include "tests/support/fake_world.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/gate_requests.h"
 #include "tests/support/machines.h"
@@ -525,12 +526,9 @@ TEST_CASE("admission: the AVX2 base64 decoder reads every body as the table deco
 // What a tenant reads through docker run: only names this machine defines are suggested, the
 // repository's own first, and never a grant command for a name no spec defines.
 TEST_CASE("admission: a refused name suggests only names this machine defines, the repository's own first") {
-  const NameSource names = [] {
-    return std::vector<std::string>{"nvidia.com/gpu=0", "nvidia.com/gpu=1", "nvidia.com/gpu=all",
-                                    "rediacc.io/dri=renderD128"};
-  };
-  DecideOptions options;
-  options.names = &names;
+  FakeWorld machine;
+  machine.names = {"nvidia.com/gpu=0", "nvidia.com/gpu=1", "nvidia.com/gpu=all", "rediacc.io/dri=renderD128"};
+  const DecideOptions options{.world = machine};
   const auto create = [&](const std::string& id, const GrantSet& grants) {
     return decide(
         grants, "web",

@@ -11,9 +11,11 @@
 #include "admission/capabilities.h"
 #include "admission/decide.h"
 #include "admission/host_paths.h"
+#include "admission/machine_world.h"
 #include "admission/route.h"
 #include "tests/support/authz_envelope.h"
 #include "tests/support/build_paths.h"
+#include "tests/support/fake_world.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/gate_requests.h"
 #include "tests/support/machines.h"
@@ -48,14 +50,14 @@ struct Machine {
   }
 };
 
-Decision create_on(const HostPathJudge* machine, const std::string& host_config) {
+Decision create_on(GateWorld& machine, const std::string& host_config) {
   GrantSet grants;
   AuthzRequest r{"POST", "/v1.41/containers/create", "application/json",
                  R"({"Image":"img","HostConfig":)" + host_config + "}"};
-  return decide(grants, "web", r, DecideOptions{.host_paths = machine});
+  return decide(grants, "web", r, DecideOptions{.world = machine});
 }
 
-Decision create(const std::string& host_config) { return create_on(nullptr, host_config); }
+Decision create(const std::string& host_config) { return create_on(null_world(), host_config); }
 
 std::string caps(const std::string& field, const std::string& json_value) {
   return "{\"" + field + "\":" + json_value + "}";
@@ -183,7 +185,7 @@ TEST_CASE("gate: host namespaces are refused, another container's stays allowed"
 
 TEST_CASE("gate: bind sources are resolved on the machine before they are judged") {
   Machine m;
-  const HostPathJudge* fs = &m.judge;
+  MachineWorld fs(m.judge);
   const auto bind = [&](const std::string& source) {
     return create_on(fs, std::string(R"({"Binds":[")") + source + R"(:/x"]})");
   };
@@ -218,10 +220,11 @@ TEST_CASE("gate: a protected directory moved behind a link is followed once the 
   root.mkdir("/srv/specs");
   const RootFs fs(root.path());
   const HostPathJudge judge(fs, std::chrono::milliseconds(0));
-  allowed(create_on(&judge, R"({"Binds":["/srv/specs:/x"]})"));
+  MachineWorld machine(judge);
+  allowed(create_on(machine, R"({"Binds":["/srv/specs:/x"]})"));
   std::filesystem::remove(root.host("/etc/cdi"));
   root.link("/etc/cdi", "/srv/specs");
-  refused(create_on(&judge, R"({"Binds":["/srv/specs:/x"]})"), "reaches /etc/cdi (at /srv/specs)");
+  refused(create_on(machine, R"({"Binds":["/srv/specs:/x"]})"), "reaches /etc/cdi (at /srv/specs)");
 }
 
 TEST_CASE("gate: Compose before 2.30 sends a CDI name as a raw device, and is told to upgrade") {
@@ -292,31 +295,26 @@ TEST_CASE(
   const auto call = [](const std::string& uri, const DecideOptions& options) {
     return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, {}, ""}, options);
   };
-  int asked = 0;
-  const BuildSource safe = [&] {
-    ++asked;
-    return Refusal();
-  };
-  const BuildSource unsafe = [&] {
-    ++asked;
-    return Refusal("the repository's daemon reads CDI specs in /var/run/cdi, which is not its view.");
-  };
-  const DecideOptions on_view{.builds = &safe}, off_view{.builds = &unsafe};
+  FakeWorld safe, unsafe;
+  safe.build_verdict.emplace();
+  unsafe.build_verdict.emplace("the repository's daemon reads CDI specs in /var/run/cdi, which is not its view.");
+  const auto asked = [&] { return safe.builds_asked + unsafe.builds_asked; };
+  const DecideOptions on_view{.world = safe}, off_view{.world = unsafe};
   for (const char* uri : {"/session", "/grpc", "/v1.45/session", "/v1.45/grpc"}) {
     allowed(call(uri, on_view));
     refused(call(uri, off_view), "BuildKit builds are refused for this repository: the repository's daemon reads");
   }
-  CHECK(asked == 8);
+  CHECK(asked() == 8);
   // buildx's fallback pull shows the same reason, where the user reads it.
   refused(call("/v1.45/images/create?fromImage=moby%2Fbuildkit&tag=buildx-stable-1", off_view),
           "buildx fell back to a moby/buildkit container after the gate refused BuildKit. BuildKit builds are refused "
           "for this repository: the repository's daemon reads CDI specs in /var/run/cdi");
   allowed(call("/v1.45/images/create?fromImage=moby%2Fbuildkit&tag=buildx-stable-1", on_view));
   // Other pulls never ask the daemon; the operator's --allow-buildkit never asks it either.
-  asked = 0;
+  const int before = asked();
   allowed(call("/v1.45/images/create?fromImage=debian", off_view));
-  allowed(call("/grpc", DecideOptions{.allow_buildkit = true, .builds = &unsafe}));
-  CHECK(asked == 0);
+  allowed(call("/grpc", DecideOptions{.allow_buildkit = true, .world = unsafe}));
+  CHECK(asked() == before);
   // The classic builder is judged from its query as before, whatever BuildKit's verdict.
   refused(call("/v1.45/build?networkmode=host", on_view), "--network host");
   CHECK(asks_the_daemon(AuthzRequest{"POST", "/grpc", {}, ""}));
@@ -332,9 +330,10 @@ TEST_CASE("gate: POST /build?version=2 is a BuildKit build, judged as /session a
                        const std::string& content_type = "application/x-tar") {
     return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, content_type, ""}, options);
   };
-  const BuildSource safe = [] { return Refusal(); };
-  const BuildSource unsafe = [] { return Refusal("the repository's daemon reads CDI specs in /var/run/cdi."); };
-  const DecideOptions on_view{.builds = &safe}, off_view{.builds = &unsafe};
+  FakeWorld safe, unsafe;
+  safe.build_verdict.emplace();
+  unsafe.build_verdict.emplace("the repository's daemon reads CDI specs in /var/run/cdi.");
+  const DecideOptions on_view{.world = safe}, off_view{.world = unsafe};
   for (const char* uri :
        {"/build?version=2", "/v1.47/build?t=x&version=2", "/v1.41/bu%69ld?version=2", "/build?vers%69on=%32",
         "/build?version=2&version=1", "/build?x=1;y=2&version=2", "http://docker/v1.47/build?version=2#f"}) {

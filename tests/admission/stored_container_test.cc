@@ -9,6 +9,7 @@
 
 #include "admission/decide.h"
 #include "admission/route.h"
+#include "tests/support/fake_world.h"
 #include "tests/support/gate_requests.h"
 
 using namespace rgpu;
@@ -19,22 +20,15 @@ using nlohmann::json;
 
 namespace {
 
-// A daemon that stores `stored` under every name, and counts the names it was asked for.
-struct FakeDaemon {
-  explicit FakeDaemon(json s) : stored(std::move(s)) {}
-  FakeDaemon(const FakeDaemon&) = delete;  // the source points at this one
-  json stored;
-  std::vector<std::string> asked;
-  ContainerSource source = [this](const std::string& name) -> Result<std::string> {
-    asked.push_back(name);
-    return stored.dump();
-  };
-};
+// A daemon that stores `stored` under every name, and records the names it was asked for.
+FakeWorld storing(const json& stored) {
+  FakeWorld daemon;
+  daemon.stored = stored.dump();
+  return daemon;
+}
 
-Decision decide_with(const FakeDaemon& daemon, const GrantSet& grants, const AuthzRequest& request) {
-  DecideOptions options;
-  options.containers = &daemon.source;
-  return decide(grants, "web", request, options);
+Decision decide_with(FakeWorld& daemon, const GrantSet& grants, const AuthzRequest& request) {
+  return decide(grants, "web", request, DecideOptions{.world = daemon});
 }
 
 }  // namespace
@@ -61,7 +55,7 @@ TEST_CASE(
 TEST_CASE(
     "stored containers: a container made with a name the repository no longer holds is refused at start, "
     "restart, unpause and exec, naming the container and the grant") {
-  FakeDaemon daemon(inspect_fixture("cdi-device-26.1.5.json"));
+  auto daemon = storing(inspect_fixture("cdi-device-26.1.5.json"));
   const auto held = web_holding({"rediacc.io/dri=renderD128"});
   const auto revoked = web_holding({});
   CHECK(decide_with(daemon, held, req("POST", "/v1.45/containers/held/start")).allow);
@@ -81,7 +75,7 @@ TEST_CASE(
   }
   // A container made with nothing starts whatever the grants; the daemon's own defaults
   // (MaskedPaths, ReadonlyPaths, Runtime runc, IpcMode private, CgroupnsMode host) are no choice.
-  FakeDaemon plain(inspect_fixture("plain-26.1.5.json"));
+  auto plain = storing(inspect_fixture("plain-26.1.5.json"));
   CHECK(decide_with(plain, revoked, req("POST", "/v1.45/containers/plain/start")).allow);
 }
 
@@ -119,16 +113,16 @@ TEST_CASE("stored containers: what an edited hostconfig.json or a fork carries i
   };
   for (const auto& [edit, words] : cases) {
     INFO(words);
-    const FakeDaemon daemon(with(edit));
+    auto daemon = storing(with(edit));
     refused(decide_with(daemon, none, req("POST", "/v1.45/containers/plain/start")), words);
   }
   // Paths a newer daemon adds to its defaults (26.0: /sys/devices/virtual/powercap) are its own.
-  const FakeDaemon more(with([](json& c) { c["HostConfig"]["MaskedPaths"].push_back("/sys/devices/virtual/new"); }));
+  auto more = storing(with([](json& c) { c["HostConfig"]["MaskedPaths"].push_back("/sys/devices/virtual/new"); }));
   CHECK(decide_with(more, none, req("POST", "/v1.45/containers/plain/start")).allow);
 }
 
 TEST_CASE("stored containers: the request's own refusal comes first, and routes that run nothing ask no daemon") {
-  FakeDaemon daemon(inspect_fixture("plain-26.1.5.json"));
+  auto daemon = storing(inspect_fixture("plain-26.1.5.json"));
   const auto none = web_holding({});
   refused(decide_with(daemon, none, req("POST", "/containers/plain/exec", R"({"Cmd":["sh"],"Privileged":true})")),
           "a privileged exec");
@@ -144,24 +138,20 @@ TEST_CASE("stored containers: the request's own refusal comes first, and routes 
   }
   CHECK(daemon.asked.empty());
   // An update that sets a restart policy makes the daemon start the container by itself later.
-  FakeDaemon held(inspect_fixture("cdi-device-26.1.5.json"));
+  auto held = storing(inspect_fixture("cdi-device-26.1.5.json"));
   refused(decide_with(held, none, req("POST", "/containers/held/update", R"({"RestartPolicy":{"Name":"always"}})")),
           "has no grant for rediacc.io/dri=renderD128");
   CHECK(held.asked == std::vector<std::string>{"held"});
 }
 
 TEST_CASE("stored containers: a granted name whose spec now runs a hook its grant did not review is refused at start") {
-  FakeDaemon daemon(inspect_fixture("cdi-device-26.1.5.json"));
+  auto daemon = storing(inspect_fixture("cdi-device-26.1.5.json"));
   GrantSet grants = web_holding({"rediacc.io/dri=renderD128"});
   const std::string hook = "hook createContainer /opt/x/hook (not in the allow-list)";
-  std::vector<std::string> carried;
-  const ReviewSource reviews = [&carried](const std::string&) { return carried; };
-  DecideOptions options;
-  options.containers = &daemon.source;
-  options.reviews = &reviews;
+  const DecideOptions options{.world = daemon};
   const auto start = req("POST", "/v1.45/containers/abc/start");
   CHECK(decide(grants, "web", start, options).allow);
-  carried = {hook};
+  daemon.carried = {hook};
   const auto d = decide(grants, "web", start, options);
   refused(d,
           "the spec of rediacc.io/dri=renderD128 changed after it was granted to repository \"web\": it now "

@@ -18,7 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   rgpu::grants::GrantSet grants;
   grants.grants = {{"web", "nvidia.com/gpu=all", false, ""}};
   rgpu::admission::AuthzRequest request{"POST", uri, "application/json", body};
-  const auto decision = rgpu::admission::decide(grants, "web", request);
+  // Nothing of a machine: the decision alone, on the body.
+  const rgpu::admission::DecideOptions options{.world = rgpu::admission::null_world()};
+  const auto decision = rgpu::admission::decide(grants, "web", request, options);
   if (!decision.allow) return 0;
   const auto oracle = nlohmann::json::parse(body, nullptr, false);
   if (oracle.is_discarded() || !oracle.is_object()) std::abort();

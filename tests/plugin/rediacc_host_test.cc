@@ -9,8 +9,10 @@
 
 #include "admission/decide.h"
 #include "admission/host_paths.h"
+#include "admission/machine_world.h"
 #include "plugin/guarded_paths.h"
 #include "tests/support/build_paths.h"
+#include "tests/support/fake_world.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/gate_requests.h"
 #include "tests/support/machines.h"
@@ -31,11 +33,12 @@ struct RediaccMachine {
   HostPathJudge judge{fs, std::chrono::milliseconds(0), {}, [this] {
                         return plugin::guarded_paths(fs, "web", "/run/rediacc/docker-2816.sock");
                       }};
+  MachineWorld world{judge};
   RediaccMachine() { rediacc_two_repositories(root); }
 };
 
-DecideOptions on(const RediaccMachine& m, HostPolicy policy) {
-  return DecideOptions{.host_paths = &m.judge, .policy = rules_of(policy)};
+DecideOptions on(RediaccMachine& m, HostPolicy policy) {
+  return DecideOptions{.world = m.world, .policy = rules_of(policy)};
 }
 
 // A create as the docker CLI sends renet's service (docker create --network host --restart no,
@@ -280,14 +283,13 @@ TEST_CASE("rediacc host: listing or removing checkpoints never names a directory
 
 TEST_CASE("rediacc host: a start from a checkpoint is judged as any start of the stored container") {
   const auto grants = web_holding({"nvidia.com/gpu=all"});
-  const ContainerSource stored = [](const std::string&) -> Result<std::string> {
-    return std::string(
-        R"({"Id":"0123456789abcdef","Name":"/app","Config":{},"HostConfig":{"NetworkMode":"host",)"
-        R"("MaskedPaths":["/proc/asound","/proc/acpi","/proc/kcore","/proc/keys","/proc/latency_stats","/proc/timer_list","/proc/timer_stats","/proc/sched_debug","/proc/scsi","/sys/firmware"],)"
-        R"("ReadonlyPaths":["/proc/bus","/proc/fs","/proc/irq","/proc/sys","/proc/sysrq-trigger"],)"
-        R"("DeviceRequests":[{"Driver":"cdi","DeviceIDs":["nvidia.com/gpu=0"]}]}})");
-  };
-  const DecideOptions rediacc{.containers = &stored, .policy = rules_of(HostPolicy::rediacc)};
+  FakeWorld daemon;
+  daemon.stored =
+      R"({"Id":"0123456789abcdef","Name":"/app","Config":{},"HostConfig":{"NetworkMode":"host",)"
+      R"("MaskedPaths":["/proc/asound","/proc/acpi","/proc/kcore","/proc/keys","/proc/latency_stats","/proc/timer_list","/proc/timer_stats","/proc/sched_debug","/proc/scsi","/sys/firmware"],)"
+      R"("ReadonlyPaths":["/proc/bus","/proc/fs","/proc/irq","/proc/sys","/proc/sysrq-trigger"],)"
+      R"("DeviceRequests":[{"Driver":"cdi","DeviceIDs":["nvidia.com/gpu=0"]}]}})";
+  const DecideOptions rediacc{.world = daemon, .policy = rules_of(HostPolicy::rediacc)};
   refused(decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/start?checkpoint=cp1"), rediacc),
           "has no grant for nvidia.com/gpu=0");
   refused(

@@ -16,6 +16,7 @@
 #include "admission/decide.h"
 #include "plugin/authz_server.h"
 #include "plugin/daemon_containers.h"
+#include "tests/support/fake_world.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/gate_requests.h"
 
@@ -34,16 +35,17 @@ TEST_CASE("stored containers: a daemon that cannot be asked refuses the route, s
   const auto none = web_holding({});
   auto unset = daemon_containers("", "the plugin was started without --docker-host");
   REQUIRE(unset);
-  DecideOptions options;
-  options.containers = &*unset;
-  refused(decide(none, "web", req("POST", "/containers/c1/start"), options),
+  FakeWorld world;
+  world.daemon = &*unset;
+  refused(decide(none, "web", req("POST", "/containers/c1/start"), DecideOptions{.world = world}),
           "could not read container \"c1\" from repository \"web\"'s daemon to check what it attaches: the plugin was "
           "started without --docker-host");
   FixtureRoot dir;
   auto gone = daemon_containers("unix://" + (dir.path() / "none.sock").string(), "");
   REQUIRE(gone);
-  options.containers = &*gone;
-  refused(decide(none, "web", req("POST", "/containers/c1/start"), options), "cannot reach the Docker daemon at");
+  world.daemon = &*gone;
+  refused(decide(none, "web", req("POST", "/containers/c1/start"), DecideOptions{.world = world}),
+          "cannot reach the Docker daemon at");
   CHECK_FALSE(daemon_containers("tcp://10.0.0.1:2375", ""));
 }
 
@@ -123,19 +125,19 @@ struct PluginUnderTest {
   std::string plugin_socket = (dir.path() / "plugin.sock").string();
   std::string daemon_socket = (dir.path() / "docker.sock").string();
   GrantSet grants;
-  ContainerSource containers;
+  std::optional<DaemonContainers> containers;
+  FakeWorld world;
   std::unique_ptr<AuthzServer> server;
   std::thread thread;
 
   explicit PluginUnderTest(std::chrono::milliseconds timeout) {
     containers = *daemon_containers("unix://" + daemon_socket, "", timeout);
-    DecideOptions options;
-    options.containers = &containers;
+    world.daemon = &*containers;
     server = std::make_unique<AuthzServer>(
         [this]() -> Result<std::shared_ptr<const GrantSet>> {
           return std::shared_ptr<const GrantSet>(std::shared_ptr<const GrantSet>(), &grants);
         },
-        PluginSettings{"web", options}, nullptr);
+        PluginSettings{"web", DecideOptions{.world = world}}, nullptr);
     REQUIRE(server->listen(plugin_socket));
     thread = std::thread([this] { server->run(); });
   }

@@ -1,0 +1,44 @@
+#pragma once
+// The gate's world for one repository as the machine is now: host paths resolved on the machine
+// (and the paths found live that no bind may reach), the repository daemon's stored containers,
+// each CDI name's spec and hardware (SpecReviews), and whether BuildKit may build for it
+// (BuildSafety). It knows every fact: where one cannot be read, it answers with the error, and the
+// decision refuses.
+
+#include <string>
+#include <string_view>
+
+#include "admission/gate_world.h"
+#include "admission/host_paths.h"
+#include "core/root_fs.h"
+#include "plugin/build_safety.h"
+#include "plugin/daemon_containers.h"
+#include "plugin/spec_reviews.h"
+
+namespace rgpu::plugin {
+
+class LiveWorld final : public admission::GateWorld {
+ public:
+  /// `docker_host` is the repository's own daemon (unix:///path), read by `containers`; empty
+  /// when none was named.
+  LiveWorld(const RootFs& fs, const std::string& repo, const std::string& docker_host, DaemonContainers containers);
+  LiveWorld(const LiveWorld&) = delete;
+  LiveWorld& operator=(const LiveWorld&) = delete;
+
+  admission::Refusal judge_host_path(std::string_view source, std::string_view what) override;
+  std::string cdi_form(std::string_view device_path) override;
+  bool is_tun_device(std::string_view path) override;
+  admission::Known<Result<std::string>> stored_container(std::string_view name) override;
+  std::vector<std::string> review_items(const std::string& name) override;
+  admission::Known<std::vector<std::string>> defined_names() override;
+  admission::Known<Result<std::optional<probe::Reach>>> reach(const std::string& name) override;
+  admission::Known<admission::Refusal> build_refusal(const PolicyRules& policy) override;
+
+ private:
+  SpecReviews spec_reviews_;
+  admission::HostPathJudge host_paths_;
+  DaemonContainers containers_;
+  BuildSafety build_safety_;
+};
+
+}  // namespace rgpu::plugin
