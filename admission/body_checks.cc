@@ -15,6 +15,7 @@
 #include "core/edit_distance.h"
 #include "core/joined.h"
 #include "grants/hardware.h"
+#include "grants/store.h"
 
 namespace rgpu::admission {
 namespace {
@@ -70,12 +71,10 @@ bool qualified_cdi_name(const std::string& name) {
 Refusal check_reviewed(const grants::Grant& grant, CheckContext& context) {
   const auto now = context.world.review_items(grant.device);
   if (now.empty()) return std::nullopt;
-  static const std::vector<std::string> kNoneReviewed;
-  const auto& accepted = grant.reviewed ? *grant.reviewed : kNoneReviewed;
+  // The views leave such a name out by the same rule (grants::unreviewed).
   std::string added;
   bool net = false, hook = false;
-  for (const auto& item : now) {
-    if (std::find(accepted.begin(), accepted.end(), item) != accepted.end()) continue;
+  for (const auto& item : grants::unreviewed(grant, now)) {
     added += (added.empty() ? "" : ", ") + item;
     (item.starts_with("net device") ? net : hook) = true;
   }
