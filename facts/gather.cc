@@ -7,18 +7,11 @@
 #include "docker/client.h"
 #include "grants/store.h"
 #include "probe/inventory_file.h"
-#include "probe/sysfs_parsers.h"
+#include "probe/nvidia_backend.h"
 #include "usage/grant_use.h"
 
 namespace rgpu::facts {
 namespace {
-
-// The loaded module's own word: the version its user-space libraries in a spec must match.
-std::optional<std::string> nvidia_module_version(const RootFs& fs) {
-  const auto text = fs.read_optional("/proc/driver/nvidia/version");
-  if (text && *text) return probe::parse_nvidia_version(**text);
-  return std::nullopt;
-}
 
 // The daemon named with --docker-host is asked too: layer 3 can then tell a Docker without CDI.
 std::vector<std::pair<std::string, std::string>> named_daemon(const std::string& docker_host) {
@@ -70,7 +63,8 @@ Facts gather(Sources s) {
           .runner = &s.runner};
   f.answers = ask_daemons(f.fs, f.daemons, named_daemon(s.docker_host));
   f.nvml = ask_nvml(f.fs, f.fresh);
-  f.nvidia_module = nvidia_module_version(f.fs);
+  // The loaded module's own word: the version its user-space libraries in a spec must match.
+  f.nvidia_module = probe::nvidia_module_version(f.fs);
   f.nvidia_driver_gpus = probe::nvidia_driver_gpus(f.fs);
   f.kernel_log = read_kernel_log(f.fs, f.runner);
   f.presence = gpu_presence({.fs = f.fs,

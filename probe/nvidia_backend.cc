@@ -70,12 +70,6 @@ void apply_procfs(const RootFs& fs, Gpu& gpu, const std::optional<std::string>& 
   }
 }
 
-std::optional<std::string> procfs_driver_version(const RootFs& fs) {
-  auto text = fs.read_optional("/proc/driver/nvidia/version");
-  if (!text || !*text) return std::nullopt;
-  return parse_nvidia_version(**text);
-}
-
 const NvmlGpu* match(const NvmlReport& report, const std::string& address) {
   for (const auto& n : report.gpus) {
     if (n.pci_address == address) return &n;
@@ -84,6 +78,12 @@ const NvmlGpu* match(const NvmlReport& report, const std::string& address) {
 }
 
 }  // namespace
+
+std::optional<std::string> nvidia_module_version(const RootFs& fs) {
+  auto text = fs.read_optional("/proc/driver/nvidia/version");
+  if (!text || !*text) return std::nullopt;
+  return parse_nvidia_version(**text);
+}
 
 Result<void> NvidiaBackend::enrich(const RootFs& fs, Inventory& inv, Warnings& warnings) const {
   std::vector<Gpu*> gpus;
@@ -98,7 +98,7 @@ Result<void> NvidiaBackend::enrich(const RootFs& fs, Inventory& inv, Warnings& w
   } else {
     warnings.push_back(loaded.error().message + " Falling back to /proc/driver/nvidia (memory unknown).");
   }
-  auto proc_version = procfs_driver_version(fs);
+  auto proc_version = nvidia_module_version(fs);
   if (nvml) inv.cuda_driver_version = nvml->cuda_version;
   for (Gpu* gpu : gpus) {
     const NvmlGpu* n = nvml ? match(*nvml, *gpu->pci_address) : nullptr;

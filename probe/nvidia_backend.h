@@ -2,6 +2,9 @@
 // NVIDIA on a native machine: NVML when its library loads, else /proc/driver/nvidia
 // (memory then unknown). /dev/nvidiaN comes from each GPU's minor, never from PCI order.
 
+#include <optional>
+#include <string>
+
 #include "probe/backend.h"
 
 namespace rgpu::probe {
@@ -11,5 +14,9 @@ class NvidiaBackend final : public Backend {
   std::string_view name() const override { return "nvidia"; }
   Result<void> enrich(const RootFs& fs, Inventory& inventory, Warnings& warnings) const override;
 };
+
+/// The loaded NVIDIA kernel module's version, from /proc/driver/nvidia/version; absent when no
+/// module is loaded (or the file says no version).
+std::optional<std::string> nvidia_module_version(const RootFs& fs);
 
 }  // namespace rgpu::probe
