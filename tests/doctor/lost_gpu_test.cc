@@ -19,15 +19,7 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<json> checks(const FixtureRoot& root, const std::string& id) {
-  const auto r = tool_on(root, {"doctor", "-o", "json"});
-  const auto doc = json::parse(r.out);
-  std::vector<json> out;
-  for (const auto& c : doc["checks"]) {
-    if (c["id"] == id) out.push_back(c);
-  }
-  return out;
-}
+std::vector<json> checks(const FixtureRoot& root, const std::string& id) { return doctor_checks(root, id); }
 
 // What the kernel shows once the 4090 fell off the bus: no PCI device, no DRM nodes, no
 // /proc/driver/nvidia entry.

@@ -34,14 +34,7 @@ RunResult setup(const FixtureRoot& root, const FakeTools& fakes, std::vector<std
 
 json inventory(const FixtureRoot& root) { return json::parse(root.read("/etc/rediacc/gpu/inventory.json")); }
 
-std::vector<json> checks(const FixtureRoot& root, const std::string& id) {
-  const auto doc = json::parse(tool_on(root, {"doctor", "-o", "json"}).out);
-  std::vector<json> out;
-  for (const auto& c : doc["checks"]) {
-    if (c["id"] == id) out.push_back(c);
-  }
-  return out;
-}
+std::vector<json> checks(const FixtureRoot& root, const std::string& id) { return doctor_checks(root, id); }
 
 // The machine after a reboot without the first card: no PCI device, no /proc/driver/nvidia entry,
 // and NVML answers for the one card left.

@@ -16,4 +16,13 @@ RunResult admit_create(const FixtureRoot& root, const std::string& repo, const s
   return run_tool({"admit", "--repo", repo, "--root", root.str()}, authz_post("/v1.53/containers/create", body));
 }
 
+std::vector<nlohmann::json> doctor_checks(const FixtureRoot& root, const std::string& id) {
+  const auto doc = nlohmann::json::parse(tool_on(root, {"doctor", "-o", "json"}).out);
+  std::vector<nlohmann::json> out;
+  for (const auto& c : doc["checks"]) {
+    if (c["id"] == id) out.push_back(c);
+  }
+  return out;
+}
+
 }  // namespace rgpu::test

@@ -101,14 +101,7 @@ std::map<std::string, json> processes_by_pid(const json& usage) {
   return out;
 }
 
-std::vector<json> checks(const FixtureRoot& root, const std::string& id) {
-  const auto doc = json::parse(tool_on(root, {"doctor", "-o", "json"}).out);
-  std::vector<json> out;
-  for (const auto& c : doc["checks"]) {
-    if (c["id"] == id) out.push_back(c);
-  }
-  return out;
-}
+std::vector<json> checks(const FixtureRoot& root, const std::string& id) { return doctor_checks(root, id); }
 
 // Repository daemons answering which containers are theirs, found through their plugins'
 // environment files.
