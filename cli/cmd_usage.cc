@@ -92,7 +92,7 @@ int run_usage(const GlobalOptions& global, const UsageFlags& f) {
   options.sample = std::chrono::milliseconds(f.sample_ms);
   // Who uses the GPUs and nothing else: no daemon is asked of itself, and no record is written.
   const auto& inventory = probed->inventory;
-  const auto report = usage::gpu_usage(fs, inventory, facts::ask_nvml(fs, inventory),
+  const auto report = usage::gpu_usage(fs, inventory, facts::ask_nvml(fs, inventory, probed->nvidia),
                                        docker::repo_daemon_addresses(fs, docker::running_docker_daemons(fs)), options);
   if (f.output == OutputFormat::json) {
     std::cout << json(report).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";

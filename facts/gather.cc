@@ -44,7 +44,9 @@ bool has_vendor(const probe::Inventory& inventory, probe::Vendor vendor) {
                      [vendor](const auto& g) { return g.vendor == vendor; });
 }
 
-std::optional<probe::NvmlReport> ask_nvml(const RootFs& fs, const probe::Inventory& inventory) {
+std::optional<probe::NvmlReport> ask_nvml(const RootFs& fs, const probe::Inventory& inventory,
+                                          probe::NvidiaReadings& probed) {
+  if (probed.asked) return std::move(probed.nvml);
   if (!has_vendor(inventory, probe::Vendor::nvidia)) return std::nullopt;
   if (auto nvml = probe::query_nvml(fs, probe::native_library_dirs()); nvml && *nvml) return std::move(**nvml);
   return std::nullopt;
@@ -62,9 +64,9 @@ Facts gather(Sources s) {
           .probe_warnings = std::move(s.probe.warnings),
           .runner = &s.runner};
   f.answers = ask_daemons(f.fs, f.daemons, named_daemon(s.docker_host));
-  f.nvml = ask_nvml(f.fs, f.fresh);
+  f.nvml = ask_nvml(f.fs, f.fresh, s.probe.nvidia);
   // The loaded module's own word: the version its user-space libraries in a spec must match.
-  f.nvidia_module = probe::nvidia_module_version(f.fs);
+  f.nvidia_module = s.probe.nvidia.asked ? s.probe.nvidia.module_version : probe::nvidia_module_version(f.fs);
   f.nvidia_driver_gpus = probe::nvidia_driver_gpus(f.fs);
   f.kernel_log = read_kernel_log(f.fs, f.runner);
   f.presence = gpu_presence({.fs = f.fs,

@@ -34,7 +34,9 @@ struct Sources {
 /// Every fact of the run, each read once.
 Facts gather(Sources sources);
 
-/// NVML asked once, when `inventory` has an NVIDIA GPU; absent when no libnvidia-ml.so.1 answered.
-std::optional<probe::NvmlReport> ask_nvml(const RootFs& fs, const probe::Inventory& inventory);
+/// NVML's answer for this run, asked once: the probe's (taken from `probed`) when its NVIDIA backend
+/// asked, else asked now when `inventory` has an NVIDIA GPU; absent when no libnvidia-ml.so.1 answered.
+std::optional<probe::NvmlReport> ask_nvml(const RootFs& fs, const probe::Inventory& inventory,
+                                          probe::NvidiaReadings& probed);
 
 }  // namespace rgpu::facts

@@ -89,7 +89,9 @@ std::optional<std::string> mode_file(const RootFs& fs, const std::string& addres
 
 }  // namespace
 
-Result<void> AmdBackend::enrich(const RootFs& fs, Inventory& inv, Warnings& warnings) const {
+Result<void> AmdBackend::enrich(const RootFs& fs, ProbeReport& report) const {
+  Inventory& inv = report.inventory;
+  Warnings& warnings = report.warnings;
   bool any = false;
   std::optional<std::string> version;
   if (auto v = fs.read_optional("/sys/module/amdgpu/version"); v && *v && !(*v)->empty()) version = **v;

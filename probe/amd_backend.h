@@ -9,7 +9,7 @@ namespace rgpu::probe {
 class AmdBackend final : public Backend {
  public:
   std::string_view name() const override { return "amd"; }
-  Result<void> enrich(const RootFs& fs, Inventory& inventory, Warnings& warnings) const override;
+  Result<void> enrich(const RootFs& fs, ProbeReport& report) const override;
 };
 
 }  // namespace rgpu::probe

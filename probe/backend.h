@@ -2,6 +2,7 @@
 // One backend per source of facts (a vendor, WSL2, libdrm), behind one interface. A backend
 // that fails is skipped with a warning, never fatal: the rest of the inventory still counts.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,18 +10,34 @@
 #include "core/result.h"
 #include "core/root_fs.h"
 #include "probe/inventory.h"
+#include "probe/nvml_library.h"
 
 namespace rgpu::probe {
 
 using Warnings = std::vector<std::string>;
+
+/// What the NVIDIA backend read while it probed, handed on so that a doctor, metrics or usage
+/// run does not load NVML (up to its time bound on a hung driver) or read /proc again.
+struct NvidiaReadings {
+  bool asked = false;                         ///< the backend ran over at least one native NVIDIA GPU
+  std::optional<NvmlReport> nvml;             ///< NVML's answer; absent when no library answered
+  std::optional<std::string> module_version;  ///< /proc/driver/nvidia/version's; absent when not loaded
+};
+
+struct ProbeReport {
+  Inventory inventory;
+  Warnings warnings;
+  NvidiaReadings nvidia = {};
+};
 
 class Backend {
  public:
   virtual ~Backend() = default;
   /// Short name for messages ("amd", "nvidia", "wsl").
   virtual std::string_view name() const = 0;
-  /// Adds what this source knows to `inventory`; problems that skip one device go to `warnings`.
-  virtual Result<void> enrich(const RootFs& fs, Inventory& inventory, Warnings& warnings) const = 0;
+  /// Adds what this source knows to the report's inventory; problems that skip one device go to
+  /// its warnings.
+  virtual Result<void> enrich(const RootFs& fs, ProbeReport& report) const = 0;
 };
 
 }  // namespace rgpu::probe

@@ -6,7 +6,8 @@
 
 namespace rgpu::probe {
 
-Result<void> DrmVersionBackend::enrich(const RootFs& fs, Inventory& inv, Warnings&) const {
+Result<void> DrmVersionBackend::enrich(const RootFs& fs, ProbeReport& report) const {
+  Inventory& inv = report.inventory;
   if (!fs.is_host_root()) return {};
   for (auto& gpu : inv.gpus) {
     if (!gpu.render_node || (gpu.driver && gpu.driver_version)) continue;

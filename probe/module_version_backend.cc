@@ -16,7 +16,8 @@ std::optional<std::string> first_line(const RootFs& fs, const std::string& path)
 
 }  // namespace
 
-Result<void> ModuleVersionBackend::enrich(const RootFs& fs, Inventory& inv, Warnings&) const {
+Result<void> ModuleVersionBackend::enrich(const RootFs& fs, ProbeReport& report) const {
+  Inventory& inv = report.inventory;
   std::optional<std::optional<std::string>> release;  // read once, only when needed
   for (auto& gpu : inv.gpus) {
     if (!gpu.driver || gpu.driver_version || gpu.driver->find('/') != std::string::npos) continue;

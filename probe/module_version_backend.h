@@ -10,7 +10,7 @@ namespace rgpu::probe {
 class ModuleVersionBackend final : public Backend {
  public:
   std::string_view name() const override { return "module-version"; }
-  Result<void> enrich(const RootFs& fs, Inventory& inventory, Warnings& warnings) const override;
+  Result<void> enrich(const RootFs& fs, ProbeReport& report) const override;
 };
 
 }  // namespace rgpu::probe

@@ -85,7 +85,9 @@ std::optional<std::string> nvidia_module_version(const RootFs& fs) {
   return parse_nvidia_version(**text);
 }
 
-Result<void> NvidiaBackend::enrich(const RootFs& fs, Inventory& inv, Warnings& warnings) const {
+Result<void> NvidiaBackend::enrich(const RootFs& fs, ProbeReport& report) const {
+  Inventory& inv = report.inventory;
+  Warnings& warnings = report.warnings;
   std::vector<Gpu*> gpus;
   for (auto& g : inv.gpus) {
     if (g.vendor == Vendor::nvidia && g.pci_address && g.platform == Platform::native) gpus.push_back(&g);
@@ -109,6 +111,7 @@ Result<void> NvidiaBackend::enrich(const RootFs& fs, Inventory& inv, Warnings& w
       apply_procfs(fs, *gpu, proc_version, warnings);
     }
   }
+  report.nvidia = {.asked = true, .nvml = std::move(nvml), .module_version = std::move(proc_version)};
   return {};
 }
 

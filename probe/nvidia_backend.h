@@ -12,7 +12,7 @@ namespace rgpu::probe {
 class NvidiaBackend final : public Backend {
  public:
   std::string_view name() const override { return "nvidia"; }
-  Result<void> enrich(const RootFs& fs, Inventory& inventory, Warnings& warnings) const override;
+  Result<void> enrich(const RootFs& fs, ProbeReport& report) const override;
 };
 
 /// The loaded NVIDIA kernel module's version, from /proc/driver/nvidia/version; absent when no

@@ -84,7 +84,7 @@ Result<ProbeReport> run_probe(const RootFs& fs, const std::vector<std::unique_pt
     if (is_gpu(dev, nodes.render_node.has_value())) inv.gpus.push_back(gpu_from_pci(dev, nodes));
   }
   for (const auto& backend : backends) {
-    if (auto done = backend->enrich(fs, inv, report.warnings); !done) {
+    if (auto done = backend->enrich(fs, report); !done) {
       report.warnings.push_back("the " + std::string(backend->name()) +
                                 " backend was skipped: " + done.error().message);
     }

@@ -12,11 +12,6 @@
 
 namespace rgpu::probe {
 
-struct ProbeReport {
-  Inventory inventory;
-  Warnings warnings;
-};
-
 /// The backends every probe of a native machine runs: AMD (KFD), NVIDIA (NVML, procfs), and on
 /// the real machine only, libdrm's driver version. WSL's backend lives in wsl/ and is added by
 /// the caller.

@@ -25,7 +25,9 @@ probe::Gpu gpu_from_nvml(const probe::NvmlGpu& n, const std::optional<std::strin
 
 bool is_wsl(const RootFs& fs) { return fs.kind(kDxgNode) != NodeKind::missing && probe::wsl_kernel(fs); }
 
-Result<void> WslBackend::enrich(const RootFs& fs, probe::Inventory& inv, probe::Warnings& warnings) const {
+Result<void> WslBackend::enrich(const RootFs& fs, probe::ProbeReport& report) const {
+  probe::Inventory& inv = report.inventory;
+  probe::Warnings& warnings = report.warnings;
   if (!is_wsl(fs)) return {};
   inv.platform = probe::Platform::wsl;
   if (fs.kind(kDxgNode) != NodeKind::char_device) {

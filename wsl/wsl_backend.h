@@ -17,7 +17,7 @@ class WslBackend final : public probe::Backend {
   std::string_view name() const override { return "wsl"; }
   /// On WSL2: platform `wsl` and one GPU per NVML device. /dev/dxg alone does not mean NVIDIA
   /// (AMD and Intel use it too), so without NVML no GPU is recorded and a warning says why.
-  Result<void> enrich(const RootFs& fs, probe::Inventory& inventory, probe::Warnings& warnings) const override;
+  Result<void> enrich(const RootFs& fs, probe::ProbeReport& report) const override;
 };
 
 }  // namespace rgpu::wsl

@@ -1,6 +1,7 @@
 // A GPU that falls off the bus or stops answering is named, never taken for one the machine never
 // had; the NVML check says where its answer came from.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -116,7 +117,7 @@ TEST_CASE("doctor: an NVML that hangs is left behind at its bound, and the check
              root.read("/usr/lib/x86_64-linux-gnu/fake-nvml.conf") + "hang 120\n");  // a driver stuck with a GPU
   const auto started = std::chrono::steady_clock::now();
   const auto r = run_tool({"doctor", "-o", "json", "--root", root.str()}, "", {{"REDIACC_GPU_NVML_TIMEOUT", "1"}});
-  // Returned long before the library would have: the probe and doctor's own NVML look each waited 1 s.
+  // Returned long before the library would have: the run's one NVML look waited 1 s.
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(90));
   std::map<std::string, json> by_id;
   const auto doc = json::parse(r.out);
@@ -126,6 +127,28 @@ TEST_CASE("doctor: an NVML that hangs is left behind at its bound, and the check
   CHECK_THAT(by_id["nvml"]["observed"].get<std::string>(),
              Contains("did not answer within 1 s") && Contains("2 GPU(s) read from /proc/driver/nvidia instead"));
   CHECK_THAT(by_id["probe"]["observed"].get<std::string>(), Contains("the driver is likely hung"));
+}
+
+TEST_CASE("NVML loads once a run of doctor or metrics or usage: the probe's answer is the run's") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  const std::string lib_dir = "/usr/lib/x86_64-linux-gnu";
+  root.write(lib_dir + "/fake-nvml.conf", root.read(lib_dir + "/fake-nvml.conf") + "count_inits\n");
+  const auto inits = [&] {
+    const auto log = root.host(lib_dir + "/fake-nvml.inits");
+    const auto text = std::filesystem::exists(log) ? root.read(lib_dir + "/fake-nvml.inits") : std::string();
+    std::filesystem::remove(log);
+    return std::count(text.begin(), text.end(), '\n');
+  };
+  // A hung driver costs every load its whole bound: two loads a run made doctor wait twice as long.
+  const auto nvml = checks(root, "nvml");
+  REQUIRE(nvml.size() == 1);
+  CHECK(nvml[0]["status"] == "ok");
+  CHECK(inits() == 1);
+  CHECK(run_tool({"metrics", "--root", root.str()}).exit_code == 0);
+  CHECK(inits() == 1);
+  CHECK(tool_on(root, {"usage", "-o", "json", "--sample-ms", "0"}).exit_code == 0);
+  CHECK(inits() == 1);
 }
 
 TEST_CASE(

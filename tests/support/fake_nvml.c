@@ -13,6 +13,7 @@
  *   remap <gpu index> <corrected> <uncorrected> <pending> <failed>   (without it, NOT_SUPPORTED)
  *   util <gpu index> <pid> <sm percent> [<age in seconds>]   (a process utilisation sample)
  *   hang <seconds>                 (nvmlInit blocks that long, as on a driver stuck with a GPU)
+ *   count_inits                    (each nvmlInit appends a line to fake-nvml.inits beside it: how often it loads)
  * A MIG handle answers nvmlDeviceGetUUID and nvmlDeviceGetMemoryInfo as NVML does for MIG devices.
  */
 #define _GNU_SOURCE
@@ -128,6 +129,8 @@ static void parse_process(const char* rest) {
 }
 
 static unsigned hang_seconds;
+static int count_inits;
+static char inits_path[4200];
 typedef struct {
   unsigned pid;
   unsigned long long timestamp;
@@ -139,6 +142,7 @@ static unsigned util_count[16];
 static void load_config(void) {
   Dl_info info;
   hang_seconds = 0;
+  count_inits = 0;
   memset(util_count, 0, sizeof util_count);
   memset(lost, 0, sizeof lost);
   memset(remap_set, 0, sizeof remap_set);
@@ -155,7 +159,9 @@ static void load_config(void) {
   char dir[4096];
   copy_field(dir, sizeof dir, info.dli_fname);
   char path[4200];
-  snprintf(path, sizeof path, "%s/fake-nvml.conf", dirname(dir));
+  const char* here = dirname(dir);
+  snprintf(path, sizeof path, "%s/fake-nvml.conf", here);
+  snprintf(inits_path, sizeof inits_path, "%s/fake-nvml.inits", here);
   FILE* f = fopen(path, "r");
   if (!f) return;
   char line[512];
@@ -169,6 +175,7 @@ static void load_config(void) {
     if (strncmp(line, "mig_mode ", 9) == 0) parse_mig_mode(line + 9);
     if (strncmp(line, "lost ", 5) == 0 && (unsigned)atoi(line + 5) < 16) lost[atoi(line + 5)] = 1;
     if (strncmp(line, "hang ", 5) == 0) hang_seconds = (unsigned)atoi(line + 5);
+    if (strcmp(line, "count_inits") == 0) count_inits = 1;
     if (strncmp(line, "util ", 5) == 0) {
       unsigned gpu = 0, pid = 0, sm = 0, age = 0;
       if (sscanf(line + 5, "%u %u %u %u", &gpu, &pid, &sm, &age) >= 3 && gpu < 16 && util_count[gpu] < 64) {
@@ -201,6 +208,13 @@ static void load_config(void) {
 
 int nvmlInit_v2(void) {
   load_config();
+  if (count_inits) {
+    FILE* log = fopen(inits_path, "a");
+    if (log) {
+      fputs("init\n", log);
+      fclose(log);
+    }
+  }
   if (hang_seconds) sleep(hang_seconds);
   return init_error;
 }
