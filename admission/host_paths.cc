@@ -54,9 +54,9 @@ std::optional<std::string> touched(std::string_view path, const std::vector<Host
 }
 
 // What to do instead of binding `path` (as written, cleaned) that touched `hit`.
-std::string hint(std::string_view path, std::string_view hit, const NodeNameSource* names) {
+std::string hint(std::string_view path, std::string_view hit, HostPathSources& sources) {
   if (under(path, "/dev") || under(path, "/sys") || under(hit, "/dev") || under(hit, "/sys") || under(hit, "/run/udev"))
-    return "ask for it by CDI name: " + cdi_form_for(path, names);
+    return "ask for it by CDI name: " + cdi_form_for(path, sources);
   return "bind a directory of your own data instead (or use a named volume)";
 }
 
@@ -69,10 +69,17 @@ std::string refusal(std::string_view what, std::string_view source, std::string_
 
 std::span<const std::string_view> protected_host_paths() { return kProtected; }
 
-std::string cdi_form_for(std::string_view path, const NodeNameSource* names) {
-  if (names && *names) {
-    if (auto name = (*names)(path); !name.empty()) return "--device " + name;
-  }
+HostPathSources& fixed_paths_only() {
+  struct Fixed final : HostPathSources {
+    std::string node_name(std::string_view) override { return {}; }
+    std::vector<GuardedPath> guarded_paths() override { return {}; }
+  };
+  static Fixed fixed;
+  return fixed;
+}
+
+std::string cdi_form_for(std::string_view path, HostPathSources& sources) {
+  if (auto name = sources.node_name(path); !name.empty()) return "--device " + name;
   if (path.substr(0, 16) == "/dev/dri/renderD") return "--device rediacc.io/dri=" + std::string(path.substr(9));
   if (path == "/dev/kfd") return "--device rediacc.io/amd=gpu0";
   // /dev/nvidiaN's N is the driver's minor, which need not be the GPU's index in nvidia.com/gpu=N.
@@ -102,24 +109,23 @@ std::string clean_path(std::string_view path) {
 
 // The text's judgement, on a source already cleaned.
 static Refusal judge_cleaned(std::string_view cleaned, std::string_view source, std::string_view what,
-                             const NodeNameSource* names) {
+                             HostPathSources& sources) {
   if (under(cleaned, "/proc"))
     return refusal(what, source, "reaches the host's /proc (its root and cwd links enter other namespaces)",
                    "bind a directory of your own data instead");
   if (auto hit = touched(cleaned, {}))
-    return refusal(what, source, "reaches " + *hit + " on the host", hint(cleaned, *hit, names));
+    return refusal(what, source, "reaches " + *hit + " on the host", hint(cleaned, *hit, sources));
   return std::nullopt;
 }
 
 Refusal check_host_source_text(std::string_view source, std::string_view what) {
-  return judge_cleaned(clean_path(source), source, what, nullptr);
+  return judge_cleaned(clean_path(source), source, what, fixed_paths_only());
 }
 
-HostPathJudge::HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh, NodeNameSource names,
-                             GuardedPathSource guarded)
-    : machine_(machine), refresh_(refresh), names_(std::move(names)), guarded_(std::move(guarded)) {}
+HostPathJudge::HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh, HostPathSources& sources)
+    : machine_(machine), refresh_(refresh), sources_(sources) {}
 
-std::string HostPathJudge::cdi_form(std::string_view device_path) const { return cdi_form_for(device_path, &names_); }
+std::string HostPathJudge::cdi_form(std::string_view device_path) const { return cdi_form_for(device_path, sources_); }
 
 bool HostPathJudge::is_tun_device(std::string_view path) const {
   const auto resolved = machine_.resolve(path);
@@ -150,9 +156,7 @@ std::shared_ptr<const HostPathJudge::Resolved> HostPathJudge::resolved_paths() c
     for (const auto p : kProtected) {
       if (auto r = machine_.resolve(p); r && *r != p) fresh->moved.push_back({std::move(*r), p});
     }
-    if (guarded_) {
-      for (auto& g : guarded_()) add_resolved(machine_, std::move(g), fresh->guarded);
-    }
+    for (auto& g : sources_.guarded_paths()) add_resolved(machine_, std::move(g), fresh->guarded);
     resolved_ = std::move(fresh);
     resolved_at_ = now;
   }
@@ -161,7 +165,7 @@ std::shared_ptr<const HostPathJudge::Resolved> HostPathJudge::resolved_paths() c
 
 Refusal HostPathJudge::check(std::string_view source, std::string_view what) const {
   const std::string cleaned = clean_path(source);
-  if (auto bad = judge_cleaned(cleaned, source, what, &names_)) return bad;
+  if (auto bad = judge_cleaned(cleaned, source, what, sources_)) return bad;
   std::vector<std::string> links;
   const auto resolved = machine_.resolve(cleaned, &links);
   if (!resolved) return refusal(what, source, "cannot be resolved (" + resolved.error().message + ")", "fix the path");
@@ -175,10 +179,10 @@ Refusal HostPathJudge::check(std::string_view source, std::string_view what) con
     return refusal(what, source, "reaches the host's /proc" + via, "bind a directory of your own data instead");
   const auto paths = resolved_paths();
   if (auto hit = touched(*resolved, paths->moved, paths->guarded))
-    return refusal(what, source, "reaches " + *hit + " on the host" + via, hint(*resolved, *hit, &names_));
+    return refusal(what, source, "reaches " + *hit + " on the host" + via, hint(*resolved, *hit, sources_));
   // Resolved: no link is left to follow, so one stat tells a device node.
   if (const auto st = machine_.stat(*resolved); st && (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)))
-    return refusal(what, source, "is a device node" + via, hint(*resolved, "/dev", &names_));
+    return refusal(what, source, "is a device node" + via, hint(*resolved, "/dev", sources_));
   return std::nullopt;
 }
 

@@ -6,7 +6,6 @@
 // engine. What resolution cannot see (a link swapped in after the check) is in docs/gate-limits.md.
 
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -37,17 +36,25 @@ struct GuardedPath {
   std::vector<std::string> open = {};  ///< machine paths inside `path` that stay allowed
 };
 
-/// The guarded paths of the machine now (docker::guarded_paths); asked at most once per refresh.
-using GuardedPathSource = std::function<std::vector<GuardedPath>()>;
+/// What the judge learns from the machine beyond its files: the live one is the gate's world
+/// (plugin::LiveWorld, from the specs and the running daemons); fixed_paths_only() learns nothing.
+class HostPathSources {
+ public:
+  virtual ~HostPathSources() = default;
+  /// The CDI name that reaches a device node most narrowly on this machine ("" when none does).
+  virtual std::string node_name(std::string_view device_path) = 0;
+  /// The guarded paths of the machine now (docker::guarded_paths); asked at most once per refresh.
+  virtual std::vector<GuardedPath> guarded_paths() = 0;
+};
 
-/// The CDI name that reaches a device node most narrowly on this machine ("" when none does).
-using NodeNameSource = std::function<std::string(std::string_view device_path)>;
+/// No name for any node and no guarded path beyond the fixed ones (doctor, the tests of the fixed paths).
+HostPathSources& fixed_paths_only();
 
 /// The --device form that reaches a device path by CDI name, for refusal messages: the name
-/// `names` gives (the specs' own, SpecReviews::name_for_node), else ours by the node's name
+/// `sources` gives (the specs' own, SpecReviews::name_for_node), else ours by the node's name
 /// (rediacc.io/dri=renderD128 for /dev/dri/renderD128), else `rediacc-gpu cdi list` to find it;
 /// an NVIDIA minor is never taken for a GPU's index.
-std::string cdi_form_for(std::string_view device_path, const NodeNameSource* names = nullptr);
+std::string cdi_form_for(std::string_view device_path, HostPathSources& sources = fixed_paths_only());
 
 /// Go's path.Clean, for bind sources.
 std::string clean_path(std::string_view path);
@@ -57,10 +64,10 @@ std::string clean_path(std::string_view path);
 /// move those, and a decision must cost microseconds. Thread-safe.
 class HostPathJudge {
  public:
-  /// `names`, when given, names the CDI device a refusal of a device path points to instead.
-  /// `guarded`, when given, adds the paths found live on the machine to the fixed ones.
+  /// `sources` names the CDI device a refusal of a device path points to instead, and adds the
+  /// paths found live on the machine to the fixed ones. It must outlive the judge.
   explicit HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh = std::chrono::seconds(2),
-                         NodeNameSource names = {}, GuardedPathSource guarded = {});
+                         HostPathSources& sources = fixed_paths_only());
 
   /// A refusal message when host path `source` (as written in the request; `what` says where,
   /// "a bind" or "a mount") reaches the host: any path under /proc or resolved through it (its
@@ -89,8 +96,7 @@ class HostPathJudge {
 
   const RootFs& machine_;
   std::chrono::milliseconds refresh_;
-  NodeNameSource names_;
-  GuardedPathSource guarded_;
+  HostPathSources& sources_;
   mutable std::mutex mutex_;
   mutable std::chrono::steady_clock::time_point resolved_at_{};
   mutable std::shared_ptr<const Resolved> resolved_;

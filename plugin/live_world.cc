@@ -22,12 +22,19 @@ std::string own_socket(const RootFs& fs, const std::string& docker_host) {
 
 LiveWorld::LiveWorld(const RootFs& fs, const std::string& repo, const std::string& docker_host,
                      DaemonContainers containers)
-    : spec_reviews_(fs, repo),
-      host_paths_(
-          fs, std::chrono::seconds(2), [this](std::string_view path) { return spec_reviews_.name_for_node(path); },
-          [&fs, repo, socket = own_socket(fs, docker_host)] { return guarded_paths(fs, repo, socket); }),
+    : fs_(fs),
+      repo_(repo),
+      own_socket_(own_socket(fs, docker_host)),
+      spec_reviews_(fs, repo),
+      host_paths_(fs, std::chrono::seconds(2), *this),
       containers_(std::move(containers)),
       build_safety_(fs, repo, docker_host) {}
+
+std::string LiveWorld::node_name(std::string_view device_path) { return spec_reviews_.name_for_node(device_path); }
+
+std::vector<admission::GuardedPath> LiveWorld::guarded_paths() {
+  return plugin::guarded_paths(fs_, repo_, own_socket_);
+}
 
 admission::Refusal LiveWorld::judge_host_path(std::string_view source, std::string_view what) {
   return host_paths_.check(source, what);

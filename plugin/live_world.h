@@ -17,7 +17,7 @@
 
 namespace rgpu::plugin {
 
-class LiveWorld final : public admission::GateWorld {
+class LiveWorld final : public admission::GateWorld, private admission::HostPathSources {
  public:
   /// `docker_host` is the repository's own daemon (unix:///path), read by `containers`; empty
   /// when none was named.
@@ -35,6 +35,12 @@ class LiveWorld final : public admission::GateWorld {
   admission::Known<admission::Refusal> build_refusal(const PolicyRules& policy) override;
 
  private:
+  std::string node_name(std::string_view device_path) override;
+  std::vector<admission::GuardedPath> guarded_paths() override;
+
+  const RootFs& fs_;
+  std::string repo_;
+  std::string own_socket_;  ///< the repository daemon's socket as a machine path, "" when none
   SpecReviews spec_reviews_;
   admission::HostPathJudge host_paths_;
   DaemonContainers containers_;

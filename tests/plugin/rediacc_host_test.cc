@@ -27,14 +27,16 @@ const std::string kWebMount = kRediaccWebMount;
 const std::string kOtherMount = kRediaccOtherMount;
 
 // rediacc_two_repositories, judged for repository "web" (network id 2816).
-struct RediaccMachine {
+struct RediaccMachine : HostPathSources {
   FixtureRoot root;
   RootFs fs{root.path()};
-  HostPathJudge judge{fs, std::chrono::milliseconds(0), {}, [this] {
-                        return plugin::guarded_paths(fs, "web", "/run/rediacc/docker-2816.sock");
-                      }};
+  HostPathJudge judge{fs, std::chrono::milliseconds(0), *this};
   MachineWorld world{judge};
   RediaccMachine() { rediacc_two_repositories(root); }
+  std::string node_name(std::string_view) override { return {}; }
+  std::vector<GuardedPath> guarded_paths() override {
+    return plugin::guarded_paths(fs, "web", "/run/rediacc/docker-2816.sock");
+  }
 };
 
 DecideOptions on(RediaccMachine& m, HostPolicy policy) {
