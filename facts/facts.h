@@ -15,7 +15,6 @@
 #include "docker/running_daemons.h"
 #include "facts/chain_reads.h"
 #include "facts/daemon_answers.h"
-#include "facts/file_reads.h"
 #include "facts/kernel_log.h"
 #include "facts/lost_gpus.h"
 #include "facts/ras_counts.h"
@@ -46,8 +45,6 @@ struct Facts {
   std::vector<DaemonAnswer> answers = {};
   /// What the checks of layers 1 to 4 read of the machine beyond the probe (read_chain).
   ChainReads chain = {};
-  /// daemon.json, dpkg's status and os-release as read once for this run.
-  FileReads files{fs};
   /// NVML's answer asked once for this run (its GPUs lost, their memory health, their processes);
   /// absent when no libnvidia-ml.so.1 answered or no NVIDIA GPU was found.
   std::optional<probe::NvmlReport> nvml = std::nullopt;
