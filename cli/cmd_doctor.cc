@@ -121,7 +121,7 @@ int run_doctor(const GlobalOptions& global, DoctorFlags f) {
   auto facts = gather_facts(fs, runner, sink, {.docker_host = f.container.docker_host});
   if (!facts) return report_failure(facts.error());
   auto checks = doctor::run_doctor(*facts);
-  const auto container = doctor::container_checks(*facts, f.container);
+  const auto container = doctor::container_checks(fs, *facts, f.container);
   checks.insert(checks.end(), container.begin(), container.end());
   if (f.output == OutputFormat::json) {
     print_json(checks);

@@ -13,8 +13,8 @@
 #include "core/command_runner.h"
 #include "core/root_fs.h"
 #include "docker/running_daemons.h"
+#include "facts/chain_reads.h"
 #include "facts/daemon_answers.h"
-#include "facts/file_reads.h"
 #include "facts/kernel_log.h"
 #include "facts/lost_gpus.h"
 #include "facts/ras_counts.h"
@@ -43,8 +43,8 @@ struct Facts {
   /// Every running dockerd reachable on its unix socket and every repository daemon its plugin's
   /// environment file names (ask_daemons); empty when none answered.
   std::vector<DaemonAnswer> answers = {};
-  /// daemon.json, dpkg's status and os-release as read once for this run.
-  FileReads files{fs};
+  /// What the checks of layers 1 to 4 read of the machine beyond the probe (read_chain).
+  ChainReads chain = {};
   /// NVML's answer asked once for this run (its GPUs lost, their memory health, their processes);
   /// absent when no libnvidia-ml.so.1 answered or no NVIDIA GPU was found.
   std::optional<probe::NvmlReport> nvml = std::nullopt;

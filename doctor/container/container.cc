@@ -19,8 +19,9 @@ constexpr CheckMaker kCheck{Layer::container};
 // judged from the container's own output (the name's nodes by device number, nvidia-smi when the
 // image has it), never from the container starting. The docker CLI is not used: before 25 it
 // sends a CDI name as a device path, and it would prove an AMD name by /dev/kfd alone.
-Check run_one(const Facts& f, const ContainerRequest& req, const std::string& host, const std::string& device) {
-  const auto r = canary::run_canary(f.fs, f.specs, {req.repo, device, req.image, host, std::chrono::seconds(120)});
+Check run_one(const RootFs& fs, const Facts& f, const ContainerRequest& req, const std::string& host,
+              const std::string& device) {
+  const auto r = canary::run_canary(fs, f.specs, {req.repo, device, req.image, host, std::chrono::seconds(120)});
   const std::string what = req.repo + " with " + device + " in " + req.image;
   if (r.ok)
     return kCheck.ok("container", what + ": " + r.detail,
@@ -67,13 +68,13 @@ Check image_cuda(const Facts& f, const ContainerRequest& req) {
 
 }  // namespace
 
-std::vector<Check> container_checks(const Facts& f, const ContainerRequest& asked) {
+std::vector<Check> container_checks(const RootFs& fs, const Facts& f, const ContainerRequest& asked) {
   if (asked.repo.empty() || asked.image.empty()) {
     return {kCheck.skip("container", "not asked for (--repo and --image)")};
   }
   ContainerRequest req = asked;
   if (req.docker_host.empty()) {
-    const auto hosts = docker::repo_daemon_addresses(f.fs, f.daemons);
+    const auto hosts = docker::repo_daemon_addresses(fs, f.daemons);
     const auto found = hosts.find(req.repo);
     if (found == hosts.end()) {
       return {kCheck.fail("container", "no daemon of repository " + req.repo + " is known",
@@ -98,7 +99,7 @@ std::vector<Check> container_checks(const Facts& f, const ContainerRequest& aske
     return out;
   }
   for (const auto& d : devices) {
-    out.push_back(run_one(f, req, req.docker_host, d));
+    out.push_back(run_one(fs, f, req, req.docker_host, d));
     out.back().subject = d;
   }
   return out;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/root_fs.h"
 #include "doctor/check.h"
 #include "doctor/facts.h"
 
@@ -19,7 +20,8 @@ struct ContainerRequest {
 /// one canary per name the repository holds, through its own daemon (so its gate, its CDI view
 /// and dockerd's injection are on the path), which passes only when the name's device nodes are
 /// inside by device number (and nvidia-smi lists the GPU when the image has it). Skipped without
-/// repo and image.
-std::vector<Check> container_checks(const Facts& facts, const ContainerRequest& request);
+/// repo and image. Running containers is an action, not a read of the facts: it goes through `fs`,
+/// the machine it runs them on (which also names the repository's daemon when the request does not).
+std::vector<Check> container_checks(const RootFs& fs, const Facts& facts, const ContainerRequest& request);
 
 }  // namespace rgpu::doctor

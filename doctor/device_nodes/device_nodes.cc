@@ -5,7 +5,6 @@
 #include "cdi-gen/reach_rules.h"
 #include "doctor/doctor.h"
 #include "doctor/gpu_label.h"
-#include "probe/probe.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -19,7 +18,7 @@ std::vector<Check> per_gpu_nodes(const Facts& f) {
     std::vector<std::string> nodes = g.device_nodes, missing;
     for (const auto& p : g.partitions) nodes.insert(nodes.end(), p.device_nodes.begin(), p.device_nodes.end());
     for (const auto& node : nodes) {
-      if (!f.fs.char_device(node)) missing.push_back(node);
+      if (!f.chain.host.char_devices.count(node)) missing.push_back(node);
     }
     const bool caps_missing =
         std::any_of(missing.begin(), missing.end(), [](const std::string& n) { return cdi::is_mig_cap_node(n); });
@@ -49,15 +48,15 @@ std::vector<Check> per_gpu_nodes(const Facts& f) {
 Check shared_node(const Facts& f, probe::Vendor vendor, const char* id, const char* node, const char* why,
                   const char* fix) {
   if (!has_vendor(f.fresh, vendor)) return kCheck.skip(id, "no GPU that needs it");
-  if (f.fs.char_device(node)) return kCheck.ok(id, std::string(node) + " is a character device", Evidence(node));
+  if (f.chain.host.char_devices.count(node))
+    return kCheck.ok(id, std::string(node) + " is a character device", Evidence(node));
   return kCheck.fail(id, std::string(node) + " is missing", why, fix);
 }
 
-bool wsl_kernel(const Facts& f) { return probe::wsl_kernel(f.fs); }
-
 Check dxg(const Facts& f) {
-  if (!wsl_kernel(f)) return kCheck.skip("dxg", "not a WSL2 kernel");
-  if (f.fs.char_device("/dev/dxg")) return kCheck.ok("dxg", "/dev/dxg is a character device", Evidence("/dev/dxg"));
+  if (!f.chain.host.wsl_kernel) return kCheck.skip("dxg", "not a WSL2 kernel");
+  if (f.chain.host.char_devices.count("/dev/dxg"))
+    return kCheck.ok("dxg", "/dev/dxg is a character device", Evidence("/dev/dxg"));
   return kCheck.fail(
       "dxg", "a WSL2 kernel without /dev/dxg", "GPU paravirtualization is off: no GPU reaches this distribution",
       "update WSL (wsl --update) and the Windows GPU driver, check that .wslconfig does not turn the GPU off, "

@@ -11,7 +11,6 @@
 #include "doctor/host_driver/nvidia_ecc.h"
 #include "doctor/host_driver/ras_checks.h"
 #include "facts/kernel_log.h"
-#include "probe/probe.h"
 #include "probe/sysfs_parsers.h"
 
 namespace rgpu::doctor {
@@ -90,7 +89,7 @@ Check nouveau(const Facts& f) {
   // there, but a GPU bound to it does.
   const auto held =
       std::find_if(f.fresh.gpus.begin(), f.fresh.gpus.end(), [](const probe::Gpu& g) { return g.driver == "nouveau"; });
-  const bool loaded = f.fs.kind("/sys/module/nouveau") == NodeKind::directory;
+  const bool loaded = f.chain.host.nouveau_module;
   if (!loaded && held == f.fresh.gpus.end()) {
     return kCheck.ok("nouveau", "nouveau is not loaded and drives no GPU",
                      Evidence("/sys/module/nouveau and each GPU's PCI driver link"));
@@ -114,7 +113,7 @@ Check amdgpu(const Facts& f) {
     ++amd;
     if (g.driver == "amdgpu") ++bound;
   }
-  const bool module = f.fs.kind("/sys/module/amdgpu") == NodeKind::directory;
+  const bool module = f.chain.host.amdgpu_module;
   const std::string drives = "amdgpu drives " + std::to_string(bound) + " of " + std::to_string(amd) + " AMD GPU(s)";
   if (bound > 0) {
     // One not bound is gpu-driver's (or vfio's) to name; here, that the driver is there and works.
@@ -207,7 +206,7 @@ std::vector<Check> gpu_drivers(const Facts& f) {
 // Under WSL2 the GPU is known only through NVML in /usr/lib/wsl/lib: when it does not load,
 // the GPU disappears from the inventory without anything else looking wrong.
 Check wsl_gpu(const Facts& f) {
-  if (!probe::wsl_kernel(f.fs) || f.fs.kind("/dev/dxg") == NodeKind::missing) {
+  if (!f.chain.host.wsl_kernel || !f.chain.host.dxg) {
     return kCheck.skip("wsl-gpu", "not WSL2 with /dev/dxg");
   }
   if (!f.fresh.gpus.empty()) {

@@ -1,8 +1,6 @@
 // Layer 3, the running daemons as they say they are: which spec directories they read, which
 // devices their CDI driver sees (GET /info), and whether they attach CDI devices at all.
 
-#include <sys/stat.h>
-
 #include "core/joined.h"
 #include "core/version.h"
 #include "docker/cdi_spec_dirs.h"
@@ -13,38 +11,14 @@ namespace {
 
 constexpr CheckMaker kRuntime{Layer::runtime};
 
-std::string parent_of(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
-}
-
-// Who other than root could put a spec in `dir` as the daemon sees it (`root`: its /proc/PID/root):
-// the directory, or the one where it would be made while it is missing, and every one above,
-// owned by another user or writable by group or others (a sticky one only where the next
-// directory down is missing and so can be made). Nothing when only root can.
-std::optional<std::string> writer_other_than_root(const RootFs& root, const std::string& dir) {
-  bool below_missing = false;
-  for (std::string at = dir;; at = parent_of(at)) {
-    const auto st = root.stat(at);
-    if (!st) {
-      below_missing = true;
-    } else {
-      if (st->st_uid != 0) return at + " is owned by uid " + std::to_string(st->st_uid);
-      const bool shared = (st->st_mode & (S_IWGRP | S_IWOTH)) != 0;
-      if (shared && (!(st->st_mode & S_ISVTX) || below_missing))
-        return at + " is writable by " + ((st->st_mode & S_IWOTH) ? "everyone" : "its group");
-      below_missing = false;
-    }
-    if (at == "/") return std::nullopt;
-  }
-}
-
 }  // namespace
 
 Check daemon_spec_dirs(const Facts& f) {
   const auto& asked = f.answers;
   if (asked.empty()) return kRuntime.skip("daemon-cdi-dirs", "no running dockerd answered on a unix socket");
   std::vector<std::string> bad, rootless, seen, writable;
+  for (const auto& w : f.chain.docker.spec_dir_writers)
+    writable.push_back(w.label + " reads specs in " + w.dir + ", where " + w.writer);
   for (const auto& a : asked) {
     const std::string version = answer_text(a.version, "Version");
     const auto reported = docker::reported_spec_dirs(a.info);
@@ -55,12 +29,6 @@ Check daemon_spec_dirs(const Facts& f) {
     }
     const auto& dirs = reported->dirs;
     const auto other = reported->besides_etc_cdi();
-    // The directories as the daemon sees them: a rootless one's $HOME is its user's.
-    const RootFs seen_by(a.pid.empty() ? f.fs : RootFs(f.fs.host_path("/proc/" + a.pid + "/root")));
-    for (const auto& dir : dirs) {
-      if (auto writer = writer_other_than_root(seen_by, dir))
-        writable.push_back(a.label + " reads specs in " + dir + ", where " + *writer);
-    }
     std::string line = a.label + " reads " + (dirs.empty() ? "no spec directory" : joined(dirs));
     if (a.info.contains("DiscoveredDevices") && a.info["DiscoveredDevices"].is_array())
       line += ", its CDI driver sees " + std::to_string(a.info["DiscoveredDevices"].size()) + " devices";

@@ -3,7 +3,6 @@
 
 #include <set>
 
-#include "cdi-gen/spec_index.h"
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "core/structured_text.h"
@@ -34,27 +33,22 @@ std::vector<std::string> shadowing_specs(const Facts& f) {
     for (const auto& g : f.grants->grants) ours.insert(g.device);
   }
   std::vector<std::string> found;
-  std::set<std::string> seen_dirs;
-  for (const char* dir : {paths::kDockerRunCdiDir, paths::kPodmanRunCdiDir}) {
-    const auto real = f.fs.resolve(dir);
-    if (!real || !seen_dirs.insert(*real).second) continue;
-    const auto names = f.fs.list_dir(dir);
-    if (!names) continue;
-    for (const auto& name : *names) {
-      const auto ext = name.substr(name.find_last_of('.') + 1);
-      if (name.find('.') == std::string::npos || (ext != "json" && ext != "yaml")) continue;
-      const std::string path = join_path(dir, name);
-      const auto devices =
-          f.fs.read_file(path).and_then([&](const std::string& text) { return cdi::parse_spec(text, path); });
-      if (!devices) continue;
-      std::string clash;
-      for (const auto& d : *devices) {
-        if (ours.count(d.qualified_name)) clash += (clash.empty() ? "" : ", ") + d.qualified_name;
-      }
-      if (!clash.empty()) found.push_back(path + " (" + clash + ")");
+  for (const auto& spec : f.chain.docker.other_dir_specs) {
+    std::string clash;
+    for (const auto& name : spec.names) {
+      if (ours.count(name)) clash += (clash.empty() ? "" : ", ") + name;
     }
+    if (!clash.empty()) found.push_back(spec.path + " (" + clash + ")");
   }
   return found;
+}
+
+// A daemon configuration's JSON as read for this run; an empty one when the file is missing or
+// unreadable (dockerd's defaults).
+Result<nlohmann::json> config_json(const Facts& f, const std::string& path) {
+  const auto& configs = f.chain.docker.configs;
+  const auto text = configs.find(path);
+  return text == configs.end() ? Result<nlohmann::json>(nlohmann::json()) : parse_json(text->second, path);
 }
 
 // Docker's major.minor from the installed package's version ("5:28.1.1-1~debian.12", "20.10.24+dfsg1-1"):
@@ -97,8 +91,7 @@ Check spec_dirs_of(const Facts& f, const std::optional<Version>& release) {
   if (configs.empty()) configs.insert(paths::kDockerDaemonConfig);
   std::vector<std::string> problems;
   for (const auto& path : configs) {
-    const auto& text = f.files.read(path);
-    const auto config = text && *text ? parse_json(**text, path) : Result<nlohmann::json>(nlohmann::json());
+    const auto config = config_json(f, path);
     if (!config) continue;  // docker-daemon reports a file that does not parse
     const auto dirs = docker::configured_spec_dirs(*config);
     if (dirs.from == docker::SpecDirsFrom::defaults) {
@@ -135,9 +128,9 @@ Check docker_daemon(const Facts& f) {
   const auto configs = docker::daemon_config_paths(f.daemons);
   std::vector<std::string> problems, read;
   for (const auto& path : configs) {
-    const auto& text = f.files.read(path);
-    if (!text || !*text) continue;
-    auto config = parse_json(**text, path);
+    const auto text = f.chain.docker.configs.find(path);
+    if (text == f.chain.docker.configs.end()) continue;
+    auto config = parse_json(text->second, path);
     if (!config || !config->is_object()) {
       return kCheck.fail("docker-daemon", path + " does not parse", "dockerd refuses to start with it",
                          "fix the file's JSON");
@@ -185,9 +178,7 @@ Check docker_cdi(const Facts& f) {
                        "install Docker 25 or later (28.2 or later has CDI on)");
   }
   if (before(*release, 28, 2)) {
-    const auto& text = f.files.read(paths::kDockerDaemonConfig);
-    auto config =
-        text && *text ? parse_json(**text, paths::kDockerDaemonConfig) : Result<nlohmann::json>(nlohmann::json());
+    const auto config = config_json(f, paths::kDockerDaemonConfig);
     if (!config || !docker::cdi_feature(*config).value_or(false)) {
       return kCheck.fail(
           "docker-cdi", seen + " without \"features\": {\"cdi\": true}",

@@ -6,37 +6,17 @@
 #include <set>
 #include <sstream>
 
-#include "cdi-gen/spec_index.h"
 #include "core/joined.h"
 #include "core/machine_paths.h"
-#include "core/machine_program.h"
 #include "doctor/runtime/runtime_checks.h"
 #include "installers/dpkg_status.h"
 #include "installers/nvidia_toolkit.h"
-#include "installers/os_release.h"
-#include "installers/package_manager.h"
-#include "probe/hardware_identity.h"
 #include "probe/sysfs_parsers.h"
 
 namespace rgpu::doctor {
 namespace {
 
 constexpr CheckMaker kCheck{Layer::runtime};
-
-// The toolkit as setup sees it: the machine's own package database (dpkg's status file, or rpm
-// --root), so setup's "already installed" and this check never disagree.
-std::optional<std::string> installed_toolkit(const Facts& f) {
-  const auto& os_text = f.files.read("/etc/os-release");
-  std::optional<installers::PackageFamily> family;
-  if (os_text && *os_text) {
-    if (auto known = installers::package_family(installers::parse_os_release(**os_text), "/etc/os-release"))
-      family = *known;
-  }
-  if (!family || *family == installers::PackageFamily::apt || !f.runner)
-    return dpkg_version(f, installers::kToolkitPackage);
-  const auto pm = installers::make_package_manager(*family, f.fs.root().string());
-  return installers::installed_toolkit(f.fs, *pm, *f.runner);
-}
 
 // The driver versions in the spec's library paths (libcuda.so.550.54.15): the driver it was made for.
 std::set<std::string> spec_driver_versions(const std::string& spec) {
@@ -50,27 +30,22 @@ std::set<std::string> spec_driver_versions(const std::string& spec) {
 
 // Each node nvidia.yaml maps must reach an NVIDIA GPU now: after a card change that regenerated
 // only our specs (the hot-plug rule), a stale nvidia.yaml can map another vendor's render node.
+// A node missing from /dev is the device-nodes check's to report; what is there is judged by the
+// device number the runtime will create, whatever the path says.
 std::optional<Check> nvidia_spec_nodes(const Facts& f) {
-  const probe::HardwareReader reader(f.fs);
-  for (const auto& d : f.specs.devices) {
-    if (d.spec_path != paths::kNvidiaSpec) continue;
-    for (const auto& node : d.nodes) {
-      // A node missing from /dev is the device-nodes check's to report; what is there is judged by
-      // the device number the runtime will create, whatever the path says.
-      if (node.major == 0 && !f.fs.lstat(node.path)) continue;
-      const auto ids = reader.identities(std::vector<probe::NodeRef>{node});
-      if (ids && std::all_of(ids->begin(), ids->end(), [](const std::string& id) {
-            return id.starts_with("GPU-") || id.starts_with("MIG-") || id == "wsl";
-          }))
-        continue;
-      const std::string id = ids ? joined(*ids) : "";
-      return kCheck.fail(check_id::kNvidiaSpec,
-                         std::string(paths::kNvidiaSpec) + " maps " + node.path + " under " + d.qualified_name +
-                             ", which " + (ids ? "is " + id + " now, no NVIDIA GPU" : "reaches no GPU now"),
-                         "the spec is older than the last change of hardware: a container given that name gets "
-                         "another card's node (the gate refuses grants whose hardware moved, not this spec)",
-                         "regenerate it: systemctl start nvidia-cdi-refresh.service, or rediacc-gpu setup");
-    }
+  for (const auto& node : f.chain.nvidia.spec_nodes) {
+    const auto& ids = node.identities;
+    if (ids && std::all_of(ids->begin(), ids->end(), [](const std::string& id) {
+          return id.starts_with("GPU-") || id.starts_with("MIG-") || id == "wsl";
+        }))
+      continue;
+    const std::string id = ids ? joined(*ids) : "";
+    return kCheck.fail(check_id::kNvidiaSpec,
+                       std::string(paths::kNvidiaSpec) + " maps " + node.path + " under " + node.name + ", which " +
+                           (ids ? "is " + id + " now, no NVIDIA GPU" : "reaches no GPU now"),
+                       "the spec is older than the last change of hardware: a container given that name gets "
+                       "another card's node (the gate refuses grants whose hardware moved, not this spec)",
+                       "regenerate it: systemctl start nvidia-cdi-refresh.service, or rediacc-gpu setup");
   }
   return std::nullopt;
 }
@@ -79,8 +54,8 @@ std::optional<Check> nvidia_spec_nodes(const Facts& f) {
 Check toolkit(const Facts& f) {
   if (!has_vendor(f.fresh, probe::Vendor::nvidia))
     return kCheck.skip("toolkit", no_gpu_observed(f, probe::Vendor::nvidia, "NVIDIA"));
-  const auto version = installed_toolkit(f);
-  const auto ctk = machine_program(f.fs, "nvidia-ctk");
+  const auto& version = f.chain.nvidia.toolkit_version;
+  const auto& ctk = f.chain.nvidia.nvidia_ctk;
   const std::string package = installers::kToolkitPackage;
   if (version && !installers::check_toolkit_version(version->substr(0, version->find_first_of("-~")))) {
     return kCheck.fail("toolkit",
@@ -107,13 +82,13 @@ Check toolkit(const Facts& f) {
 Check nvidia_spec(const Facts& f) {
   if (!has_vendor(f.fresh, probe::Vendor::nvidia))
     return kCheck.skip(check_id::kNvidiaSpec, no_gpu_observed(f, probe::Vendor::nvidia, "NVIDIA"));
-  const auto spec = f.fs.read_optional(paths::kNvidiaSpec);
-  if (!spec || !*spec) {
+  const auto& spec = f.chain.nvidia.spec_text;
+  if (!spec) {
     return kCheck.fail(check_id::kNvidiaSpec, std::string(paths::kNvidiaSpec) + " is missing",
                        "no nvidia.com/gpu name exists: NVIDIA GPUs cannot be granted or requested",
                        "run rediacc-gpu setup (it generates the spec)");
   }
-  const auto versions = spec_driver_versions(**spec);
+  const auto versions = spec_driver_versions(*spec);
   const auto& loaded = f.nvidia_module;
   if (loaded && !versions.empty() && !versions.count(*loaded)) {
     return kCheck.fail(
@@ -143,7 +118,7 @@ Check nvidia_spec(const Facts& f) {
 }
 
 Check shadowing_spec(const Facts& f) {
-  if (f.fs.kind("/var/run/cdi/nvidia.yaml") != NodeKind::file) {
+  if (!f.chain.nvidia.var_run_spec) {
     return kCheck.ok("var-run-cdi", "no /var/run/cdi/nvidia.yaml", Evidence("/var/run/cdi"));
   }
   return kCheck.warn(
@@ -153,45 +128,35 @@ Check shadowing_spec(const Facts& f) {
 }
 
 Check refresh_wired(const Facts& f) {
-  if (!machine_program(f.fs, "nvidia-ctk")) {
+  if (!f.chain.nvidia.nvidia_ctk) {
     return kCheck.skip("refresh-wired", "the toolkit is not installed");
   }
-  // The drop-in names an environment file; that file is what says where the refresh writes.
-  const std::string dropin = "/etc/systemd/system/nvidia-cdi-refresh.service.d/50-rediacc-gpu.conf";
-  const auto unit = f.fs.read_optional(dropin);
-  std::string env_file;
-  if (unit && *unit) {
-    std::istringstream lines(**unit);
-    for (std::string line; std::getline(lines, line);) {
-      if (line.starts_with("EnvironmentFile=")) env_file = line.substr(16);
-    }
-    if (!env_file.empty() && env_file.front() == '-') env_file.erase(0, 1);
-  }
+  const auto& r = f.chain.nvidia.refresh;
+  const std::string dropin = facts::kRefreshDropin;
   // The file's last assignment is the one systemd keeps.
   const std::string variable = "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=";
   const std::string wanted = variable + paths::kNvidiaSpec;
-  const auto env = env_file.empty() ? std::nullopt : f.fs.read_optional(env_file).value_or(std::nullopt);
   std::string set;
-  std::istringstream env_lines(env.value_or(""));
+  std::istringstream env_lines(r.env.value_or(""));
   for (std::string line; std::getline(env_lines, line);) {
     if (line.starts_with(variable)) set = line;
   }
   if (set == wanted) {
     return kCheck.ok("refresh-wired", std::string("nvidia-cdi-refresh writes ") + paths::kNvidiaSpec,
-                     Evidence(dropin + " and the " + env_file + " it names"));
+                     Evidence(dropin + " and the " + r.env_file + " it names"));
   }
   return kCheck.warn("refresh-wired",
-                     !unit || !*unit    ? "nvidia-cdi-refresh is not redirected to /etc/cdi (no " + dropin + ")"
-                     : env_file.empty() ? dropin + " names no EnvironmentFile"
-                                        : env_file + " does not set " + wanted,
+                     !r.dropin            ? "nvidia-cdi-refresh is not redirected to /etc/cdi (no " + dropin + ")"
+                     : r.env_file.empty() ? dropin + " names no EnvironmentFile"
+                                          : r.env_file + " does not set " + wanted,
                      "the package's refresh writes /var/run/cdi/nvidia.yaml, which shadows ours",
                      "run rediacc-gpu setup");
 }
 
 std::optional<std::string> dpkg_version(const Facts& f, const std::string& package) {
-  const auto& status = f.files.read(installers::kDpkgStatus);
-  if (!status || !*status) return std::nullopt;
-  return installers::dpkg_installed_version_in(**status, package);
+  const auto& status = f.chain.dpkg_status;
+  if (!status) return std::nullopt;
+  return installers::dpkg_installed_version_in(*status, package);
 }
 
 }  // namespace rgpu::doctor

@@ -1,7 +1,5 @@
 // Layer 4: the CDI specs and the inventory against the hardware present now.
 
-#include "cdi-gen/generate.h"
-#include "cdi-gen/spec_writer.h"
 #include "core/state_paths.h"
 #include "doctor/doctor.h"
 
@@ -28,14 +26,11 @@ std::vector<Check> specs_parse(const Facts& f) {
 }
 
 Check our_specs(const Facts& f) {
-  const auto generated = cdi::generate_specs(f.fs, f.fresh);
   std::string stale;
-  for (const auto* spec : {&generated.dri, &generated.amd}) {
-    const auto path = cdi::spec_path(*spec);
-    const auto on_disk = f.fs.read_file(path);
-    const bool wanted = !spec->devices.empty();
-    if (wanted != bool(on_disk) || (wanted && *on_disk != cdi::spec_text(*spec)))
-      stale += (stale.empty() ? "" : ", ") + path;
+  for (const auto& spec : f.chain.our_specs) {
+    const bool wanted = spec.generated.has_value();
+    if (wanted != spec.on_disk.has_value() || (wanted && *spec.on_disk != *spec.generated))
+      stale += (stale.empty() ? "" : ", ") + spec.path;
   }
   if (stale.empty())
     return kCheck.ok(check_id::kRediaccSpecs, "rediacc.io specs match the GPUs present",

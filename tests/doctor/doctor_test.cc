@@ -708,7 +708,7 @@ TEST_CASE("doctor: the container check runs a canary through the repository's da
   const rgpu::doctor::Facts facts{.fs = fs, .specs = rgpu::cdi::read_spec_index(fs), .grants = grants};
   const auto containers = [&](const StandInDaemon& daemon) {
     const rgpu::doctor::ContainerRequest req{"web", "busybox", "unix://" + daemon.socket()};
-    auto checks = rgpu::doctor::container_checks(facts, req);
+    auto checks = rgpu::doctor::container_checks(fs, facts, req);
     REQUIRE(checks.size() == 2);
     CHECK(checks[0].id == "image-cuda");  // the stand-in has no image: it says so, and goes on
     CHECK(checks[0].status == rgpu::doctor::Status::warn);
@@ -752,13 +752,13 @@ TEST_CASE("doctor: the container check runs a canary through the repository's da
   grants.grants = {{"web", "rediacc.io/dri=renderD129", false, ""}};
   const rgpu::doctor::Facts unknown{.fs = fs, .specs = rgpu::cdi::read_spec_index(fs), .grants = grants};
   StandInDaemon ran(root, "703", one_container("--- dev\n--- nvidia-smi\nabsent\n"));
-  auto nothing = rgpu::doctor::container_checks(unknown, {"web", "busybox", "unix://" + ran.socket()});
+  auto nothing = rgpu::doctor::container_checks(fs, unknown, {"web", "busybox", "unix://" + ran.socket()});
   REQUIRE(nothing.size() == 2);
   CHECK(nothing[1].status == rgpu::doctor::Status::fail);
   CHECK_THAT(nothing[1].meaning, Catch::Contains("nothing proves the devices reached the container"));
 
   // Without --docker-host, the repository's own daemon, as its plugin names it; none known fails.
-  auto nowhere = rgpu::doctor::container_checks(facts, {"web", "busybox", ""});
+  auto nowhere = rgpu::doctor::container_checks(fs, facts, {"web", "busybox", ""});
   REQUIRE(nowhere.size() == 1);
   CHECK(nowhere[0].status == rgpu::doctor::Status::fail);
   CHECK_THAT(nowhere[0].decision, Catch::Contains("/etc/rediacc/gpu/plugins/web.env"));
