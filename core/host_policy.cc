@@ -46,8 +46,9 @@ Result<std::optional<RecordedPolicy>> read_host_policy(const RootFs& fs) {
   return std::optional<RecordedPolicy>{out};
 }
 
-PolicyRules effective_rules(const RootFs& fs) {
-  const auto recorded = read_host_policy(fs);
+PolicyRules effective_rules(const RootFs& fs) { return effective_rules(read_host_policy(fs)); }
+
+PolicyRules effective_rules(const Result<std::optional<RecordedPolicy>>& recorded) {
   if (!recorded || !*recorded) return {};
   return rules_of((*recorded)->policy);
 }

@@ -53,4 +53,7 @@ Result<std::optional<RecordedPolicy>> read_host_policy(const RootFs& fs);
 /// the record cannot be read.
 PolicyRules effective_rules(const RootFs& fs);
 
+/// The same of a record already read (read_host_policy), for a reader that keeps the record too.
+PolicyRules effective_rules(const Result<std::optional<RecordedPolicy>>& recorded);
+
 }  // namespace rgpu
