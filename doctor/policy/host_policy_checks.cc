@@ -16,7 +16,7 @@
 #include "docker/repo_plugin.h"
 #include "docker/running_daemons.h"
 #include "doctor/doctor.h"
-#include "doctor/policy/cgroup_bpf.h"
+#include "facts/policy/cgroup_bpf.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -165,8 +165,8 @@ std::string isolation(const Facts& f, const std::vector<std::string>& ids) {
     const auto host = docker::unix_host(f.fs, d);
     const auto id = host ? docker::rediacc_network_id(*host) : std::nullopt;
     if (!id || std::find(ids.begin(), ids.end(), *id) == ids.end()) continue;
-    const auto dir = cgroup_dir(f.fs, d.pid);
-    const auto count = dir ? socket_programs(*dir) : std::nullopt;
+    const auto dir = facts::cgroup_dir(f.fs, d.pid);
+    const auto count = dir ? facts::socket_programs(*dir) : std::nullopt;
     seen.push_back("repository " + *id + " (dockerd " + d.pid + "): " +
                    (count ? std::to_string(*count) + " socket bind/connect eBPF programs in effect on " + *dir
                           : "its cgroup's eBPF programs cannot be read"));

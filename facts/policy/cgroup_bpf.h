@@ -8,7 +8,7 @@
 
 #include "core/root_fs.h"
 
-namespace rgpu::doctor {
+namespace rgpu::facts {
 
 /// The number of programs in effect (attached there or above) on the cgroup directory `host_dir`
 /// for IPv4 and IPv6 bind and connect; absent when the kernel does not say (not root, no bpf, not
@@ -20,4 +20,4 @@ std::optional<unsigned> socket_programs(const std::string& host_dir);
 /// process's "0::" line of /proc/PID/cgroup; absent when either cannot be read.
 std::optional<std::string> cgroup_dir(const RootFs& host, const std::string& pid);
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::facts

@@ -1,4 +1,4 @@
-#include "doctor/policy/cgroup_bpf.h"
+#include "facts/policy/cgroup_bpf.h"
 
 #include <fcntl.h>
 #include <linux/bpf.h>
@@ -7,7 +7,7 @@
 
 #include <sstream>
 
-namespace rgpu::doctor {
+namespace rgpu::facts {
 
 std::optional<unsigned> socket_programs(const std::string& host_dir) {
   const int fd = ::open(host_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -47,4 +47,4 @@ std::optional<std::string> cgroup_dir(const RootFs& host, const std::string& pid
   return unified + (path == "/" ? "" : path);
 }
 
-}  // namespace rgpu::doctor
+}  // namespace rgpu::facts
