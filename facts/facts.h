@@ -17,6 +17,7 @@
 #include "facts/daemon_answers.h"
 #include "facts/kernel_log.h"
 #include "facts/lost_gpus.h"
+#include "facts/policy/policy_reads.h"
 #include "facts/ras_counts.h"
 #include "grants/grant_set.h"
 #include "grants/hardware.h"
@@ -61,6 +62,9 @@ struct Facts {
   /// Grants whose names no spec defines now or that reach other hardware than granted (grants::moved_grants);
   /// empty when grants do not parse.
   std::vector<grants::GrantMove> grant_moves = {};
+  /// What layer 5's checks read of the machine: confinement, the host policy, each dockerd as the
+  /// gate judges it, stored containers, granted names' hardware, the runtimes' versions.
+  PolicyReads policy = {};
   /// Each repository's canary record, as the last canary left it.
   std::vector<canary::RepoRecord> canaries = {};
   /// Who uses each GPU now; absent when not looked at (metrics --no-usage).

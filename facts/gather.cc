@@ -78,6 +78,7 @@ Facts gather(Sources s) {
   // After the kernel log's journalctl, as the toolkit check ran rpm after it.
   f.chain = read_chain({s.fs, s.runner, f.fresh, f.specs, f.daemons, f.answers});
   if (f.grants) f.grant_moves = grants::moved_grants(probe::HardwareReader(f.fs), f.specs, *f.grants);
+  f.policy = read_policy({s.fs, s.runner, f.daemons, f.answers, f.specs, f.grants});
   f.canaries = canary::read_canary_records(f.fs);
   if (s.usage) look_at_usage(f, *s.usage, s.now);
   return f;
