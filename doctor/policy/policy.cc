@@ -13,7 +13,6 @@
 #include "docker/builder_entitlements.h"
 #include "docker/running_daemons.h"
 #include "doctor/doctor.h"
-#include "doctor/policy/repo_daemon_view.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -21,11 +20,11 @@ namespace {
 constexpr CheckMaker kCheck{Layer::policy};
 
 Check cgroups(const Facts& f) {
-  if (f.fs.kind("/sys/fs/cgroup/cgroup.controllers") == NodeKind::file) {
+  if (f.policy.cgroup_controllers == NodeKind::file) {
     return kCheck.ok("cgroup", "cgroup v2", Evidence("/sys/fs/cgroup/cgroup.controllers"))
         .because("device access is enforced by eBPF programs per container", "");
   }
-  if (f.fs.kind("/sys/fs/cgroup") == NodeKind::directory) {
+  if (f.policy.cgroup_root == NodeKind::directory) {
     return kCheck.ok("cgroup", "cgroup v1 (or hybrid)", Evidence("/sys/fs/cgroup without cgroup.controllers"))
         .because("device access is enforced by the devices controller", "");
   }
@@ -34,11 +33,11 @@ Check cgroups(const Facts& f) {
 
 Check security_modules(const Facts& f) {
   std::string seen;
-  const auto apparmor = f.fs.read_optional("/sys/module/apparmor/parameters/enabled");
-  if (apparmor && *apparmor && **apparmor == "Y") seen = "AppArmor enabled";
-  const auto selinux = f.fs.read_optional("/sys/fs/selinux/enforce");
-  if (selinux && *selinux)
-    seen += std::string(seen.empty() ? "" : ", ") + (**selinux == "1" ? "SELinux enforcing" : "SELinux permissive");
+  const auto& apparmor = f.policy.apparmor_enabled;
+  if (apparmor && *apparmor == "Y") seen = "AppArmor enabled";
+  const auto& selinux = f.policy.selinux_enforce;
+  if (selinux)
+    seen += std::string(seen.empty() ? "" : ", ") + (*selinux == "1" ? "SELinux enforcing" : "SELinux permissive");
   if (seen.empty()) seen = "no AppArmor or SELinux";
   return kCheck
       .ok("security-modules", seen, Evidence("/sys/module/apparmor/parameters/enabled, /sys/fs/selinux/enforce"))
@@ -50,11 +49,11 @@ Check security_modules(const Facts& f) {
 
 // The NVIDIA spec mounts the persistenced socket only if it existed when the spec was made.
 Check persistenced(const Facts& f) {
-  const auto spec = f.fs.read_optional(paths::kNvidiaSpec);
-  if (!spec || !*spec || (*spec)->find("/run/nvidia-persistenced/socket") == std::string::npos) {
+  const auto& spec = f.policy.nvidia_spec_text;
+  if (!spec || spec->find("/run/nvidia-persistenced/socket") == std::string::npos) {
     return kCheck.skip("persistenced", "the NVIDIA spec mounts no persistenced socket");
   }
-  if (f.fs.kind("/run/nvidia-persistenced/socket") != NodeKind::missing) {
+  if (f.policy.persistenced_socket) {
     return kCheck.ok("persistenced", "/run/nvidia-persistenced/socket is there, as the spec mounts it",
                      Evidence(std::string(paths::kNvidiaSpec) + ", /run/nvidia-persistenced/socket"));
   }
@@ -66,12 +65,7 @@ Check persistenced(const Facts& f) {
 // Rootless daemons run per user, outside the repository daemons the gate is wired to: found by
 // their sockets, and as a dockerd running as another user than root.
 Check rootless(const Facts& f) {
-  std::vector<std::string> found;
-  auto users = f.fs.list_dir("/run/user");
-  for (const auto& uid : users ? *users : std::vector<std::string>{}) {
-    const std::string sock = "/run/user/" + uid + "/docker.sock";
-    if (f.fs.kind(sock) != NodeKind::missing) found.push_back(sock);
-  }
+  std::vector<std::string> found = f.policy.rootless_sockets;
   for (const auto& d : f.daemons) {
     if (!d.root_user) found.push_back("dockerd " + d.pid + " (not run by root)");
   }
@@ -115,14 +109,14 @@ Check buildkit(const Facts& f) {
   std::vector<std::string> seen, refused, read;
   bool builder_refused = false, view_refused = false, view_asked = false;
   // Where the host policy runs services on the host's network, the gate lets builds share it too.
-  const bool host_network = effective_rules(f.fs).host_network;
-  const auto hosts = docker::repo_daemon_addresses(f.fs, f.daemons);
-  for (const auto& d : f.daemons) {
-    if (f.fs.kind(d.config_path()) == NodeKind::file) read.push_back(d.config_path());
+  const bool host_network = effective_rules(f.policy.host_policy).host_network;
+  for (const auto& r : f.policy.daemons) {
+    const auto& d = r.daemon;
+    if (r.config_file) read.push_back(d.config_path());
     // As the gate judges them: read as Go reads them, and only while the file is what the daemon
     // started with.
-    const auto granted = docker::daemon_builder_entitlements(f.fs, f.fs, d);
-    const auto repo = docker::plugin_repo(f.fs, d);
+    const auto& granted = r.builder;
+    const auto& repo = r.plugin_repo;
     const std::string who = "dockerd " + d.pid + (repo ? " of repository " + *repo : "");
     if (!granted) {
       std::string why = granted.error().message;
@@ -142,10 +136,10 @@ Check buildkit(const Facts& f) {
         builder_refused = true;
       }
     }
-    if (!repo) continue;
+    if (!repo || !r.view) continue;
     // The gate judges the directories only on what the daemon answers at its repository's address;
     // where it does not answer, the gate refuses for that, not for its directories.
-    const auto view = repo_daemon_view(f, d, *repo, hosts);
+    const auto& view = *r.view;
     view_asked = view_asked || view.answered;
     if (view.answered && !view.verdict.ok()) {
       refused.push_back(*repo + " (" + view.verdict.reason() + ")");

@@ -15,10 +15,11 @@ constexpr CheckMaker kCheck{Layer::policy};
 using docker::RunningDaemon;
 
 // "rootless", "userns-remap=VALUE", or nothing when container root is host root.
-std::optional<std::string> remapping(const RootFs& fs, const docker::RunningDaemon& d) {
+std::optional<std::string> remapping(const facts::DaemonReads& r) {
+  const auto& d = r.daemon;
   if (!d.root_user || std::find(d.args.begin(), d.args.end(), "--rootless") != d.args.end()) return "rootless";
   if (auto v = d.flag("--userns-remap"); v && !v->empty()) return "userns-remap=" + *v;
-  const auto json = docker::daemon_config(fs, d);
+  const auto& json = r.config;
   if (json && json->contains("userns-remap") && (*json)["userns-remap"].is_string() &&
       !(*json)["userns-remap"].get<std::string>().empty()) {
     return "userns-remap=" + (*json)["userns-remap"].get<std::string>();
@@ -34,14 +35,14 @@ std::string describe(const docker::RunningDaemon& d) {
 }  // namespace
 
 Check user_namespaces(const Facts& f) {
-  const auto& daemons = f.daemons;
+  const auto& daemons = f.policy.daemons;
   if (daemons.empty()) return kCheck.skip("userns", "no running dockerd found in /proc");
   std::string remapped;
   std::string host_root;
-  for (const auto& d : daemons) {
-    const auto how = remapping(f.fs, d);
+  for (const auto& r : daemons) {
+    const auto how = remapping(r);
     auto& list = how ? remapped : host_root;
-    list += (list.empty() ? "" : ", ") + describe(d) + (how ? " " + *how : "");
+    list += (list.empty() ? "" : ", ") + describe(r.daemon) + (how ? " " + *how : "");
   }
   if (host_root.empty())
     return kCheck.ok("userns", "container root is no host root: " + remapped,
