@@ -3,19 +3,12 @@
 // hold a device their repository no longer holds (refused at their next start; a running one
 // keeps the device until it stops).
 
-#include <filesystem>
 #include <map>
 
-#include "admission/decide.h"
-#include "admission/host_paths.h"
-#include "admission/machine_world.h"
-#include "core/host_policy.h"
 #include "core/joined.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
-#include "docker/stored_containers.h"
 #include "doctor/doctor.h"
-#include "doctor/policy/repo_daemon_view.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -27,19 +20,18 @@ bool holds(const Facts& f, const std::string& repo, const std::string& name) {
 }
 
 // One daemon's view, seen as the daemon sees it: through /proc/PID/root, into its mount namespace.
-std::vector<std::string> view_problems(const Facts& f, const docker::RunningDaemon& d, const std::string& repo,
-                                       const std::map<std::string, std::string>& hosts) {
+std::vector<std::string> view_problems(const Facts& f, const std::string& pid, const std::string& repo,
+                                       const facts::RepoDaemonView& view) {
   std::vector<std::string> problems;
-  const std::string who = "dockerd " + d.pid + " of repository " + repo;
-  const auto root = f.fs.host_path("/proc/" + d.pid + "/root");
-  const auto view = repo_daemon_view(f, d, repo, hosts);
+  const std::string who = "dockerd " + pid + " of repository " + repo;
   for (const auto& dir : view.dirs.dirs) {
-    const auto seen = root / std::filesystem::path(dir).relative_path();
     if (view.verdict.why(dir) == docker::NotTheView::machine_specs)
       problems.push_back(who + " reads the machine's whole /etc/cdi");
     std::vector<std::string> extra;
-    for (const auto& device : cdi::read_spec_dir(seen).devices) {
-      if (!holds(f, repo, device.qualified_name)) extra.push_back(device.qualified_name);
+    if (const auto read = view.names.find(dir); read != view.names.end()) {
+      for (const auto& name : read->second) {
+        if (!holds(f, repo, name)) extra.push_back(name);
+      }
     }
     if (!extra.empty()) problems.push_back(who + " can resolve in " + dir + " what it does not hold: " + joined(extra));
   }
@@ -47,14 +39,13 @@ std::vector<std::string> view_problems(const Facts& f, const docker::RunningDaem
 }
 
 Check repo_cdi_views(const Facts& f) {
-  const auto hosts = docker::repo_daemon_addresses(f.fs, f.daemons);
   std::vector<std::string> problems;
   std::vector<std::string> fine;
-  for (const auto& d : f.daemons) {
-    const auto repo = docker::plugin_repo(f.fs, d);
-    if (!repo) continue;
-    auto found = view_problems(f, d, *repo, hosts);
-    if (found.empty()) fine.push_back(*repo + " (dockerd " + d.pid + ")");
+  for (const auto& d : f.policy.daemons) {
+    const auto& repo = d.plugin_repo;
+    if (!repo || !d.view) continue;
+    auto found = view_problems(f, d.daemon.pid, *repo, *d.view);
+    if (found.empty()) fine.push_back(*repo + " (dockerd " + d.daemon.pid + ")");
     problems.insert(problems.end(), found.begin(), found.end());
   }
   if (problems.empty() && fine.empty())
@@ -70,46 +61,21 @@ Check repo_cdi_views(const Facts& f) {
       "/etc/cdi), restart the daemons named, and keep cdi-spec-dirs to [\"/etc/cdi\"]");
 }
 
-// The machine's paths, and the one container read from its daemon, whatever name asks for it.
-class StoredContainerWorld final : public admission::MachineWorld {
- public:
-  StoredContainerWorld(const admission::HostPathJudge& paths, const std::string& inspect)
-      : MachineWorld(paths), inspect_(inspect) {}
-  admission::Known<Result<std::string>> stored_container(std::string_view) override { return inspect_; }
-
- private:
-  const std::string& inspect_;
-};
-
-// What a start of a stored container would get now: the plugin's own decision, on what was read.
-std::optional<std::string> refusal_at_start(const Facts& f, const admission::HostPathJudge& host_paths,
-                                            const std::string& repo, const docker::StoredContainer& c) {
-  if (!f.grants) return f.grants.error().message;
-  StoredContainerWorld world(host_paths, c.inspect);
-  const admission::DecideOptions options{.world = world, .policy = effective_rules(f.fs)};
-  const auto d = admission::decide(*f.grants, repo, {"POST", "/containers/" + c.id + "/start", "", ""}, options);
-  if (d.allow) return std::nullopt;
-  return d.msg;
-}
-
 // Every container a start would refuse now: names revoked since it was made, and anything else a
 // copied or edited data-root carries; a daemon restoring restart-policy containers asks no plugin.
 Check stale_device_containers(const Facts& f) {
-  const auto hosts = docker::repo_daemon_addresses(f.fs, f.daemons);
+  const auto& hosts = f.policy.repo_daemon_hosts;
   if (hosts.empty())
     return kCheck.skip(
         "stale-device-containers",
         "no repository daemon is configured (/etc/rediacc/gpu/plugins/REPO.env) or running behind its plugin");
-  const admission::HostPathJudge host_paths(f.fs);
   std::vector<std::string> stale, unreachable;
-  for (const auto& [repo, host] : hosts) {
-    auto containers = docker::stored_containers_at(host);
+  for (const auto& [repo, containers] : f.policy.stored) {
     if (!containers) {
       unreachable.push_back(repo + ": " + containers.error().message);
       continue;
     }
-    for (const auto& c : *containers) {
-      const auto why = refusal_at_start(f, host_paths, repo, c);
+    for (const auto& [c, why] : *containers) {
       if (!why) continue;
       std::string uses;
       for (const auto& name : c.cdi_names) {
