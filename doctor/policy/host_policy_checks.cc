@@ -16,7 +16,6 @@
 #include "docker/repo_plugin.h"
 #include "docker/running_daemons.h"
 #include "doctor/doctor.h"
-#include "facts/policy/cgroup_bpf.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -24,8 +23,8 @@ namespace {
 constexpr CheckMaker kCheck{Layer::policy};
 
 Check host_policy(const Facts& f) {
-  const auto recorded = read_host_policy(f.fs);
-  const auto rediacc = docker::rediacc_layout_evidence(f.fs);
+  const auto& recorded = f.policy.host_policy;
+  const auto& rediacc = f.policy.rediacc_layout;
   if (!recorded)
     return kCheck.fail("host-policy", recorded.error().message,
                        "the gate applies the strict rules while the record cannot be read",
@@ -62,27 +61,27 @@ Check host_policy(const Facts& f) {
 // renet's repository daemons: each running behind its own plugin, reading its own view (the
 // view itself is judged by repo-cdi-view).
 Check rediacc_daemons(const Facts& f) {
-  const auto ids = docker::rediacc_network_ids(f.fs);
+  const auto& ids = f.policy.rediacc_ids;
   if (ids.empty()) return kCheck.skip("rediacc-daemons", "no renet repository daemon (rediacc-docker-ID) here");
   std::vector<std::string> bad, fine, stopped;
   for (const auto& id : ids) {
     const std::string socket = docker::rediacc_socket(id);
-    const docker::RunningDaemon* found = nullptr;
-    for (const auto& d : f.daemons) {
-      const auto host = docker::unix_host(f.fs, d);
-      if (host && docker::rediacc_network_id(*host) == id) found = &d;
+    const facts::DaemonReads* found = nullptr;
+    for (const auto& d : f.policy.daemons) {
+      if (d.unix_host && docker::rediacc_network_id(*d.unix_host) == id) found = &d;
     }
     if (!found) {
       stopped.push_back(id);
       continue;
     }
-    const auto repo = docker::plugin_repo(f.fs, *found);
+    const auto& repo = found->plugin_repo;
+    const auto& pid = found->daemon.pid;
     if (!repo) {
-      bad.push_back("dockerd " + found->pid + " of repository " + id + " runs without any rediacc-gpu plugin");
+      bad.push_back("dockerd " + pid + " of repository " + id + " runs without any rediacc-gpu plugin");
     } else if (*repo != id) {
-      bad.push_back("dockerd " + found->pid + " of repository " + id + " calls the plugin of repository " + *repo);
+      bad.push_back("dockerd " + pid + " of repository " + id + " calls the plugin of repository " + *repo);
     } else {
-      fine.push_back(id + " (dockerd " + found->pid + ")");
+      fine.push_back(id + " (dockerd " + pid + ")");
     }
   }
   if (!bad.empty())
@@ -124,9 +123,9 @@ bool in_repository_range(uint32_t address, const std::vector<std::string>& ids) 
 }
 
 // Loopback listeners of the host's own network namespace outside every repository's range.
-std::vector<std::string> loopback_listeners(const Facts& f, const std::vector<std::string>& ids) {
+std::vector<std::string> loopback_listeners(const facts::HostNetworkReads& read, const std::vector<std::string>& ids) {
   std::set<std::string> out;
-  const auto table = f.fs.read_file("/proc/net/tcp");
+  const auto& table = read.tcp_table;
   if (!table) return {};
   std::istringstream lines(*table);
   std::string line;
@@ -146,9 +145,9 @@ std::vector<std::string> loopback_listeners(const Facts& f, const std::vector<st
 
 // Abstract unix sockets ("@name"): a host-network container shares the namespace they live in,
 // and no file permission guards them.
-std::vector<std::string> abstract_sockets(const Facts& f) {
+std::vector<std::string> abstract_sockets(const facts::HostNetworkReads& read) {
   std::set<std::string> out;
-  const auto table = f.fs.read_file("/proc/net/unix");
+  const auto& table = read.unix_table;
   if (!table) return {};
   for (const auto& l : docker::unix_listeners(*table)) {
     if (l.path.starts_with("@")) out.insert(l.path);
@@ -158,17 +157,13 @@ std::vector<std::string> abstract_sockets(const Facts& f) {
 
 // The eBPF bind and connect programs in effect on each running repository daemon's cgroup, read
 // from the kernel; on another --root, not this machine's kernel, they cannot be.
-std::string isolation(const Facts& f, const std::vector<std::string>& ids) {
-  if (!f.fs.is_host_root()) return "the eBPF isolation is not read under --root (the kernel is this machine's)";
+std::string isolation(const facts::HostNetworkReads& read) {
+  if (!read.isolation) return "the eBPF isolation is not read under --root (the kernel is this machine's)";
   std::vector<std::string> seen;
-  for (const auto& d : f.daemons) {
-    const auto host = docker::unix_host(f.fs, d);
-    const auto id = host ? docker::rediacc_network_id(*host) : std::nullopt;
-    if (!id || std::find(ids.begin(), ids.end(), *id) == ids.end()) continue;
-    const auto dir = facts::cgroup_dir(f.fs, d.pid);
-    const auto count = dir ? facts::socket_programs(*dir) : std::nullopt;
-    seen.push_back("repository " + *id + " (dockerd " + d.pid + "): " +
-                   (count ? std::to_string(*count) + " socket bind/connect eBPF programs in effect on " + *dir
+  for (const auto& d : *read.isolation) {
+    const auto& count = d.socket_programs;
+    seen.push_back("repository " + d.network_id + " (dockerd " + d.pid + "): " +
+                   (count ? std::to_string(*count) + " socket bind/connect eBPF programs in effect on " + *d.cgroup_dir
                           : "its cgroup's eBPF programs cannot be read"));
   }
   if (seen.empty()) return "no repository daemon runs, so no eBPF isolation was read";
@@ -176,12 +171,11 @@ std::string isolation(const Facts& f, const std::vector<std::string>& ids) {
 }
 
 Check host_network(const Facts& f) {
-  const auto recorded = read_host_policy(f.fs);
-  if (!recorded || !*recorded || !rules_of((*recorded)->policy).host_network)
-    return kCheck.skip("host-network", "the host policy refuses host networking");
-  const auto ids = docker::rediacc_network_ids(f.fs);
-  const auto listeners = loopback_listeners(f, ids);
-  const auto abstract = abstract_sockets(f);
+  // Read only where the host policy lets containers share the host's network.
+  if (!f.policy.host_network) return kCheck.skip("host-network", "the host policy refuses host networking");
+  const auto& read = *f.policy.host_network;
+  const auto listeners = loopback_listeners(read, f.policy.rediacc_ids);
+  const auto abstract = abstract_sockets(read);
   std::string observed =
       "host-network containers reach " +
       (listeners.empty() ? std::string("no loopback listener outside the repositories' ranges")
@@ -192,7 +186,7 @@ Check host_network(const Facts& f) {
                               joined(std::vector<std::string>(
                                   abstract.begin(), abstract.begin() + std::min<size_t>(abstract.size(), 5))) +
                               (abstract.size() > 5 ? ", ..." : "") + ")");
-  observed += "; " + isolation(f, ids);
+  observed += "; " + isolation(read);
   const std::string meaning =
       "Rediacc's eBPF hooks confine connections between repositories' loopback ranges; they do not cover listeners "
       "outside those ranges (DCGM's nv-hostengine on 5555, the fabric manager on 6666 bind 127.0.0.1 or 0.0.0.0) "
