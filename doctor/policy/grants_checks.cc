@@ -15,28 +15,27 @@ namespace {
 
 constexpr CheckMaker kCheck{Layer::policy};
 
-// The hardware each name reaches now, read from /sys once per name however many grants hold it.
+// The hardware each granted name reaches now, as read once per name for this run.
 class LiveHardware {
  public:
-  explicit LiveHardware(const Facts& f) : f_(f), reader_(f.fs) {}
+  explicit LiveHardware(const Facts& f) : read_(f.policy.grant_reach) {}
 
-  const grants::ReachNow& reach(const std::string& device) {
+  const grants::ReachNow& reach(const std::string& device) const {
+    // Every granted name is read with the facts; a name no grant holds has nothing read.
+    static const grants::ReachNow kUnread = fail("its hardware was not read");
     auto it = read_.find(device);
-    if (it != read_.end()) return it->second;
-    return read_.emplace(device, grants::reach_now(reader_, f_.specs, device)).first->second;
+    return it == read_.end() ? kUnread : it->second;
   }
 
   /// What it reaches now: nothing when no spec defines it; absent when that cannot be read.
-  std::optional<std::vector<std::string>> of(const std::string& device) {
+  std::optional<std::vector<std::string>> of(const std::string& device) const {
     const auto& r = reach(device);
     if (!r) return std::nullopt;
     return *r ? (*r)->identities : std::vector<std::string>{};
   }
 
  private:
-  const Facts& f_;
-  const probe::HardwareReader reader_;
-  std::map<std::string, grants::ReachNow> read_;
+  const std::map<std::string, grants::ReachNow>& read_;
 };
 
 std::string revoke_command(const std::string& repo, const std::string& device) {
@@ -78,7 +77,7 @@ Check undefined(const grants::Grant& g) {
 
 // What is wrong with one grant's name as the specs define it now (grants::grant_move, as the gate
 // judges it); a grant that recorded no hardware is added to `unpinned`.
-std::vector<Check> name_findings(const Facts& f, const grants::Grant& g, LiveHardware& live,
+std::vector<Check> name_findings(const Facts& f, const grants::Grant& g, const LiveHardware& live,
                                  std::vector<std::string>& unpinned) {
   const auto move = grants::grant_move(g, live.reach(g.device));
   if (move && move->stale == grants::kUndefined) return {undefined(g)};
@@ -106,7 +105,7 @@ std::vector<Check> name_findings(const Facts& f, const grants::Grant& g, LiveHar
 // recorded no hardware, by the card each name reaches now for one that did (the names may have
 // moved, the reserving one included, and would blame the wrong grant).
 std::vector<Check> reservation_findings(const Facts& f, const grants::Grant& g, const cdi::ReachMap& reach,
-                                        LiveHardware& live) {
+                                        const LiveHardware& live) {
   std::vector<Check> out;
   if (!g.hardware) {
     for (const auto& h : grants::alias_holders(*f.grants, reach, g.repo, g.device)) {
@@ -167,7 +166,7 @@ std::vector<Check> grant_checks(const Facts& f) {
   }
   if (f.grants->grants.empty()) return {kCheck.skip("grants", "no repository holds a grant")};
   const cdi::ReachMap reach(f.specs, f.fresh);
-  LiveHardware live(f);
+  const LiveHardware live(f);
   std::vector<Check> out;
   std::vector<std::string> unpinned;
   size_t exclusive = 0;
