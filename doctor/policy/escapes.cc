@@ -4,13 +4,8 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
-#include "cdi-gen/spec_index.h"
 #include "core/joined.h"
-#include "core/machine_paths.h"
-#include "core/machine_program.h"
-#include "docker/client.h"
 #include "doctor/doctor.h"
 #include "doctor/policy/known_escapes.h"
 
@@ -19,14 +14,12 @@ namespace {
 
 constexpr CheckMaker kPolicy{Layer::policy};
 
-// The package's changelog, as the distribution ships it (Debian's names every CVE it patches).
+// The package's changelog as the distribution ships it (Debian's names every CVE it patches),
+// read with the facts for each package whose version was said.
 std::optional<std::string> changelog(const Facts& f, const std::string& package) {
-  if (!f.runner) return std::nullopt;
-  const auto path = f.fs.host_path("/usr/share/doc/" + package + "/changelog.Debian.gz");
-  if (f.fs.kind("/usr/share/doc/" + package + "/changelog.Debian.gz") != NodeKind::file) return std::nullopt;
-  auto ran = f.runner->run({"gzip", "-dc", path.string()}, std::chrono::seconds(10));
-  if (!ran || ran->exit_code != 0) return std::nullopt;
-  return ran->output;
+  const auto& logs = f.policy.runtimes.changelogs;
+  const auto log = logs.find(package);
+  return log == logs.end() ? std::nullopt : log->second;
 }
 
 struct Findings {
@@ -70,57 +63,30 @@ Check verdict(const char* id, const Findings& found, const std::string& meaning,
                     Evidence(read + ", the package's changelog, against rediacc-gpu's list of known escapes"));
 }
 
-// "runc version 1.1.5+ds1\ncommit: 1.1.5+ds1-1+deb12u1\n...": the commit line carries the
-// distribution's package version when there is one.
-std::string runc_version(const std::string& output) {
-  std::istringstream lines(output);
-  std::string version, commit;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.starts_with("runc version ")) version = line.substr(13);
-    if (line.starts_with("commit: ")) commit = line.substr(8);
-  }
-  if (!commit.empty() && commit.starts_with(version) && commit.size() > version.size()) return commit;
-  return version;
-}
-
-Check runc_escapes(const Facts& f, const std::vector<DaemonAnswer>& asked) {
-  // The runtime each daemon runs by default: its path from GET /info, else runc on PATH.
-  std::map<std::string, std::vector<std::string>> users;
-  for (const auto& a : asked) {
-    const std::string name =
-        answer_text(a.info, "DefaultRuntime").empty() ? "runc" : answer_text(a.info, "DefaultRuntime");
-    std::string path = name;
-    if (a.info.contains("Runtimes") && a.info["Runtimes"].contains(name))
-      path = answer_text(a.info["Runtimes"][name], "path");
-    if (path.empty()) path = name;
-    users[path].push_back(a.label);
-  }
-  if (users.empty()) users["runc"].push_back("this machine");
-  if (!f.runner) return kPolicy.skip("runc-escapes", "no program is run in this mode");
+Check runc_escapes(const Facts& f) {
+  const auto& read = f.policy.runtimes;
+  if (!read.programs_run) return kPolicy.skip("runc-escapes", "no program is run in this mode");
   Findings found;
-  for (const auto& [path, who] : users) {
-    // A bare name is found as the machine's dockerd finds it; a path is the machine's.
-    const auto where = path.starts_with("/") ? std::optional<std::string>(path) : machine_program(f.fs, path);
+  for (const auto& [path, runtime] : read.runtimes) {
+    const auto& who = runtime.users;
     const bool machine_only = who.size() == 1 && who.front() == "this machine";
     const std::string label = path + (machine_only ? " on this machine" : " (run by " + joined(who) + ")");
-    if (!where || f.fs.kind(*where) != NodeKind::file) {
+    if (!runtime.found || !runtime.ran) {
       if (machine_only) return kPolicy.skip("runc-escapes", "no runc on this machine and no dockerd answered");
       found.warning.push_back(label + ": not found on the machine");
       continue;
     }
-    const std::string program = f.fs.is_host_root() ? *where : f.fs.host_path(*where).string();
-    auto ran = f.runner->run({program, "--version"}, std::chrono::seconds(10));
+    const auto& ran = *runtime.ran;
     if (!ran || ran->exit_code != 0) {
       found.warning.push_back(label + ": " +
                               (ran ? "--version exited " + std::to_string(ran->exit_code) : ran.error().message));
       continue;
     }
-    const std::string version = runc_version(ran->output);
-    if (version.empty()) {
+    if (runtime.version.empty()) {
       found.warning.push_back(label + " did not say its version");
       continue;
     }
-    judge(f, Component::runc, label, version, "runc", found);
+    judge(f, Component::runc, label, runtime.version, "runc", found);
   }
   return verdict("runc-escapes", found,
                  "these escapes happen inside runc while it starts a container; no request the gate could refuse "
@@ -147,6 +113,6 @@ Check docker_escapes(const Facts& f, const std::vector<DaemonAnswer>& asked) {
 
 }  // namespace
 
-std::vector<Check> escape_checks(const Facts& f) { return {docker_escapes(f, f.answers), runc_escapes(f, f.answers)}; }
+std::vector<Check> escape_checks(const Facts& f) { return {docker_escapes(f, f.answers), runc_escapes(f)}; }
 
 }  // namespace rgpu::doctor
