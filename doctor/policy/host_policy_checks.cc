@@ -14,7 +14,6 @@
 #include "docker/proc_tables.h"
 #include "docker/rediacc_layout.h"
 #include "docker/repo_plugin.h"
-#include "docker/running_daemons.h"
 #include "doctor/doctor.h"
 
 namespace rgpu::doctor {

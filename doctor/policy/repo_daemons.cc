@@ -3,8 +3,6 @@
 // hold a device their repository no longer holds (refused at their next start; a running one
 // keeps the device until it stops).
 
-#include <map>
-
 #include "core/joined.h"
 #include "core/state_paths.h"
 #include "core/structured_text.h"
