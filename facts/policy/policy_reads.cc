@@ -79,10 +79,10 @@ PolicyReads read_policy(const PolicySources& s) {
                 .rediacc_ids = docker::rediacc_network_ids(fs),
                 .repo_daemon_hosts = docker::repo_daemon_addresses(fs, s.daemons)};
   for (const auto& d : s.daemons) p.daemons.push_back(daemon_reads(fs, d, p.repo_daemon_hosts));
-  // Only where containers may share the host's network is what they reach there read.
-  if (effective_rules(p.host_policy).host_network)
-    p.host_network = read_host_network(fs, repository_daemons(p.daemons, p.rediacc_ids));
-  p.stored = stored_verdicts(fs, s.grants, effective_rules(p.host_policy), p.repo_daemon_hosts);
+  const auto rules = effective_rules(p.host_policy);
+  // What a host-network container reaches matters only where the policy lets one run.
+  if (rules.host_network) p.host_network = read_host_network(fs, repository_daemons(p.daemons, p.rediacc_ids));
+  p.stored = stored_verdicts(fs, s.grants, rules, p.repo_daemon_hosts);
   p.grant_reach = grant_reach(fs, s.specs, s.grants);
   p.runtimes = read_runtime_versions(fs, s.runner, s.answers);
   return p;
