@@ -36,7 +36,11 @@ std::vector<std::string> daemon_config_paths(const std::vector<RunningDaemon>& d
 std::optional<nlohmann::json> daemon_config(const RootFs& fs, const RunningDaemon& d) {
   const auto text = fs.read_optional(d.config_path());
   if (!text || !*text) return std::nullopt;
-  auto json = parse_json(**text, d.config_path());
+  return parse_daemon_config(**text, d.config_path());
+}
+
+std::optional<nlohmann::json> parse_daemon_config(const std::string& text, const std::string& path) {
+  auto json = parse_json(text, path);
   if (!json || !json->is_object()) return std::nullopt;
   return *json;
 }

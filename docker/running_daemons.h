@@ -31,6 +31,9 @@ std::vector<std::string> daemon_config_paths(const std::vector<RunningDaemon>& d
 /// reports that).
 std::optional<nlohmann::json> daemon_config(const RootFs& fs, const RunningDaemon& daemon);
 
+/// daemon_config of a daemon.json already read (`text`, from `path`).
+std::optional<nlohmann::json> parse_daemon_config(const std::string& text, const std::string& path);
+
 /// The repository whose plugin (rediacc-gpu-REPO) the daemon calls: --authorization-plugin, or
 /// "authorization-plugins" in its daemon.json.
 std::optional<std::string> plugin_repo(const RootFs& fs, const RunningDaemon& daemon);

@@ -17,8 +17,8 @@ const char* status_name(Status status) {
 std::vector<Check> run_doctor(const Facts& facts) {
   std::vector<Check> all;
   for (auto layer :
-       {host_driver_checks, placement_checks, device_node_checks, runtime_checks, spec_checks, policy_checks,
-        host_policy_checks, repo_daemon_checks, usage_checks, escape_checks, canary_checks}) {
+       {host_driver_checks, placement_checks, device_node_checks, runtime_checks, spec_checks, grant_checks,
+        policy_checks, host_policy_checks, repo_daemon_checks, usage_checks, escape_checks, canary_checks}) {
     auto checks = layer(facts);
     all.insert(all.end(), checks.begin(), checks.end());
   }

@@ -16,10 +16,11 @@ std::vector<Check> placement_checks(const Facts& facts);
 std::vector<Check> device_node_checks(const Facts& facts);
 std::vector<Check> runtime_checks(const Facts& facts);
 std::vector<Check> spec_checks(const Facts& facts);
-std::vector<Check> policy_checks(const Facts& facts);
 /// Every grant's name defined, grantable and reaching the card it was granted on; every reservation
-/// held by one repository alone (part of policy_checks).
+/// held by one repository alone (layer 5's first checks).
 std::vector<Check> grant_checks(const Facts& facts);
+/// The kernel's confinement, persistenced, rootless daemons, user namespaces and BuildKit (layer 5).
+std::vector<Check> policy_checks(const Facts& facts);
 /// The NVIDIA spec's MIG names against the MIG devices present: fails on names of slices that
 /// are gone and slices without a name, naming the grants that point at stale names.
 Check mig_spec_check(const Facts& facts);
@@ -44,7 +45,8 @@ std::vector<Check> canary_checks(const Facts& facts);
 /// The daemons' Docker and runc versions against the known escapes (doctor/known_escapes.cc), layer 5.
 std::vector<Check> escape_checks(const Facts& facts);
 
-/// Every check of layers 1 to 6 that needs no container (layer 6 from the canaries' records), in order.
+/// Every check of layers 1 to 6 that needs no container (layer 6 from the canaries' records), in
+/// order: the one place the layers are put together.
 std::vector<Check> run_doctor(const Facts& facts);
 
 /// True when no check failed (warnings allowed).

@@ -23,6 +23,7 @@ std::string answer_text(const nlohmann::json& j, const char* key) {
 }
 
 std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<docker::RunningDaemon>& daemons,
+                                      const std::map<std::string, std::string>& repo_hosts,
                                       const std::vector<std::pair<std::string, std::string>>& also) {
   std::vector<DaemonAnswer> out;
   std::set<std::string> asked, repos;
@@ -39,7 +40,7 @@ std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<docker
     ask("dockerd " + d.pid + (repo ? " of repository " + *repo : ""), !d.root_user, *address, d.pid);
   }
   // Repository daemons that may run outside this root's /proc, as their plugins reach them.
-  for (const auto& [repo, address] : docker::repo_daemon_addresses(fs, daemons)) {
+  for (const auto& [repo, address] : repo_hosts) {
     if (!repos.count(repo)) ask("the daemon of repository " + repo, false, address, "");
   }
   for (const auto& [label, address] : also) ask(label, false, address, "");

@@ -2,6 +2,7 @@
 // What each running daemon says of itself (GET /info, GET /version), asked once a run for every
 // check that needs it.
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -21,10 +22,11 @@ struct DaemonAnswer {
   nlohmann::json version;  ///< GET /version; null when it did not answer
 };
 
-/// Asks each daemon of `daemons`, each repository daemon the plugins' environment files name,
+/// Asks each daemon of `daemons`, each repository daemon of `repo_hosts` (docker::repo_daemon_addresses)
 /// and each of `also` (label, socket path: the --docker-host doctor was given) for GET /info and
 /// GET /version, once.
 std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<docker::RunningDaemon>& daemons,
+                                      const std::map<std::string, std::string>& repo_hosts,
                                       const std::vector<std::pair<std::string, std::string>>& also = {});
 
 /// A string member of a daemon's answer ("Version" of GET /version); empty when absent.

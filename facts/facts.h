@@ -3,6 +3,7 @@
 // after: doctor's checks and metrics render these fields, so every check and series of a run sees
 // the same machine, and a scrape costs one read of each source.
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -29,9 +30,9 @@
 
 namespace rgpu::facts {
 
-/// Every fact of one run, each read once by gather and read-only after.
+/// Every fact of one run, each read once by gather and read-only after. It holds no way to read
+/// the machine (no RootFs, no runner): what a check says, it says of these fields.
 struct Facts {
-  const RootFs& fs;
   probe::Inventory fresh = {};                      ///< a probe made now
   std::optional<probe::Inventory> recorded = {};    ///< inventory.json, when there is one and it parses
   std::optional<std::string> recorded_error = {};   ///< why inventory.json does not parse
@@ -39,8 +40,9 @@ struct Facts {
   Result<grants::GrantSet> grants = {};             ///< grants.json (an error when it does not parse)
   std::vector<docker::RunningDaemon> daemons = {};  ///< dockerd processes found in /proc
   std::vector<std::string> probe_warnings = {};     ///< what the probe made now skipped or could not read
-  /// Runs programs a check asks about (runc --version, gzip -dc of a changelog); null: none run.
-  CommandRunner* runner = nullptr;
+  /// Where each repository's daemon is asked, by repository (docker::repo_daemon_addresses: its
+  /// plugin's environment file, else a daemon running behind its plugin).
+  std::map<std::string, std::string> repo_daemon_hosts = {};
   /// Every running dockerd reachable on its unix socket and every repository daemon its plugin's
   /// environment file names (ask_daemons); empty when none answered.
   std::vector<DaemonAnswer> answers = {};

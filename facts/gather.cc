@@ -23,11 +23,12 @@ std::vector<std::pair<std::string, std::string>> named_daemon(const std::string&
 
 // Who uses the GPUs, what that says of the grants, and the record of grant use as this look
 // leaves it (kept in memory: the record's owner writes it).
-void look_at_usage(Facts& f, const usage::UsageOptions& options, std::chrono::system_clock::time_point now) {
-  f.usage = usage::gpu_usage(f.fs, f.fresh, f.nvml, docker::repo_daemon_addresses(f.fs, f.daemons), options);
+void look_at_usage(const RootFs& fs, Facts& f, const usage::UsageOptions& options,
+                   std::chrono::system_clock::time_point now) {
+  f.usage = usage::gpu_usage(fs, f.fresh, f.nvml, f.repo_daemon_hosts, options);
   if (!f.grants) return;
-  f.use = usage::judge_use(f.fs, *f.grants, f.specs, *f.usage);
-  auto last = usage::read_last_use(f.fs);
+  f.use = usage::judge_use(fs, *f.grants, f.specs, *f.usage);
+  auto last = usage::read_last_use(fs);
   if (!last) {
     f.last_use = tl::unexpected(last.error());
     return;
@@ -54,33 +55,33 @@ std::optional<probe::NvmlReport> ask_nvml(const RootFs& fs, const probe::Invento
 
 Facts gather(Sources s) {
   auto recorded = probe::read_inventory(s.fs);
-  Facts f{.fs = s.fs,
-          .fresh = std::move(s.probe.inventory),
+  Facts f{.fresh = std::move(s.probe.inventory),
           .recorded = recorded && *recorded ? std::optional((*recorded)->inventory) : std::nullopt,
           .recorded_error = recorded ? std::nullopt : std::optional(recorded.error().message),
           .specs = cdi::read_spec_index(s.fs),
           .grants = grants::load_grants(s.fs),
           .daemons = docker::running_docker_daemons(s.fs),
-          .probe_warnings = std::move(s.probe.warnings),
-          .runner = &s.runner};
-  f.answers = ask_daemons(f.fs, f.daemons, named_daemon(s.docker_host));
-  f.nvml = ask_nvml(f.fs, f.fresh, s.probe.nvidia);
+          .probe_warnings = std::move(s.probe.warnings)};
+  f.repo_daemon_hosts = docker::repo_daemon_addresses(s.fs, f.daemons);
+  f.answers = ask_daemons(s.fs, f.daemons, f.repo_daemon_hosts, named_daemon(s.docker_host));
+  f.nvml = ask_nvml(s.fs, f.fresh, s.probe.nvidia);
   // The loaded module's own word: the version its user-space libraries in a spec must match.
-  f.nvidia_module = s.probe.nvidia.asked ? s.probe.nvidia.module_version : probe::nvidia_module_version(f.fs);
-  f.nvidia_driver_gpus = probe::nvidia_driver_gpus(f.fs);
-  f.kernel_log = read_kernel_log(f.fs, f.runner);
-  f.presence = gpu_presence({.fs = f.fs,
+  f.nvidia_module = s.probe.nvidia.asked ? s.probe.nvidia.module_version : probe::nvidia_module_version(s.fs);
+  f.nvidia_driver_gpus = probe::nvidia_driver_gpus(s.fs);
+  f.kernel_log = read_kernel_log(s.fs, &s.runner);
+  f.presence = gpu_presence({.fs = s.fs,
                              .fresh = f.fresh,
                              .recorded = f.recorded,
                              .nvml = f.nvml,
                              .nvidia_driver_gpus = f.nvidia_driver_gpus});
-  f.ras_counts = amd_ras_counts(f.fs, f.fresh);
+  f.ras_counts = amd_ras_counts(s.fs, f.fresh);
   // After the kernel log's journalctl, as the toolkit check ran rpm after it.
   f.chain = read_chain({s.fs, s.runner, f.fresh, f.specs, f.daemons, f.answers});
-  if (f.grants) f.grant_moves = grants::moved_grants(probe::HardwareReader(f.fs), f.specs, *f.grants);
-  f.policy = read_policy({s.fs, s.runner, f.daemons, f.answers, f.specs, f.grants});
-  f.canaries = canary::read_canary_records(f.fs);
-  if (s.usage) look_at_usage(f, *s.usage, s.now);
+  if (f.grants) f.grant_moves = grants::moved_grants(probe::HardwareReader(s.fs), f.specs, *f.grants);
+  f.policy = read_policy(
+      {s.fs, s.runner, f.daemons, f.answers, f.specs, f.grants, f.chain.docker.configs, f.repo_daemon_hosts});
+  f.canaries = canary::read_canary_records(s.fs);
+  if (s.usage) look_at_usage(s.fs, f, *s.usage, s.now);
   return f;
 }
 

@@ -49,7 +49,7 @@ Check security_modules(const Facts& f) {
 
 // The NVIDIA spec mounts the persistenced socket only if it existed when the spec was made.
 Check persistenced(const Facts& f) {
-  const auto& spec = f.policy.nvidia_spec_text;
+  const auto& spec = f.chain.nvidia.spec_text;
   if (!spec || spec->find("/run/nvidia-persistenced/socket") == std::string::npos) {
     return kCheck.skip("persistenced", "the NVIDIA spec mounts no persistenced socket");
   }
@@ -178,14 +178,7 @@ Check buildkit(const Facts& f) {
 }  // namespace
 
 std::vector<Check> policy_checks(const Facts& f) {
-  auto out = grant_checks(f);
-  out.push_back(cgroups(f));
-  out.push_back(security_modules(f));
-  out.push_back(persistenced(f));
-  out.push_back(rootless(f));
-  out.push_back(user_namespaces(f));
-  out.push_back(buildkit(f));
-  return out;
+  return {cgroups(f), security_modules(f), persistenced(f), rootless(f), user_namespaces(f), buildkit(f)};
 }
 
 }  // namespace rgpu::doctor

@@ -62,7 +62,7 @@ Check repo_cdi_views(const Facts& f) {
 // Every container a start would refuse now: names revoked since it was made, and anything else a
 // copied or edited data-root carries; a daemon restoring restart-policy containers asks no plugin.
 Check stale_device_containers(const Facts& f) {
-  const auto& hosts = f.policy.repo_daemon_hosts;
+  const auto& hosts = f.repo_daemon_hosts;
   if (hosts.empty())
     return kCheck.skip(
         "stale-device-containers",

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "core/machine_paths.h"
 #include "docker/rediacc_layout.h"
 #include "probe/hardware_identity.h"
 
@@ -28,15 +27,16 @@ std::vector<std::string> rootless_sockets(const RootFs& fs) {
   return found;
 }
 
-DaemonReads daemon_reads(const RootFs& fs, const docker::RunningDaemon& d,
-                         const std::map<std::string, std::string>& hosts) {
+DaemonReads daemon_reads(const RootFs& fs, const docker::RunningDaemon& d, const PolicySources& s) {
+  const auto text = s.daemon_configs.find(d.config_path());
   DaemonReads r{.daemon = d,
                 .config_file = fs.kind(d.config_path()) == NodeKind::file,
-                .config = docker::daemon_config(fs, d),
+                .config = text == s.daemon_configs.end() ? std::nullopt
+                                                         : docker::parse_daemon_config(text->second, d.config_path()),
                 .unix_host = docker::unix_host(fs, d),
                 .plugin_repo = docker::plugin_repo(fs, d),
                 .builder = docker::daemon_builder_entitlements(fs, fs, d)};
-  if (r.plugin_repo) r.view = repo_daemon_view(fs, d, r.config, *r.plugin_repo, hosts);
+  if (r.plugin_repo) r.view = repo_daemon_view(fs, d, r.config, *r.plugin_repo, s.repo_daemon_hosts);
   return r;
 }
 
@@ -71,18 +71,16 @@ PolicyReads read_policy(const PolicySources& s) {
                 .cgroup_root = fs.kind("/sys/fs/cgroup"),
                 .apparmor_enabled = text_of(fs, "/sys/module/apparmor/parameters/enabled"),
                 .selinux_enforce = text_of(fs, "/sys/fs/selinux/enforce"),
-                .nvidia_spec_text = text_of(fs, paths::kNvidiaSpec),
                 .persistenced_socket = fs.kind("/run/nvidia-persistenced/socket") != NodeKind::missing,
                 .rootless_sockets = rootless_sockets(fs),
                 .host_policy = read_host_policy(fs),
                 .rediacc_layout = docker::rediacc_layout_evidence(fs),
-                .rediacc_ids = docker::rediacc_network_ids(fs),
-                .repo_daemon_hosts = docker::repo_daemon_addresses(fs, s.daemons)};
-  for (const auto& d : s.daemons) p.daemons.push_back(daemon_reads(fs, d, p.repo_daemon_hosts));
+                .rediacc_ids = docker::rediacc_network_ids(fs)};
+  for (const auto& d : s.daemons) p.daemons.push_back(daemon_reads(fs, d, s));
   const auto rules = effective_rules(p.host_policy);
   // What a host-network container reaches matters only where the policy lets one run.
   if (rules.host_network) p.host_network = read_host_network(fs, repository_daemons(p.daemons, p.rediacc_ids));
-  p.stored = stored_verdicts(fs, s.grants, rules, p.repo_daemon_hosts);
+  p.stored = stored_verdicts(fs, s.grants, rules, s.repo_daemon_hosts);
   p.grant_reach = grant_reach(fs, s.specs, s.grants);
   p.runtimes = read_runtime_versions(fs, s.runner, s.answers);
   return p;

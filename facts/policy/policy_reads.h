@@ -33,8 +33,8 @@ struct DaemonReads {
   docker::RunningDaemon daemon;
   /// Its daemon.json (config_path) is a file.
   bool config_file = false;
-  /// Its daemon.json as an object (docker::daemon_config); absent when there is none or it does not
-  /// parse.
+  /// Its daemon.json as an object (docker::parse_daemon_config of the run's read); absent when
+  /// there is none or it does not parse.
   std::optional<nlohmann::json> config = std::nullopt;
   /// The unix socket it was started with (docker::unix_host).
   std::optional<std::string> unix_host = std::nullopt;
@@ -56,9 +56,6 @@ struct PolicyReads {
   std::optional<std::string> apparmor_enabled = std::nullopt;
   /// /sys/fs/selinux/enforce ("1": enforcing); absent when it cannot be read.
   std::optional<std::string> selinux_enforce = std::nullopt;
-  /// The NVIDIA spec (paths::kNvidiaSpec) as text, to tell whether it mounts the persistenced
-  /// socket; absent when it cannot be read.
-  std::optional<std::string> nvidia_spec_text = std::nullopt;
   /// Something is at /run/nvidia-persistenced/socket.
   bool persistenced_socket = false;
   /// /run/user/UID/docker.sock of each user that has one: rootless daemons' sockets.
@@ -69,8 +66,6 @@ struct PolicyReads {
   std::optional<std::string> rediacc_layout = std::nullopt;
   /// renet's repository daemons' network ids (docker::rediacc_network_ids).
   std::vector<std::string> rediacc_ids = {};
-  /// Where each repository's daemon is asked, by repository (docker::repo_daemon_addresses).
-  std::map<std::string, std::string> repo_daemon_hosts = {};
   /// One per running dockerd, in the order they were found.
   std::vector<DaemonReads> daemons = {};
   /// What a host-network container reaches; absent where the host policy refuses host networking.
@@ -93,6 +88,10 @@ struct PolicySources {
   const std::vector<DaemonAnswer>& answers;
   const cdi::SpecIndex& specs;
   const Result<grants::GrantSet>& grants;
+  /// Each daemon.json's text as the run read it (DockerReads::configs), by path.
+  const std::map<std::string, std::string>& daemon_configs;
+  /// Where each repository's daemon is asked (Facts::repo_daemon_hosts).
+  const std::map<std::string, std::string>& repo_daemon_hosts;
 };
 
 /// Everything layer 5 reads, once.

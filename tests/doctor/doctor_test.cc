@@ -705,7 +705,7 @@ TEST_CASE("doctor: the container check runs a canary through the repository's da
   const rgpu::RootFs fs(root.path());
   rgpu::grants::GrantSet grants;
   grants.grants = {{"web", "rediacc.io/dri=renderD128", false, ""}};
-  const rgpu::doctor::Facts facts{.fs = fs, .specs = rgpu::cdi::read_spec_index(fs), .grants = grants};
+  const rgpu::doctor::Facts facts{.specs = rgpu::cdi::read_spec_index(fs), .grants = grants};
   const auto containers = [&](const StandInDaemon& daemon) {
     const rgpu::doctor::ContainerRequest req{"web", "busybox", "unix://" + daemon.socket()};
     auto checks = rgpu::doctor::container_checks(fs, facts, req);
@@ -750,7 +750,7 @@ TEST_CASE("doctor: the container check runs a canary through the repository's da
 
   // A name /etc/cdi does not define proves nothing by running.
   grants.grants = {{"web", "rediacc.io/dri=renderD129", false, ""}};
-  const rgpu::doctor::Facts unknown{.fs = fs, .specs = rgpu::cdi::read_spec_index(fs), .grants = grants};
+  const rgpu::doctor::Facts unknown{.specs = rgpu::cdi::read_spec_index(fs), .grants = grants};
   StandInDaemon ran(root, "703", one_container("--- dev\n--- nvidia-smi\nabsent\n"));
   auto nothing = rgpu::doctor::container_checks(fs, unknown, {"web", "busybox", "unix://" + ran.socket()});
   REQUIRE(nothing.size() == 2);

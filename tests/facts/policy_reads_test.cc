@@ -8,6 +8,7 @@
 #include "cdi-gen/spec_index.h"
 #include "core/root_fs.h"
 #include "docker/running_daemons.h"
+#include "facts/docker_reads.h"
 #include "facts/policy/policy_reads.h"
 #include "tests/support/fixture_root.h"
 
@@ -37,7 +38,10 @@ facts::PolicyReads read(const RootFs& fs, CommandRunner& runner, const std::vect
                         const Result<grants::GrantSet>& set = grants::GrantSet{}) {
   const auto daemons = docker::running_docker_daemons(fs);
   const auto specs = cdi::read_spec_index(fs);
-  return facts::read_policy({fs, runner, daemons, answers, specs, set});
+  // As the run reads them before: each daemon.json once (read_docker), each repository daemon's address once.
+  const auto configs = facts::read_docker(fs, daemons, answers).configs;
+  const auto hosts = docker::repo_daemon_addresses(fs, daemons);
+  return facts::read_policy({fs, runner, daemons, answers, specs, set, configs, hosts});
 }
 
 // A renet repository daemon behind its own plugin, with a daemon.json of its own.
@@ -77,8 +81,6 @@ TEST_CASE("facts: layer 5's machine files, host policy and daemons are read once
   CHECK(p.cgroup_root == NodeKind::directory);
   CHECK(p.apparmor_enabled == "Y");
   CHECK(p.selinux_enforce == "0");
-  REQUIRE(p.nvidia_spec_text);
-  CHECK_THAT(*p.nvidia_spec_text, Catch::Contains("/run/nvidia-persistenced/socket"));
   CHECK(p.persistenced_socket);
   CHECK(p.rootless_sockets == std::vector<std::string>{"/run/user/1000/docker.sock"});
   REQUIRE(p.host_policy);
@@ -86,7 +88,6 @@ TEST_CASE("facts: layer 5's machine files, host policy and daemons are read once
   CHECK((*p.host_policy)->policy == HostPolicy::rediacc);
   CHECK(p.rediacc_layout);
   CHECK(p.rediacc_ids == std::vector<std::string>{"2816"});
-  CHECK(p.repo_daemon_hosts.contains("2816"));
 
   REQUIRE(p.daemons.size() == 1);
   const auto& d = p.daemons.front();
