@@ -69,8 +69,12 @@ std::vector<std::string> config_strings(const std::optional<nlohmann::json>& con
 }  // namespace
 
 std::optional<std::string> plugin_repo(const RootFs& fs, const RunningDaemon& d) {
+  return plugin_repo(d, daemon_config(fs, d));
+}
+
+std::optional<std::string> plugin_repo(const RunningDaemon& d, const std::optional<nlohmann::json>& config) {
   auto plugins = flag_values(d, "--authorization-plugin");
-  const auto configured = config_strings(daemon_config(fs, d), "authorization-plugins");
+  const auto configured = config_strings(config, "authorization-plugins");
   plugins.insert(plugins.end(), configured.begin(), configured.end());
   for (const auto& p : plugins) {
     if (auto repo = plugin_repository(p)) return repo;
@@ -79,10 +83,14 @@ std::optional<std::string> plugin_repo(const RootFs& fs, const RunningDaemon& d)
 }
 
 std::optional<std::string> unix_host(const RootFs& fs, const RunningDaemon& d) {
+  return unix_host(d, daemon_config(fs, d));
+}
+
+std::optional<std::string> unix_host(const RunningDaemon& d, const std::optional<nlohmann::json>& config) {
   auto hosts = flag_values(d, "--host");
   const auto short_form = flag_values(d, "-H");
   hosts.insert(hosts.end(), short_form.begin(), short_form.end());
-  const auto configured = config_strings(daemon_config(fs, d), "hosts");
+  const auto configured = config_strings(config, "hosts");
   hosts.insert(hosts.end(), configured.begin(), configured.end());
   for (const auto& h : hosts) {
     if (h.starts_with("unix://") && h.size() > 7) return h.substr(7);

@@ -37,10 +37,14 @@ std::optional<nlohmann::json> parse_daemon_config(const std::string& text, const
 /// The repository whose plugin (rediacc-gpu-REPO) the daemon calls: --authorization-plugin, or
 /// "authorization-plugins" in its daemon.json.
 std::optional<std::string> plugin_repo(const RootFs& fs, const RunningDaemon& daemon);
+/// plugin_repo with its daemon.json as already read (daemon_config; absent: none).
+std::optional<std::string> plugin_repo(const RunningDaemon& daemon, const std::optional<nlohmann::json>& config);
 
 /// Its unix socket as it was started with it (--host / -H unix://PATH, or "hosts" in its
 /// daemon.json), the path in the daemon's own mount namespace; absent when it listens on none.
 std::optional<std::string> unix_host(const RootFs& fs, const RunningDaemon& daemon);
+/// unix_host with its daemon.json as already read (daemon_config; absent: none).
+std::optional<std::string> unix_host(const RunningDaemon& daemon, const std::optional<nlohmann::json>& config);
 
 /// Where doctor reaches the daemon: "unix://" + its socket through /proc/PID/root (the path in its
 /// own mount namespace); absent when it listens on no unix socket.

@@ -63,8 +63,11 @@ Facts gather(Sources s) {
           .daemons = docker::running_docker_daemons(s.fs),
           .probe_warnings = std::move(s.probe.warnings)};
   f.repo_daemon_hosts = docker::repo_daemon_addresses(s.fs, f.daemons);
-  f.answers = ask_daemons(s.fs, f.daemons, f.repo_daemon_hosts, named_daemon(s.docker_host));
   f.nvml = ask_nvml(s.fs, f.fresh, s.probe.nvidia);
+  // Next to NVML's answer, which is the probe's: the /proc scan and NVML's process list then see
+  // the same moment, before the daemons' questions and the programs run below (seconds each).
+  if (s.usage) look_at_usage(s.fs, f, *s.usage, s.now);
+  f.answers = ask_daemons(s.fs, f.daemons, f.repo_daemon_hosts, named_daemon(s.docker_host));
   // The loaded module's own word: the version its user-space libraries in a spec must match.
   f.nvidia_module = s.probe.nvidia.asked ? s.probe.nvidia.module_version : probe::nvidia_module_version(s.fs);
   f.nvidia_driver_gpus = probe::nvidia_driver_gpus(s.fs);
@@ -81,7 +84,6 @@ Facts gather(Sources s) {
   f.policy = read_policy(
       {s.fs, s.runner, f.daemons, f.answers, f.specs, f.grants, f.chain.docker.configs, f.repo_daemon_hosts});
   f.canaries = canary::read_canary_records(s.fs);
-  if (s.usage) look_at_usage(s.fs, f, *s.usage, s.now);
   return f;
 }
 

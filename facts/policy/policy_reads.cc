@@ -33,9 +33,10 @@ DaemonReads daemon_reads(const RootFs& fs, const docker::RunningDaemon& d, const
                 .config_file = fs.kind(d.config_path()) == NodeKind::file,
                 .config = text == s.daemon_configs.end() ? std::nullopt
                                                          : docker::parse_daemon_config(text->second, d.config_path()),
-                .unix_host = docker::unix_host(fs, d),
-                .plugin_repo = docker::plugin_repo(fs, d),
                 .builder = docker::daemon_builder_entitlements(fs, fs, d)};
+  // From the configuration the run read, so every policy check renders the one file.
+  r.unix_host = docker::unix_host(d, r.config);
+  r.plugin_repo = docker::plugin_repo(d, r.config);
   if (r.plugin_repo) r.view = repo_daemon_view(fs, d, r.config, *r.plugin_repo, s.repo_daemon_hosts);
   return r;
 }
