@@ -61,8 +61,8 @@ struct Facts {
   GpuPresence presence = {};
   /// AMD's RAS error counters of every AMD GPU found now.
   std::vector<RasCount> ras_counts = {};
-  /// Grants whose names no spec defines now or that reach other hardware than granted (grants::moved_grants);
-  /// empty when grants do not parse.
+  /// Grants whose names no spec defines now or that reach other hardware than granted
+  /// (grants::grant_move of each, on policy.grant_reach); empty when grants do not parse.
   std::vector<grants::GrantMove> grant_moves = {};
   /// What layer 5's checks read of the machine: confinement, the host policy, each dockerd as the
   /// gate judges it, stored containers, granted names' hardware, the runtimes' versions.

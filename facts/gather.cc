@@ -80,9 +80,15 @@ Facts gather(Sources s) {
   f.ras_counts = amd_ras_counts(s.fs, f.fresh);
   // After the kernel log's journalctl, as the toolkit check ran rpm after it.
   f.chain = read_chain({s.fs, s.runner, f.fresh, f.specs, f.daemons, f.answers});
-  if (f.grants) f.grant_moves = grants::moved_grants(probe::HardwareReader(s.fs), f.specs, *f.grants);
   f.policy = read_policy(
       {s.fs, s.runner, f.daemons, f.answers, f.specs, f.grants, f.chain.docker.configs, f.repo_daemon_hosts});
+  // grants::moved_grants, from each name's hardware as the policy reads read it once.
+  if (f.grants) {
+    for (const auto& g : f.grants->grants) {
+      if (auto move = grants::grant_move(g, f.policy.grant_reach.at(g.device)))
+        f.grant_moves.push_back(std::move(*move));
+    }
+  }
   f.canaries = canary::read_canary_records(s.fs);
   return f;
 }
