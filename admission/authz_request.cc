@@ -48,9 +48,11 @@ bool escape_ascii(std::string_view text, std::string& out) {
 }
 
 Result<AuthzRequest> request_of(std::string_view method, std::string_view uri, std::string_view content_type,
-                                std::string body) {
+                                std::string body, std::optional<std::string_view> content_length) {
   if (method.empty() || uri.empty()) return fail("the plugin request has no RequestMethod or RequestUri");
-  return AuthzRequest{std::string(method), std::string(uri), std::string(content_type), std::move(body)};
+  AuthzRequest out{std::string(method), std::string(uri), std::string(content_type), std::move(body)};
+  if (content_length) out.content_length = std::string(*content_length);
+  return out;
 }
 
 }  // namespace
@@ -63,6 +65,7 @@ Result<AuthzRequest> parse_authz_request_tree(std::string_view json) {
   std::string_view uri;
   std::string_view body64;
   std::string_view content_type;
+  std::optional<std::string_view> content_length;
   for (auto [key, value] : envelope) {
     std::string_view text;
     if (key == "RequestMethod") {
@@ -76,11 +79,12 @@ Result<AuthzRequest> parse_authz_request_tree(std::string_view json) {
       if (value.get(headers) != simdjson::SUCCESS) continue;
       for (auto [name, header] : headers) {
         if (ascii_iequal(name, "Content-Type") && header.get(text) == simdjson::SUCCESS) content_type = text;
+        if (ascii_iequal(name, "Content-Length") && header.get(text) == simdjson::SUCCESS) content_length = text;
       }
     }
   }
   RGPU_TRY_ASSIGN(auto body, base64_decode(body64));  // "" for no body
-  return request_of(method, uri, content_type, std::move(body));
+  return request_of(method, uri, content_type, std::move(body), content_length);
 }
 
 Result<AuthzRequest> parse_authz_request(std::string_view json) {
@@ -92,7 +96,7 @@ Result<AuthzRequest> parse_authz_request(std::string_view json) {
     if (!f) return parse_authz_request_tree(json);
     auto body = base64_decode(f->body64);
     if (!body) return parse_authz_request_tree(json);
-    return request_of(f->method, f->uri, f->content_type, std::move(*body));
+    return request_of(f->method, f->uri, f->content_type, std::move(*body), f->content_length);
   } catch (const std::exception& e) {
     return fail(std::string("the plugin request could not be read (") + e.what() + ")");
   }

@@ -1,6 +1,7 @@
 #pragma once
 // The request dockerd sends an authorization plugin (AuthZPlugin.AuthZReq), and its answer.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,8 +13,11 @@ namespace rgpu::admission {
 struct AuthzRequest {
   std::string method;        ///< RequestMethod
   std::string uri;           ///< RequestUri: raw, as the client sent it
-  std::string content_type;  ///< RequestHeaders' Content-Type (the name in any case); the only header read
+  std::string content_type;  ///< RequestHeaders' Content-Type (the name in any case)
   std::string body;          ///< RequestBody, base64-decoded
+  /// RequestHeaders' Content-Length as the client sent it; absent when it sent none, or sent the
+  /// body chunked (which dockerd does not tell a plugin). "0" is the only proof of no body.
+  std::optional<std::string> content_length = std::nullopt;
 };
 
 struct Decision {

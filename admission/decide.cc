@@ -79,6 +79,28 @@ bool form_body(const AuthzRequest& request) {
          media.find("multipart/form-data") != std::string::npos;
 }
 
+// POST /images/create: a pull (fromImage) or an import (fromSrc, a URL or the body). dockerd reads
+// both with r.Form.Get, whose first values come from a form body; it parses one whenever the first
+// of two Content-Type headers names a form, while the plugin is shown the last, and no body (26 and
+// 28.5 both do: tests/e2e/gate_reality_test.cc). So an import, whose body the gate never sees, can
+// carry any fromSrc, and a pull is judged only when its Content-Length says it has no body at all
+// (the docker CLI, Compose and the SDKs send "Content-Length: 0"; a chunked body has none).
+Refusal image_create_refusal(const AuthzRequest& request, const Route& route) {
+  const auto images = query_values(route.query, "fromImage");
+  const bool import = images.empty() || images.front().empty() || !query_values(route.query, "fromSrc").empty();
+  if (import)
+    return std::string(
+        "refused: docker import (POST /images/create without fromImage): dockerd downloads a fromSrc URL from the "
+        "host's network, and reads the archive from a body whose parameters the gate cannot see; use docker load "
+        "with an image archive instead.");
+  if (request.content_length != "0")
+    return std::string(
+        "refused: a pull that may carry a body (its Content-Length is not 0): dockerd reads a form body's "
+        "parameters before the query's, and never shows such a body to the gate; pull without a body, as docker "
+        "pull does.");
+  return std::nullopt;
+}
+
 bool any_non_empty(const std::vector<std::string>& values) {
   return std::any_of(values.begin(), values.end(), [](const std::string& v) { return !v.empty(); });
 }
@@ -131,9 +153,7 @@ Decision decide_checkpoint(const GoValue& body) {
 
 // Listing a container's checkpoints makes and reads the directory ?dir= names, removing one removes
 // DIR/NAME whole (daemon/checkpoint.go): any directory of the host, under every policy.
-Decision decide_checkpoint_access(const AuthzRequest& request, const Route& route) {
-  if (form_body(request))
-    return deny("refused: a form-encoded body on a checkpoint route hides its parameters from the gate.");
+Decision decide_checkpoint_access(const Route& route) {
   if (any_non_empty(query_values(route.query, "dir")))
     return deny(
         std::string("refused: a checkpoint directory of the request's choosing (--checkpoint-dir): dockerd "
@@ -141,9 +161,25 @@ Decision decide_checkpoint_access(const AuthzRequest& request, const Route& rout
   return allow();
 }
 
+// A build context dockerd downloads itself (remote=URL or git): from the daemon's network
+// namespace, the host's on a Rediacc machine, where every repository's loopback services listen;
+// the download's text comes back in the build's output. "client-session" is BuildKit's context
+// from the client's own session.
+Refusal remote_context(const Route& route) {
+  for (const auto& remote : query_values(route.query, "remote")) {
+    if (remote.empty() || remote == "client-session") continue;
+    return "refused: docker build from \"" + remote +
+           "\": dockerd would download the context itself, from the host's network where other repositories' "
+           "services listen; download or clone it yourself and build from a local directory.";
+  }
+  return std::nullopt;
+}
+
 // The classic builder runs each RUN step in a container of the query's network and cgroup parent.
-Decision decide_build(const AuthzRequest& request, const Route& route, const PolicyRules& policy) {
-  if (form_body(request)) return deny("refused: a form-encoded body on /build hides its parameters from the gate.");
+// dockerd 26 and 28.5 read /build's parameters from the query alone, also when the first of two
+// Content-Type headers names a form (tests/e2e/gate_reality_test.cc shows it).
+Decision decide_build(const Route& route, const PolicyRules& policy) {
+  if (auto bad = remote_context(route)) return deny(*bad);
   for (const auto& mode : query_values(route.query, "networkmode")) {
     if (mode == "host" && !policy.host_network)
       return deny("refused: docker build --network host: RUN steps would share the host's network.");
@@ -313,6 +349,12 @@ Decision decide(const grants::GrantsSource& source, const std::string& repo, con
                 const DecideOptions& options) {
   auto route = route_of(request.method, request.uri);
   if (!route) return deny("refused: " + route.error().message + ".");
+  // dockerd reads query parameters with Go's r.FormValue, which reads a form body's first, and
+  // never hands a plugin a body that is not JSON: the parameters that count would be unseen.
+  if (form_body(request))
+    return deny(
+        "refused: a form-encoded body: dockerd reads request parameters from it, and never shows it to the gate; "
+        "send them in the query.");
   switch (route->kind) {
     case RouteKind::other: return allow();
     case RouteKind::swarm:
@@ -322,13 +364,12 @@ Decision decide(const grants::GrantsSource& source, const std::string& repo, con
     case RouteKind::plugin:
       return deny("refused: installing or configuring Docker plugins can grant devices; ask an operator.");
     case RouteKind::buildkit: {
-      // POST /build?version=2: Go reads a form body's parameters before the query's, where
-      // version=1 would make it the classic builder's, unjudged.
-      if (form_body(request)) return deny("refused: a form-encoded body on /build hides its parameters from the gate.");
+      if (auto bad = remote_context(*route)) return deny(*bad);
       const auto why = builds_refused(options);
       return why ? deny("refused: " + *why) : allow();
     }
     case RouteKind::image_pull: {
+      if (auto bad = image_create_refusal(request, *route)) return deny(*bad);
       // Refused /grpc, buildx silently falls back to a docker-container builder and pulls
       // moby/buildkit: refusing that pull is how the user gets to read why, instead of a
       // registry error (and the daemon does not reach for the network). Where builds pass, the
@@ -339,8 +380,8 @@ Decision decide(const grants::GrantsSource& source, const std::string& repo, con
                         *why)
                  : allow();
     }
-    case RouteKind::build: return decide_build(request, *route, options.policy);
-    case RouteKind::checkpoint_access: return decide_checkpoint_access(request, *route);
+    case RouteKind::build: return decide_build(*route, options.policy);
+    case RouteKind::checkpoint_access: return decide_checkpoint_access(*route);
     case RouteKind::checkpoint_create:
       if (!options.policy.checkpoints)
         return deny(

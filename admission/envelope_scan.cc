@@ -129,6 +129,7 @@ std::optional<EnvelopeFields> scan_envelope(std::string_view json) {
         const bool headers = key == "RequestHeaders";
         const bool ok = s.flat_object([&](std::string_view name, std::string_view value) {
           if (headers && ascii_iequal(name, "Content-Type")) f.content_type = value;
+          if (headers && ascii_iequal(name, "Content-Length")) f.content_length = value;
         });
         if (!ok) return std::nullopt;
       } else {

@@ -15,6 +15,9 @@ struct EnvelopeFields {
   std::string_view uri;           ///< RequestUri's text
   std::string_view body64;        ///< RequestBody's text, not yet checked as base64
   std::string_view content_type;  ///< RequestHeaders' Content-Type (name in any case), when a string
+  /// RequestHeaders' Content-Length, when a string: dockerd hands it on as the client sent it, and
+  /// drops it for a chunked body (Go's server reads the framing and forgets it).
+  std::optional<std::string_view> content_length = std::nullopt;
 };
 
 /// The envelope's fields when `json` is in that shape (the last of repeated keys wins, as in the

@@ -28,6 +28,7 @@ void same_as_tree(const std::string& json) {
   CHECK(fast->method == tree->method);
   CHECK(fast->uri == tree->uri);
   CHECK(fast->content_type == tree->content_type);
+  CHECK(fast->content_length == tree->content_length);
   CHECK(fast->body == tree->body);
 }
 
@@ -59,6 +60,7 @@ TEST_CASE("envelope: dockerd's and the corpus's envelopes are scanned, and read 
   CHECK(f->method == "POST");
   CHECK(f->uri == "/v1.47/containers/create?name=web");
   CHECK(f->content_type == "application/json");
+  CHECK(f->content_length == "17");
   CHECK(f->body64 == "eyJJbWFnZSI6ImltZyJ9");
   same_as_tree(kDockerd);
 }

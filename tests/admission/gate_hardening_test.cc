@@ -259,12 +259,43 @@ TEST_CASE("gate: build, start and checkpoint parameters that reach the host are 
 
   refused(call("/v1.41/containers/abc/start?checkpoint=c1", ""), "CRIU");
   refused(call("/v1.41/containers/abc/start?checkpoint-dir=/srv/x", ""), "CRIU");
-  refused(call("/v1.41/containers/abc/start", "application/x-www-form-urlencoded"), "a body on containers/start");
+  refused(call("/v1.41/containers/abc/start", "application/x-www-form-urlencoded"), "form-encoded");
+  refused(decide(GrantSet{}, "web", AuthzRequest{"POST", "/v1.41/containers/abc/start", "application/json", "{}"}),
+          "a body on containers/start");
   allowed(call("/v1.41/containers/abc/start?detachKeys=ctrl-x", ""));
   refused(
       decide(GrantSet{}, "web",
              AuthzRequest{"POST", "/v1.41/containers/abc/checkpoints", "application/json", R"({"CheckpointID":"c1"})"}),
       "CRIU");
+}
+
+TEST_CASE(
+    "gate: nothing makes the daemon download from an address the request names, nor reads a body the gate cannot see") {
+  const auto post = [](const std::string& uri, const std::string& content_type = "",
+                       std::optional<std::string> length = "0") {
+    return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, content_type, "", std::move(length)});
+  };
+  // A build context dockerd downloads itself, in every spelling of the parameter and either builder.
+  refused(post("/v1.47/build?version=1&remote=http://127.0.0.1:18080/Dockerfile"), "download or clone it yourself");
+  refused(post("/v1.47/build?rem%6Fte=git%40example.com%3Aa%2Fb.git"), "download or clone it yourself");
+  refused(post("/v1.47/build?remote=&remote=https://example.com/ctx.tar"), "download or clone it yourself");
+  refused(post("/v1.47/build?version=2&remote=https://example.com/ctx.tar", "", std::nullopt),
+          "download or clone it yourself");
+  allowed(post("/v1.47/build?t=x", "application/x-tar", std::nullopt));  // the context is the body
+  // An import downloads fromSrc, or reads a body whose parameters the gate cannot see.
+  refused(post("/v1.47/images/create?fromSrc=http://127.0.0.1:9/x.tar"), "use docker load");
+  refused(post("/v1.47/images/create?fromSrc=-&repo=x", "text/plain", std::nullopt), "use docker load");
+  refused(post("/v1.47/images/create?fromImage=&fromImage=debian"), "use docker load");  // dockerd reads the first
+  refused(post("/v1.47/images/create?fromImage=debian&fromSrc=x"), "use docker load");
+  // A pull is judged only without a body: a chunked one has no Content-Length, a form may hide behind it.
+  allowed(post("/v1.47/images/create?fromImage=debian&tag=12"));
+  refused(post("/v1.47/images/create?fromImage=debian", "text/plain", std::nullopt), "Content-Length is not 0");
+  refused(post("/v1.47/images/create?fromImage=debian", "text/plain", "56"), "Content-Length is not 0");
+  // A form body on any route: dockerd reads its parameters before the query's, and never shows it.
+  for (const char* uri : {"/v1.47/images/create?fromImage=debian", "/v1.47/containers/x/kill", "/v1.47/commit"}) {
+    refused(post(uri, "application/x-www-form-urlencoded"), "form-encoded");
+    refused(post(uri, "Multipart/Form-Data; boundary=x"), "form-encoded");
+  }
 }
 
 TEST_CASE("gate: a working directory under /proc is refused on create and exec") {
@@ -279,7 +310,7 @@ TEST_CASE("gate: a working directory under /proc is refused on create and exec")
 
 TEST_CASE("gate: buildx's fallback pull of moby/buildkit is refused with what to do, other pulls pass") {
   const auto pull = [](const std::string& query, const DecideOptions& options = {}) {
-    return decide(GrantSet{}, "web", AuthzRequest{"POST", "/v1.45/images/create?" + query, {}, ""}, options);
+    return decide(GrantSet{}, "web", AuthzRequest{"POST", "/v1.45/images/create?" + query, {}, "", "0"}, options);
   };
   for (const char* q : {"fromImage=moby%2Fbuildkit&tag=buildx-stable-1", "fromImage=moby/buildkit:v0.13.1",
                         "fromImage=docker.io%2Fmoby%2Fbuildkit", "fromImage=moby/buildkit@sha256:0123"}) {
@@ -293,7 +324,7 @@ TEST_CASE("gate: buildx's fallback pull of moby/buildkit is refused with what to
 TEST_CASE(
     "gate: BuildKit passes where the repository's daemon can build safely, and is refused with its reason where not") {
   const auto call = [](const std::string& uri, const DecideOptions& options) {
-    return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, {}, ""}, options);
+    return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, {}, "", "0"}, options);
   };
   FakeWorld safe, unsafe;
   safe.build_verdict.emplace();

@@ -1,5 +1,6 @@
 #include "tests/support/cdi_docker.h"
 #include "tests/support/build_paths.h"
+#include "tests/support/image_archive.h"
 
 #include "docker/repo_plugin.h"
 #include "units/unit_files.h"
@@ -289,7 +290,7 @@ void CdiDocker::import_busybox(const std::string& name) const {
   for (const char* applet : {"sh", "true", "ls", "cat", "stat", "test", "sleep"})
     fs::create_symlink("busybox", rootfs.host("/bin/" + std::string(applet)));
   rootfs.write("/etc/group", "root:x:0:\nvideo:x:44:\nrender:x:105:\n");
-  import_rootfs(rootfs, name, {});
+  load(image_archive(rootfs, name));
 }
 
 void CdiDocker::import_program(const std::string& name, const std::string& program) const {
@@ -297,19 +298,15 @@ void CdiDocker::import_program(const std::string& name, const std::string& progr
   fs::copy_file(program, rootfs.host("/entrypoint"));
   // The label keeps the frontend's own container off the network, which this daemon (no bridge)
   // could not give it; BuildKit's published frontend images carry it too.
-  import_rootfs(rootfs, name, {R"(ENTRYPOINT ["/entrypoint"])", R"(LABEL moby.buildkit.frontend.network.none="true")"});
+  load(image_archive(rootfs, name,
+                     {.entrypoint = {"/entrypoint"}, .labels = {{"moby.buildkit.frontend.network.none", "true"}}}));
 }
 
-void CdiDocker::import_rootfs(const FixtureRoot& rootfs, const std::string& name,
-                              const std::vector<std::string>& changes) const {
-  const auto tar = run_program("/usr/bin/tar", {"-C", rootfs.str(), "-c", "."});
-  REQUIRE(tar.exit_code == 0);
-  std::vector<std::string> argv = {root_, "/usr/bin/env", "DOCKER_HOST=" + docker_host(), "docker", "import"};
-  for (const auto& c : changes) argv.insert(argv.end(), {"--change", c});
-  argv.insert(argv.end(), {"-", name});
-  const auto imported = run_program("/usr/sbin/chroot", argv, tar.out);
-  INFO(imported.err << daemon_log());
-  REQUIRE(imported.exit_code == 0);
+void CdiDocker::load(const std::string& archive) const {
+  const auto loaded = run_program("/usr/sbin/chroot",
+                                  {root_, "/usr/bin/env", "DOCKER_HOST=" + docker_host(), "docker", "load"}, archive);
+  INFO(loaded.err << daemon_log());
+  REQUIRE(loaded.exit_code == 0);
 }
 
 void CdiDocker::write_file(const std::string& path, const std::string& text) const {

@@ -55,9 +55,9 @@ class CdiDocker {
   /// directory made visible in the chroot at /work, and the command runs there.
   RunResult docker(const std::vector<std::string>& args, const std::string& dir = "",
                    const std::map<std::string, std::string>& env = {}) const;
-  /// Imports a busybox-static image as `name` (/etc/group names video and render).
+  /// Loads a busybox-static image as `name` (/etc/group names video and render).
   void import_busybox(const std::string& name) const;
-  /// Imports an image as `name` holding only the host program `program`, as /ENTRYPOINT's target:
+  /// Loads an image as `name` holding only the host program `program`, as /ENTRYPOINT's target:
   /// a BuildKit frontend built from source, which a `# syntax=` line can then name with no registry.
   void import_program(const std::string& name, const std::string& program) const;
   /// The plugin's name, as dockerd's refusals quote it.
@@ -87,8 +87,8 @@ class CdiDocker {
  private:
   void mount_all(const FixtureRoot& machine, const CdiDockerOptions& options);
 
-  /// `docker import` of the files of `rootfs` as `name`, each of `changes` a Dockerfile line.
-  void import_rootfs(const FixtureRoot& rootfs, const std::string& name, const std::vector<std::string>& changes) const;
+  /// `docker load` of an image archive (the gate refuses `docker import`).
+  void load(const std::string& archive) const;
 
   /// Unmounts everything under the root when it goes, also when the constructor fails half-way;
   /// declared before the processes, so they are stopped first.

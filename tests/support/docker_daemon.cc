@@ -1,4 +1,5 @@
 #include "tests/support/docker_daemon.h"
+#include "tests/support/image_archive.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -114,11 +115,9 @@ void DockerDaemon::import_busybox(const std::string& name) const {
   for (const char* applet : {"sh", "true", "ls", "cat", "ln", "sleep"})
     fs::create_symlink("busybox", rootfs.host("/bin/" + std::string(applet)));
   rootfs.write("/etc/group", "root:x:0:\nvideo:x:44:\n");
-  const auto tar = run_program("/usr/bin/tar", {"-C", rootfs.str(), "-c", "."});
-  REQUIRE(tar.exit_code == 0);
-  const auto imported = docker({"import", "-", name}, tar.out);
-  INFO(imported.err);
-  REQUIRE(imported.exit_code == 0);
+  const auto loaded = docker({"load"}, image_archive(rootfs, name));
+  INFO(loaded.err);
+  REQUIRE(loaded.exit_code == 0);
 }
 
 std::string DockerDaemon::log() const { return slurp(dir_ / "dockerd.log"); }
