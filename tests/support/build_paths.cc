@@ -20,5 +20,6 @@ std::string cdi_oracle_program(std::string_view library) {
 }
 std::string api_fields_oracle_program() { return RGPU_API_FIELDS_ORACLE; }
 std::string api_fields_oracle_28_program() { return RGPU_API_FIELDS_ORACLE_28; }
+std::string mount_oracle_28_program() { return RGPU_MOUNT_ORACLE_28; }
 
 }  // namespace rgpu::test

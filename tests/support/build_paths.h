@@ -33,5 +33,7 @@ std::string dockerfile_labs_frontend();
 std::string cdi_oracle_program(std::string_view library);
 std::string api_fields_oracle_program();
 std::string api_fields_oracle_28_program();
+/// dockerd 28.5's mount parser (tests/oracle/mount_oracle.go).
+std::string mount_oracle_28_program();
 
 }  // namespace rgpu::test
