@@ -10,6 +10,7 @@
 #include "admission/api_fields.h"
 #include "admission/capabilities.h"
 #include "admission/host_paths.h"
+#include "admission/mount_spec.h"
 #include "admission/security_options.h"
 #include "cdi-gen/spec_index.h"
 #include "core/edit_distance.h"
@@ -42,6 +43,9 @@ enum Field : size_t {
   kMounts,
   kVolumeDriver,
   kVolumesFrom,
+  kCgroupnsMode,
+  kOomScoreAdj,
+  kLogConfig,
   kFieldCount,
   // A create body's own fields, read in the same pass as the HostConfig fields at its top level.
   kWorkingDir = kFieldCount,
@@ -49,10 +53,11 @@ enum Field : size_t {
   kCreateFieldCount
 };
 constexpr std::string_view kFieldNames[kCreateFieldCount] = {
-    "Privileged",   "DeviceRequests", "Runtime",     "Annotations",  "Devices",       "DeviceCgroupRules",
-    "CapAdd",       "CapDrop",        "SecurityOpt", "MaskedPaths",  "ReadonlyPaths", "PidMode",
-    "IpcMode",      "NetworkMode",    "UsernsMode",  "CgroupParent", "Binds",         "Mounts",
-    "VolumeDriver", "VolumesFrom",    "WorkingDir",  "HostConfig"};
+    "Privileged",        "DeviceRequests", "Runtime",   "Annotations",  "Devices",
+    "DeviceCgroupRules", "CapAdd",         "CapDrop",   "SecurityOpt",  "MaskedPaths",
+    "ReadonlyPaths",     "PidMode",        "IpcMode",   "NetworkMode",  "UsernsMode",
+    "CgroupParent",      "Binds",          "Mounts",    "VolumeDriver", "VolumesFrom",
+    "CgroupnsMode",      "OomScoreAdj",    "LogConfig", "WorkingDir",   "HostConfig"};
 using Fields = std::array<std::optional<GoValue>, kCreateFieldCount>;
 
 constexpr const char* kCdiForm =
@@ -280,20 +285,117 @@ Refusal check_namespaces(const Fields& hc, const PolicyRules& policy) {
   return std::nullopt;
 }
 
-// Binds are "source:target[:mode]" split as dockerd's Linux parser splits them (at most four
-// parts); one part is a target alone (an anonymous volume), a relative source a named volume.
-Refusal check_binds(const std::optional<GoValue>& binds, GateWorld& world) {
+// A log driver runs in the daemon: one that ships a container's output over the network does so
+// from the daemon's network namespace, the host's on a Rediacc machine, to any address the request
+// names (another repository's loopback service, the host's). Those that write on this machine
+// stay allowed: the daemon's default, json-file, local, journald, none, and syslog to the host's
+// own /dev/log.
+Refusal check_log_driver(const std::optional<GoValue>& config) {
+  if (!config || config->kind() != GoValue::Kind::object) return std::nullopt;
+  const auto type = config->field("Type");
+  const std::string_view driver = type ? type->text() : "";
+  static constexpr std::string_view kLocal[] = {"", "json-file", "local", "journald", "none"};
+  if (std::find(std::begin(kLocal), std::end(kLocal), driver) != std::end(kLocal)) return std::nullopt;
+  if (driver == "syslog") {
+    const auto options = config->field("Config");
+    const auto address = options ? options->field("syslog-address") : std::nullopt;
+    if (!address || address->is_empty()) return std::nullopt;
+  }
+  return "refused: log driver \"" + std::string(driver) +
+         "\" sends the container's output from the daemon's network namespace to an address the request names; "
+         "use the daemon's default, json-file, local or journald.";
+}
+
+// The host's cgroup namespace shows the whole cgroup tree (every repository's containers and what
+// they use); where the daemon's default is a private one (cgroup v2, dockerd 20.10 and later) asking
+// for it is a choice. On cgroup v1 the host's is the default, and every stored container carries it.
+// A score below the daemon's default (0) shields one repository's container from the OOM killer at
+// the others' expense.
+Refusal check_cgroup_and_oom(const Fields& hc, GateWorld& world) {
+  if (const auto& mode = hc[kCgroupnsMode]; mode && mode->kind() == GoValue::Kind::string && mode->text() == "host") {
+    const auto default_mode = world.default_cgroupns_mode();
+    if (!default_mode || *default_mode != "host")
+      return std::string(
+          "refused: --cgroupns host: the host's cgroup namespace shows every repository's containers and what they "
+          "use; leave it unset (the daemon gives each container a private one).");
+  }
+  if (const auto& score = hc[kOomScoreAdj]; score && score->kind() == GoValue::Kind::number && score->is_negative())
+    return std::string(
+        "refused: --oom-score-adj below 0 shields this container from the OOM killer at other repositories' "
+        "expense; leave it at 0 or raise it.");
+  return std::nullopt;
+}
+
+// One bind or mount as dockerd will make it (mount_spec.h): a host path is judged where the
+// daemon will mount it, and allowed only under the roots the host policy gives the repository.
+// `source` is the source as the request wrote it.
+// A named volume is judged by what the local driver mounts for it when a container starts (its
+// stored options), not by the request that made it: made before the gate, or copied in by a fork,
+// it can bind any host path.
+Refusal check_named_volume(std::string_view name, CheckContext& context) {
+  if (name.empty()) return std::nullopt;
+  auto known = context.world.volume_mount(name);
+  if (!known) return std::nullopt;
+  const std::string volume = "volume \"" + std::string(name) + "\"";
+  if (!*known) return "refused: the gate could not read what " + volume + " mounts: " + known->error().message + ".";
+  if ((*known)->empty()) return std::nullopt;
+  return "refused: " + volume + " mounts " + **known +
+         " from the host when a container starts (options stored when it was made, whoever made it); remove it "
+         "(docker volume rm " +
+         std::string(name) + ") and use a volume made without options.";
+}
+
+Refusal check_mount_spec(const MountSpec& spec, std::string_view source, std::string_view what, CheckContext& context) {
+  using Kind = MountSpec::Kind;
+  if (spec.kind == Kind::invalid)
+    return "refused: " + std::string(what) + " of \"" + std::string(source) +
+           "\" that dockerd would not take either (" + spec.why + ").";
+  if (spec.kind == Kind::volume) return check_named_volume(spec.source, context);
+  if (spec.kind != Kind::bind) return std::nullopt;
+  if (source.find('\\') != std::string_view::npos)
+    return "refused: " + std::string(what) + " of \"" + std::string(source) +
+           "\": dockerd reads a backslash as '/' when it checks that a source is absolute, and mounts the source as "
+           "written; write the path with '/' alone.";
+  if (!spec.source.starts_with('/'))
+    return "refused: " + std::string(what) + " of \"" + std::string(source) + "\": dockerd would mount \"" +
+           spec.source + "\", a path relative to its own working directory; write an absolute path.";
+  const BindScope scope{.roots = *context.policy.bind_roots, .repo = context.repo};
+  return context.world.judge_host_path(
+      {.path = spec.source, .written = source, .what = what, .read_only = spec.read_only}, scope);
+}
+
+// Binds are "source:target[:mode]", read as dockerd's Linux parser reads them (parse_bind).
+Refusal check_binds(const std::optional<GoValue>& binds, CheckContext& context) {
   if (!binds) return std::nullopt;
   for (const GoValue b : binds->items()) {
+    if (b.kind() != GoValue::Kind::string) return std::string("refused: Binds holds a value that is not a string.");
     const std::string_view bind = b.text();
-    const size_t colon = bind.find(':');
-    if (colon == std::string_view::npos) continue;
-    const std::string_view source = bind.substr(0, colon);
-    if (!source.empty() && source[0] == '/') {
-      if (auto bad = world.judge_host_path(source, "a bind")) return bad;
-    }
+    if (auto bad = check_mount_spec(parse_bind(bind), bind.substr(0, bind.find(':')), "a bind", context)) return bad;
   }
   return std::nullopt;
+}
+
+// A Mounts object as dockerd decoded it, for parse_mount.
+MountFields mount_fields(const GoValue& m) {
+  const auto text = [](const std::optional<GoValue>& v) { return v ? v->text() : std::string_view(); };
+  const auto set = [](const std::optional<GoValue>& v) { return v && !v->is_null(); };
+  MountFields f{.type = text(m.field("Type")), .source = text(m.field("Source")), .target = text(m.field("Target"))};
+  const auto read_only = m.field("ReadOnly");
+  f.read_only = read_only && read_only->kind() == GoValue::Kind::boolean && read_only->boolean();
+  if (const auto o = m.field("BindOptions"); set(o)) {
+    f.bind_options = true;
+    f.propagation = text(o->field("Propagation"));
+  }
+  if (const auto o = m.field("VolumeOptions"); set(o)) {
+    f.volume_options = true;
+    f.volume_subpath = text(o->field("Subpath"));
+  }
+  if (const auto o = m.field("ImageOptions"); set(o)) {
+    f.image_options = true;
+    f.image_subpath = text(o->field("Subpath"));
+  }
+  f.tmpfs_options = set(m.field("TmpfsOptions"));
+  return f;
 }
 
 // Every object of a mount, its options and their driver, against the fields Docker defines.
@@ -315,20 +417,18 @@ Refusal check_mount_fields(const GoValue& mount) {
   return std::nullopt;
 }
 
-Refusal check_mounts(const std::optional<GoValue>& mounts, GateWorld& world) {
+Refusal check_mounts(const std::optional<GoValue>& mounts, CheckContext& context) {
   if (!mounts) return std::nullopt;
   for (const GoValue m : mounts->items()) {
+    if (m.kind() != GoValue::Kind::object) return std::string("refused: Mounts holds a value that is not an object.");
     if (auto bad = check_mount_fields(m)) return bad;
-    const auto src = m.field("Source");
-    const std::string_view source = src ? src->text() : "";
-    if (!source.empty() && source[0] == '/') {
-      if (auto bad = world.judge_host_path(source, "a mount")) return bad;
-    }
     const auto volume = m.field("VolumeOptions");
     const auto driver = volume ? volume->field("DriverConfig") : std::nullopt;
     if (driver) {
       if (auto bad = check_volume(driver->field("Name"), driver->field("Options"))) return bad;
     }
+    const auto fields = mount_fields(m);
+    if (auto bad = check_mount_spec(parse_mount(fields), fields.source, "a mount", context)) return bad;
   }
   return std::nullopt;
 }
@@ -403,14 +503,23 @@ Refusal check_volumes_from(const std::optional<GoValue>& from, CheckContext& con
              ": the daemon described that container in a form the gate cannot read.";
     if (!mounts) continue;
     const std::string what = "a mount of container \"" + std::string(name) + "\" (--volumes-from)";
+    // Each mount point as the daemon lists it: a bind's Source is the path it mounts (already
+    // cleaned), carried over read-only when the container's is or the request says :ro.
+    const bool read_only_all = spec.find(':') != std::string_view::npos && spec.substr(spec.find(':') + 1) == "ro";
     for (const GoValue m : mounts->items()) {
       const auto type = m.field("Type");
       const auto source = m.field("Source");
+      const auto rw = m.field("RW");
       if (type && type->text() == "bind" && source) {
-        if (auto bad = context.world.judge_host_path(source->text(), what)) return bad;
+        const bool read_only = read_only_all || !(rw && rw->kind() == GoValue::Kind::boolean && rw->boolean());
+        const MountSpec bind{
+            .kind = MountSpec::Kind::bind, .source = std::string(source->text()), .read_only = read_only};
+        if (auto bad = check_mount_spec(bind, source->text(), what, context)) return bad;
       }
       if (type && type->text() == "volume") {
         if (auto bad = check_volume(m.field("Driver"), std::nullopt)) return bad;
+        const auto volume_name = m.field("Name");
+        if (auto bad = check_named_volume(volume_name ? volume_name->text() : "", context)) return bad;
       }
     }
   }
@@ -433,8 +542,10 @@ Refusal check_host_config_fields(const Fields& hc, CheckContext& context) {
   if (auto bad = check_security_options(hc[kSecurityOpt], context.policy)) return bad;
   if (auto bad = check_system_paths(hc[kMaskedPaths], hc[kReadonlyPaths])) return bad;
   if (auto bad = check_namespaces(hc, context.policy)) return bad;
-  if (auto bad = check_binds(hc[kBinds], context.world)) return bad;
-  if (auto bad = check_mounts(hc[kMounts], context.world)) return bad;
+  if (auto bad = check_cgroup_and_oom(hc, context.world)) return bad;
+  if (auto bad = check_log_driver(hc[kLogConfig])) return bad;
+  if (auto bad = check_binds(hc[kBinds], context)) return bad;
+  if (auto bad = check_mounts(hc[kMounts], context)) return bad;
   if (auto bad = check_volumes_from(hc[kVolumesFrom], context)) return bad;
   return check_volume(hc[kVolumeDriver], std::nullopt);
 }

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "admission/host_paths.h"
 #include "admission/refusal.h"
 #include "core/host_policy.h"
 #include "core/result.h"
@@ -28,9 +29,9 @@ class GateWorld {
  public:
   virtual ~GateWorld() = default;
 
-  /// A refusal when host path `source` (as written in the request; `what` says where, "a bind" or
-  /// "a mount") reaches the host (HostPathJudge::check).
-  virtual Refusal judge_host_path(std::string_view source, std::string_view what) = 0;
+  /// A refusal when a bind reaches the host, or lies outside where `scope` lets the repository bind
+  /// from (HostPathJudge::check).
+  virtual Refusal judge_host_path(const HostBind& bind, const BindScope& scope) = 0;
   /// The --device form that reaches a device path by CDI name, for a refusal (cdi_form_for).
   virtual std::string cdi_form(std::string_view device_path) = 0;
   /// True when `path` resolves to itself and is the TUN character device (10:200).
@@ -40,6 +41,17 @@ class GateWorld {
   /// (dockerd resolves a name, a short ID prefix or a full ID exactly as the start will), or an
   /// error saying why the daemon could not be asked. Unknown: the request is judged alone.
   virtual Known<Result<std::string>> stored_container(std::string_view name) = 0;
+
+  /// The cgroup namespace the repository's daemon gives a container that asks for none: "private"
+  /// on cgroup v2 unless the daemon was told otherwise (--default-cgroupns-mode), "host" on cgroup
+  /// v1. Unknown: taken for private.
+  virtual Known<std::string> default_cgroupns_mode() = 0;
+
+  /// What the local volume driver mounts for named volume `name` when a container using it starts,
+  /// from the options stored with it in the repository daemon's data root, however it was made
+  /// (docker::local_volume_mount): "" for a plain directory, else the mount ("type=none
+  /// device=/etc o=bind"); an error saying why it could not be read. Unknown: not checked.
+  virtual Known<Result<std::string>> volume_mount(std::string_view name) = 0;
 
   /// What a granted CDI name carries now that its grant must have reviewed (hooks outside the
   /// allow-list, net devices: grants::review_items); nothing for a name no spec defines.

@@ -242,6 +242,14 @@ bool GoValue::is_empty() const {
   return true;
 }
 
+bool GoValue::is_negative() const {
+  switch (e_.type()) {
+    case dom::element_type::INT64: return e_.get_int64().value_unsafe() < 0;
+    case dom::element_type::DOUBLE: return e_.get_double().value_unsafe() < 0;
+    default: return false;
+  }
+}
+
 std::optional<GoValue> GoItems::front() const {
   if (empty()) return std::nullopt;
   return GoValue(*a_.begin(), ascii_);

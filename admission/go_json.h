@@ -53,6 +53,8 @@ class GoValue {
   bool is_null() const { return kind() == Kind::null; }
   /// True for absent-equivalent values: null, false, 0, "", [], {}.
   bool is_empty() const;
+  /// True for a number below zero.
+  bool is_negative() const;
 
  private:
   simdjson::dom::element e_;

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <vector>
 
+#include "admission/mount_spec.h"
 #include "cdi-gen/spec_index.h"
 #include "core/machine_paths.h"
 
@@ -73,6 +74,7 @@ HostPathSources& fixed_paths_only() {
   struct Fixed final : HostPathSources {
     std::string node_name(std::string_view) override { return {}; }
     std::vector<GuardedPath> guarded_paths() override { return {}; }
+    RepositoryPlaces repository_places() override { return {}; }
   };
   static Fixed fixed;
   return fixed;
@@ -89,25 +91,13 @@ std::string cdi_form_for(std::string_view path, HostPathSources& sources) {
 }
 
 std::string clean_path(std::string_view path) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string_view::npos) end = path.size();
-    const std::string_view seg = path.substr(start, end - start);
-    if (seg == "..") {
-      if (!parts.empty()) parts.pop_back();
-    } else if (!seg.empty() && seg != ".") {
-      parts.push_back(seg);
-    }
-    start = end + 1;
-  }
-  std::string out;
-  for (const auto p : parts) (out += '/') += p;
-  return out.empty() ? "/" : out;
+  if (path.starts_with('/')) return go_path_clean(path);
+  std::string rooted(1, '/');
+  rooted.append(path);
+  return go_path_clean(rooted);
 }
 
-// The text's judgement, on a source already cleaned.
+// The text's judgement, on a path already cleaned.
 static Refusal judge_cleaned(std::string_view cleaned, std::string_view source, std::string_view what,
                              HostPathSources& sources) {
   if (under(cleaned, "/proc"))
@@ -118,8 +108,83 @@ static Refusal judge_cleaned(std::string_view cleaned, std::string_view source, 
   return std::nullopt;
 }
 
-Refusal check_host_source_text(std::string_view source, std::string_view what) {
-  return judge_cleaned(clean_path(source), source, what, fixed_paths_only());
+namespace {
+
+// "{repo}", "{id}" and "{mount}" filled in; nothing when the root names a place not known now,
+// which is added to `unknown`.
+std::optional<std::string> fill(std::string_view path, std::string_view repo, const RepositoryPlaces& places,
+                                std::vector<std::string>& unknown) {
+  std::string out;
+  const auto place = [&](const std::optional<std::string>& value, const char* name) {
+    if (value) {
+      out += *value;
+      return true;
+    }
+    if (std::find(unknown.begin(), unknown.end(), name) == unknown.end()) unknown.push_back(name);
+    return false;
+  };
+  for (size_t i = 0; i < path.size();) {
+    if (path.substr(i, 6) == "{repo}") {
+      out += repo;
+      i += 6;
+    } else if (path.substr(i, 4) == "{id}") {
+      if (!place(places.network_id, "its network id")) return std::nullopt;
+      i += 4;
+    } else if (path.substr(i, 7) == "{mount}") {
+      if (!place(places.mount, "its own mount")) return std::nullopt;
+      i += 7;
+    } else {
+      out += path[i++];
+    }
+  }
+  return out;
+}
+
+// The roots a refusal names, as the operator reads them.
+std::string roots_text(const std::vector<BindRoot>& roots, const std::vector<std::string>& unknown) {
+  std::string out;
+  for (const auto& r : roots) out += (out.empty() ? "" : ", ") + r.path + (r.read_only ? " (read-only)" : "");
+  for (const auto& u : unknown)
+    out += (out.empty() ? "" : ", ") + u + " (not found now: no daemon of the repository listens on its socket)";
+  return out;
+}
+
+// A bind at `where` (resolved) is allowed by a root it lies under, a read-only root only when it is
+// read-only itself; otherwise the refusal names the roots.
+Refusal within_roots(const HostBind& bind, std::string_view where, const BindScope& scope,
+                     const std::vector<BindRoot>& written, const std::vector<std::string>& resolved,
+                     const std::vector<std::string>& unknown) {
+  bool read_only_root = false;
+  for (size_t i = 0; i < written.size(); ++i) {
+    if (!under(where, resolved[i])) continue;
+    if (!written[i].read_only || bind.read_only) return std::nullopt;
+    read_only_root = true;
+  }
+  const std::string repo = "repository \"" + std::string(scope.repo) + "\"";
+  if (read_only_root)
+    return refusal(bind.what, bind.written, "is writable, and " + repo + " may bind it only read-only",
+                   "bind it read-only (-v SOURCE:TARGET:ro, or --mount ...,readonly)");
+  if (written.empty() && unknown.empty())
+    return refusal(bind.what, bind.written, "is a host directory, and " + repo + " may bind none on this machine",
+                   "use a named volume (an operator names the directories it may bind: rediacc-gpu setup --bind-root)");
+  return refusal(bind.what, bind.written,
+                 "lies outside the directories " + repo + " may bind from: " + roots_text(written, unknown),
+                 "bind a directory under one of them, or use a named volume");
+}
+
+}  // namespace
+
+Refusal check_host_bind_text(const HostBind& bind, const BindScope& scope) {
+  if (auto bad = judge_cleaned(bind.path, bind.written, bind.what, fixed_paths_only())) return bad;
+  std::vector<BindRoot> written;
+  std::vector<std::string> unknown;
+  for (const auto& r : scope.roots) {
+    if (auto path = fill(r.path, scope.repo, {}, unknown))
+      written.push_back({.path = std::move(*path), .read_only = r.read_only});
+  }
+  std::vector<std::string> where;
+  for (const auto& r : written) where.push_back(r.path);
+  return within_roots(bind, bind.path, scope, written, where, unknown);
 }
 
 HostPathJudge::HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh, HostPathSources& sources)
@@ -157,14 +222,39 @@ std::shared_ptr<const HostPathJudge::Resolved> HostPathJudge::resolved_paths() c
       if (auto r = machine_.resolve(p); r && *r != p) fresh->moved.push_back({std::move(*r), p});
     }
     for (auto& g : sources_.guarded_paths()) add_resolved(machine_, std::move(g), fresh->guarded);
+    fresh->places = sources_.repository_places();
     resolved_ = std::move(fresh);
     resolved_at_ = now;
   }
   return resolved_;
 }
 
-Refusal HostPathJudge::check(std::string_view source, std::string_view what) const {
-  const std::string cleaned = clean_path(source);
+std::shared_ptr<const HostPathJudge::ScopeRoots> HostPathJudge::scope_roots(
+    const BindScope& scope, const std::shared_ptr<const Resolved>& from) const {
+  {
+    std::lock_guard lock(mutex_);
+    if (scope_roots_ && scope_roots_->from == from && scope_roots_->repo == scope.repo &&
+        scope_roots_->roots == scope.roots)
+      return scope_roots_;
+  }
+  auto fresh = std::make_shared<ScopeRoots>();
+  fresh->roots = scope.roots;
+  fresh->repo = std::string(scope.repo);
+  fresh->from = from;
+  for (const auto& r : scope.roots) {
+    auto path = fill(r.path, scope.repo, from->places, fresh->unknown);
+    if (!path) continue;
+    fresh->where.push_back(machine_.resolve(*path).value_or(*path));
+    fresh->written.push_back({.path = std::move(*path), .read_only = r.read_only});
+  }
+  std::lock_guard lock(mutex_);
+  scope_roots_ = fresh;
+  return fresh;
+}
+
+Refusal HostPathJudge::check(const HostBind& bind, const BindScope& scope) const {
+  const std::string_view cleaned = bind.path;
+  const std::string_view what = bind.what, source = bind.written;
   if (auto bad = judge_cleaned(cleaned, source, what, sources_)) return bad;
   std::vector<std::string> links;
   const auto resolved = machine_.resolve(cleaned, &links);
@@ -183,7 +273,8 @@ Refusal HostPathJudge::check(std::string_view source, std::string_view what) con
   // Resolved: no link is left to follow, so one stat tells a device node.
   if (const auto st = machine_.stat(*resolved); st && (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)))
     return refusal(what, source, "is a device node" + via, hint(*resolved, "/dev", sources_));
-  return std::nullopt;
+  const auto roots = scope_roots(scope, paths);
+  return within_roots(bind, *resolved, scope, roots->written, roots->where, roots->unknown);
 }
 
 }  // namespace rgpu::admission

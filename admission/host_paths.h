@@ -1,9 +1,11 @@
 #pragma once
 // Bind and mount sources judged by what they name on the machine, not by their text: the kernel
-// follows links when the container starts, so a source is cleaned as dockerd cleans it, then
-// resolved with its links followed (inside --root), and refused when it reaches, contains or lies
-// under a path that gives a container the host's hardware, the gate's own inputs, or a container
-// engine. What resolution cannot see (a link swapped in after the check) is in docs/gate-limits.md.
+// follows links when the container starts, so the path dockerd will mount (mount_spec.h) is
+// resolved with its links followed (inside --root), and allowed only where it lies under a root the
+// host policy lets the repository bind from; on the way it is refused, saying why, when it reaches,
+// contains or lies under a path that gives a container the host's hardware, the gate's own inputs,
+// a container engine or another repository. What resolution cannot see (a link swapped in after
+// the check) is in docs/gate-limits.md.
 
 #include <chrono>
 #include <memory>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "admission/refusal.h"
+#include "core/host_policy.h"
 #include "core/root_fs.h"
 
 namespace rgpu::admission {
@@ -45,6 +48,23 @@ class HostPathSources {
   virtual std::string node_name(std::string_view device_path) = 0;
   /// The guarded paths of the machine now (docker::guarded_paths); asked at most once per refresh.
   virtual std::vector<GuardedPath> guarded_paths() = 0;
+  /// Where the repository lives on a Rediacc machine: its mount and network id ("{mount}" and
+  /// "{id}" in a bind root), each absent when not known. Asked at most once per refresh.
+  virtual RepositoryPlaces repository_places() = 0;
+};
+
+/// A host path a container asks to have bound.
+struct HostBind {
+  std::string_view path;     ///< what dockerd will mount: absolute and clean (MountSpec::source)
+  std::string_view written;  ///< the source as the request wrote it, for the refusal
+  std::string_view what;     ///< "a bind", "a mount", "a mount of container \"db\" (--volumes-from)"
+  bool read_only = false;
+};
+
+/// Where a repository's binds may come from: the host policy's roots, for that repository.
+struct BindScope {
+  const BindRoots& roots;
+  std::string_view repo;
 };
 
 /// No name for any node and no guarded path beyond the fixed ones (doctor, the tests of the fixed paths).
@@ -56,7 +76,7 @@ HostPathSources& fixed_paths_only();
 /// an NVIDIA minor is never taken for a GPU's index.
 std::string cdi_form_for(std::string_view device_path, HostPathSources& sources = fixed_paths_only());
 
-/// Go's path.Clean, for bind sources.
+/// Go's path.Clean of `path` read as rooted: "/" + path when it is not.
 std::string clean_path(std::string_view path);
 
 /// Judges host paths on the machine the daemon runs on. Where the protected paths themselves
@@ -69,10 +89,10 @@ class HostPathJudge {
   explicit HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh = std::chrono::seconds(2),
                          HostPathSources& sources = fixed_paths_only());
 
-  /// A refusal message when host path `source` (as written in the request; `what` says where,
-  /// "a bind" or "a mount") reaches the host: any path under /proc or resolved through it (its
-  /// root and cwd links enter other mount namespaces), a protected path, or a device node.
-  Refusal check(std::string_view source, std::string_view what) const;
+  /// A refusal message when `bind` reaches the host: any path under /proc or resolved through it
+  /// (its root and cwd links enter other mount namespaces), a protected or guarded path, a device
+  /// node; or when it lies under none of the roots `scope` allows, or is written to a read-only one.
+  Refusal check(const HostBind& bind, const BindScope& scope) const;
 
   /// cdi_form_for with this machine's names.
   std::string cdi_form(std::string_view device_path) const;
@@ -90,9 +110,23 @@ class HostPathJudge {
   struct Resolved {
     std::vector<Moved> moved;
     std::vector<GuardedPath> guarded;  ///< as the machine resolves them, and as written where that differs
+    RepositoryPlaces places;           ///< HostPathSources::repository_places
   };
   /// Shared, not copied: a bind's judgement reads it while a refresh may replace it.
   std::shared_ptr<const Resolved> resolved_paths() const;
+
+  /// A scope's roots with {repo} and {mount} filled in, each as written and as the machine resolves
+  /// it; kept until the next refresh, or until another scope asks.
+  struct ScopeRoots {
+    BindRoots roots;  ///< the templates they were made from
+    std::string repo;
+    std::shared_ptr<const Resolved> from;
+    std::vector<BindRoot> written;     ///< filled in; a root whose {mount} is unknown is left out
+    std::vector<std::string> where;    ///< each of `written` as the machine resolves it
+    std::vector<std::string> unknown;  ///< placeholders that named a root and are not known now
+  };
+  std::shared_ptr<const ScopeRoots> scope_roots(const BindScope& scope,
+                                                const std::shared_ptr<const Resolved>& from) const;
 
   const RootFs& machine_;
   std::chrono::milliseconds refresh_;
@@ -100,9 +134,11 @@ class HostPathJudge {
   mutable std::mutex mutex_;
   mutable std::chrono::steady_clock::time_point resolved_at_{};
   mutable std::shared_ptr<const Resolved> resolved_;
+  mutable std::shared_ptr<const ScopeRoots> scope_roots_;
 };
 
-/// The same judgement on the text alone (no machine at hand: benchmarks, the libFuzzer target).
-Refusal check_host_source_text(std::string_view source, std::string_view what);
+/// The same judgement on the text alone (no machine at hand: benchmarks, the libFuzzer target);
+/// a root naming {mount} or {id} allows nothing there.
+Refusal check_host_bind_text(const HostBind& bind, const BindScope& scope);
 
 }  // namespace rgpu::admission

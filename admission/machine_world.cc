@@ -2,8 +2,8 @@
 
 namespace rgpu::admission {
 
-Refusal MachineWorld::judge_host_path(std::string_view source, std::string_view what) {
-  return paths_.check(source, what);
+Refusal MachineWorld::judge_host_path(const HostBind& bind, const BindScope& scope) {
+  return paths_.check(bind, scope);
 }
 
 std::string MachineWorld::cdi_form(std::string_view device_path) { return paths_.cdi_form(device_path); }

@@ -12,7 +12,7 @@ class MachineWorld : public NullWorld {
  public:
   explicit MachineWorld(const HostPathJudge& paths) : paths_(paths) {}
 
-  Refusal judge_host_path(std::string_view source, std::string_view what) override;
+  Refusal judge_host_path(const HostBind& bind, const BindScope& scope) override;
   std::string cdi_form(std::string_view device_path) override;
   bool is_tun_device(std::string_view path) override;
 

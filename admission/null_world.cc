@@ -4,8 +4,8 @@
 
 namespace rgpu::admission {
 
-Refusal NullWorld::judge_host_path(std::string_view source, std::string_view what) {
-  return check_host_source_text(source, what);
+Refusal NullWorld::judge_host_path(const HostBind& bind, const BindScope& scope) {
+  return check_host_bind_text(bind, scope);
 }
 
 std::string NullWorld::cdi_form(std::string_view device_path) { return cdi_form_for(device_path); }
@@ -13,6 +13,10 @@ std::string NullWorld::cdi_form(std::string_view device_path) { return cdi_form_
 bool NullWorld::is_tun_device(std::string_view) { return true; }
 
 Known<Result<std::string>> NullWorld::stored_container(std::string_view) { return std::nullopt; }
+
+Known<Result<std::string>> NullWorld::volume_mount(std::string_view) { return std::nullopt; }
+
+Known<std::string> NullWorld::default_cgroupns_mode() { return std::nullopt; }
 
 std::vector<std::string> NullWorld::review_items(const std::string&) { return {}; }
 

@@ -9,13 +9,15 @@ namespace rgpu::admission {
 
 class NullWorld : public GateWorld {
  public:
-  /// check_host_source_text.
-  Refusal judge_host_path(std::string_view source, std::string_view what) override;
+  /// check_host_bind_text.
+  Refusal judge_host_path(const HostBind& bind, const BindScope& scope) override;
   /// cdi_form_for with no names of the machine's.
   std::string cdi_form(std::string_view device_path) override;
   /// True: on text alone, a path that cleans to /dev/net/tun is taken for the TUN device.
   bool is_tun_device(std::string_view path) override;
   Known<Result<std::string>> stored_container(std::string_view name) override;
+  Known<Result<std::string>> volume_mount(std::string_view name) override;
+  Known<std::string> default_cgroupns_mode() override;
   /// Nothing to review.
   std::vector<std::string> review_items(const std::string& name) override;
   Known<std::vector<std::string>> defined_names() override;

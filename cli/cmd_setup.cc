@@ -36,6 +36,7 @@ struct SetupFlags {
   bool exact_version = false;              ///< --nvidia-toolkit-version was given
   std::vector<std::string> disable_hooks;  ///< empty: keep what an earlier setup recorded
   std::vector<std::string> forget_gpus;    ///< PCI addresses as given (checked, not yet canonical)
+  std::vector<std::string> bind_roots;     ///< empty: keep what an earlier setup recorded
 };
 
 // nvidia-ctk's hook names (NVIDIA Container Toolkit 1.18-1.20, cdi-support.md), "all", and
@@ -140,6 +141,8 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
     if (!locked) return report_failure(locked.error());
     lock.emplace(std::move(*locked));
   }
+  auto policy = setup::host_policy(fs, flags.host_policy, flags.bind_roots);
+  if (!policy) return report_failure(policy.error());
   Progress progress(json, flags.dry_run, fs);
   MachineFileSink machine_sink(fs);
   DryRunFileSink dry_sink(fs);
@@ -153,7 +156,7 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
                               setup::repo_daemon_unit(fs, flags.repo_daemon_unit),
                               setup::unit_tool_path(fs, flags.tool_path),
                               setup::disabled_hooks(fs, flags.disable_hooks),
-                              setup::host_policy(fs, flags.host_policy)};
+                              std::move(*policy)};
   for (const auto& address : flags.forget_gpus) options.forget_gpus.push_back(*probe::canonical_pci_address(address));
   FileSink& sink = flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink;
   CommandRunner& act = flags.dry_run ? static_cast<CommandRunner&>(dry_runner) : processes;
@@ -216,6 +219,18 @@ Runner attach_setup(CLI::App& sub, GlobalOptions& global) {
                  "where renet's units or sockets are found, else strict; recorded in /etc/rediacc/gpu/host-policy.json")
       ->check(CLI::IsMember({"auto", "rediacc", "strict"}))
       ->capture_default_str();
+  sub.add_option("--bind-root", flags->bind_roots,
+                 "A host directory the repositories' containers may bind from, PATH or PATH:ro (read-only binds "
+                 "only); {repo} stands for the repository, {id} and {mount} for its network id and mount on a Rediacc "
+                 "machine (repeatable); no system directory. Recorded, so later setups keep them; default goes back "
+                 "to the host policy's own (rediacc: {mount}, /run/rediacc/secrets/{id}, "
+                 "/opt/rediacc/proxy/letsencrypt:ro; strict: /srv/rediacc-gpu/{repo})")
+      ->check([](const std::string& r) {
+        if (r == "default") return std::string();
+        const auto root = parse_bind_root(r);
+        return root ? std::string() : root.error().message;
+      })
+      ->take_all();
   sub.add_option(
          "--tool-path", flags->tool_path,
          "Absolute path the units run rediacc-gpu at (default: this binary; under --root, /usr/bin/rediacc-gpu)")

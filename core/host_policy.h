@@ -6,9 +6,11 @@
 // are Rediacc's: every service runs on the host's network (isolated by eBPF in the kernel), and
 // forks, backups and migrations checkpoint containers. Elsewhere the strict rules hold.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 #include "core/root_fs.h"
@@ -16,6 +18,35 @@
 namespace rgpu {
 
 enum class HostPolicy { strict, rediacc };
+
+/// A host directory a repository's containers may bind from, with everything under it. In `path`,
+/// "{repo}" stands for the repository's name, and on a Rediacc machine "{id}" for its network id
+/// and "{mount}" for its own mount (found live, from the daemon listening on its socket).
+struct BindRoot {
+  std::string path;
+  bool read_only = false;  ///< binds from it must be read-only
+  bool operator==(const BindRoot&) const = default;
+};
+using BindRoots = std::vector<BindRoot>;
+
+/// What "{mount}" and "{id}" stand for, for one repository now; each absent when not known.
+struct RepositoryPlaces {
+  std::optional<std::string> mount;       ///< its own mount on a Rediacc machine
+  std::optional<std::string> network_id;  ///< its Rediacc network id
+};
+
+/// Where `policy` lets binds come from when the operator named nothing: on a Rediacc machine the
+/// repository's own mount (its .rediacc stays refused), its own secrets and renet's certificates
+/// read-only; elsewhere /srv/rediacc-gpu/{repo}, a directory of no system's.
+const std::shared_ptr<const BindRoots>& default_bind_roots(HostPolicy policy);
+
+/// A root as the operator writes it, "PATH" or "PATH:ro"; an error saying what is wrong with it:
+/// not absolute or not clean, a placeholder that is not a whole component, or a system directory
+/// (one holding the host's programs, libraries, configuration or kernel, or a parent of one).
+Result<BindRoot> parse_bind_root(std::string_view written);
+
+/// "PATH" or "PATH:ro", as parse_bind_root reads it.
+std::string bind_root_text(const BindRoot& root);
 
 /// What a policy allows beyond the absolute refusals; everything false is the strict policy.
 struct PolicyRules {
@@ -25,6 +56,8 @@ struct PolicyRules {
   bool apparmor_unconfined = false;      ///< --security-opt apparmor=unconfined
   bool tun_device = false;               ///< --device /dev/net/tun (WireGuard), the only raw device
   bool checkpoints = false;              ///< checkpoint create, start from one, in the daemon's own directory
+  /// Where binds may come from (shared: the rules are copied for every request).
+  std::shared_ptr<const BindRoots> bind_roots = default_bind_roots(HostPolicy::strict);
 };
 
 /// The rules of `policy`.
@@ -40,7 +73,14 @@ std::optional<HostPolicy> parse_host_policy(std::string_view word);
 struct RecordedPolicy {
   HostPolicy policy = HostPolicy::strict;
   std::string reason;  ///< "renet's unit rediacc-docker-2816.service is here", "--host-policy=strict"
+  /// Where binds may come from; absent in a record that predates them (the policy's defaults).
+  std::optional<BindRoots> bind_roots = std::nullopt;
+  /// True when an operator named the roots (setup --bind-root), which later setups keep.
+  bool bind_roots_named = false;
 };
+
+/// The rules of a recorded policy: its own bind roots, else the policy's defaults.
+PolicyRules rules_of(const RecordedPolicy& recorded);
 
 /// /etc/rediacc/gpu/host-policy.json as setup writes it.
 std::string host_policy_text(const RecordedPolicy& recorded);

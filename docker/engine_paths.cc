@@ -166,4 +166,19 @@ std::vector<EnginePath> engine_paths(const RootFs& fs) {
   return out;
 }
 
+std::optional<RunningDaemon> daemon_on_socket(const RootFs& fs, const std::string& socket,
+                                              const std::vector<RunningDaemon>& daemons) {
+  if (socket.empty()) return std::nullopt;
+  const auto plain = [](std::string path) { return path.starts_with("/var/run/") ? path.substr(4) : path; };
+  for (const auto& d : daemons) {
+    if (const auto host = unix_host(fs, d); host && plain(*host) == plain(socket)) return d;
+  }
+  for (const auto& d : daemons) {
+    for (const auto& held : held_sockets(fs, d.pid)) {
+      if (plain(held) == plain(socket)) return d;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace rgpu::docker

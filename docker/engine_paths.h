@@ -27,4 +27,10 @@ std::string data_root(const RootFs& fs, const RunningDaemon& daemon);
 /// configuration file it reads. In /proc order, then the engine's order.
 std::vector<EnginePath> engine_paths(const RootFs& fs);
 
+/// The daemon of `daemons` that listens on unix socket `socket` (a machine path; /var/run and /run
+/// are one): by its -H or hosts, or, socket-activated (-H fd://, as renet's daemons are), by the
+/// listening socket it holds; absent when none does, or `socket` is empty.
+std::optional<RunningDaemon> daemon_on_socket(const RootFs& fs, const std::string& socket,
+                                              const std::vector<RunningDaemon>& daemons);
+
 }  // namespace rgpu::docker

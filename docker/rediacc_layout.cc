@@ -1,5 +1,8 @@
 #include "docker/rediacc_layout.h"
 
+#include "docker/engine_paths.h"
+#include "docker/running_daemons.h"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -80,6 +83,15 @@ std::optional<std::string> rediacc_mount(std::string_view data_root) {
   while (data_root.size() > 1 && data_root.ends_with('/')) data_root.remove_suffix(1);
   if (!data_root.ends_with(kDataRootTail) || data_root.size() == kDataRootTail.size()) return std::nullopt;
   return std::string(data_root.substr(0, data_root.size() - kDataRootTail.size()));
+}
+
+rgpu::RepositoryPlaces repository_places(const RootFs& fs, const std::string& repo, const std::string& socket) {
+  RepositoryPlaces out;
+  if (const auto own = daemon_on_socket(fs, socket, running_docker_daemons(fs)))
+    out.mount = rediacc_mount(data_root(fs, *own));
+  out.network_id = rediacc_network_id(socket);
+  if (!out.network_id && rediacc_network_ids(fs) == std::vector<std::string>{repo}) out.network_id = repo;
+  return out;
 }
 
 }  // namespace rgpu::docker

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/host_policy.h"
 #include "core/root_fs.h"
 
 namespace rgpu::docker {
@@ -40,6 +41,11 @@ std::optional<std::string> rediacc_network_id(std::string_view socket_or_address
 /// The repository's mount a daemon's data root lies in ({mount}/.rediacc/docker/data); absent
 /// when the data root is not laid out that way.
 std::optional<std::string> rediacc_mount(std::string_view data_root);
+
+/// The places of repository `repo`, whose daemon listens on `socket` (a machine path; "" unknown):
+/// its mount from the data root of the daemon listening there; its network id from the socket's
+/// name (/run/rediacc/docker-{id}.sock), or its own name when that is the machine's only id.
+rgpu::RepositoryPlaces repository_places(const RootFs& fs, const std::string& repo, const std::string& socket);
 
 /// "/run/rediacc/secrets/{id}".
 std::string rediacc_secrets(const std::string& network_id);

@@ -144,4 +144,15 @@ std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs) {
   return out;
 }
 
+std::string default_cgroupns_mode(const RootFs& fs, const std::optional<RunningDaemon>& daemon) {
+  if (daemon) {
+    if (auto flag = daemon->flag("--default-cgroupns-mode")) return *flag;
+    if (const auto config = daemon_config(fs, *daemon)) {
+      if (const auto it = config->find("default-cgroupns-mode"); it != config->end() && it->is_string())
+        return it->get<std::string>();
+    }
+  }
+  return fs.kind("/sys/fs/cgroup/cgroup.controllers") == NodeKind::missing ? "host" : "private";
+}
+
 }  // namespace rgpu::docker

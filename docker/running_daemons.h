@@ -60,4 +60,9 @@ std::optional<RunningDaemon> read_daemon(const RootFs& fs, const std::string& pi
 /// Every process whose argv[0] is dockerd, by pid.
 std::vector<RunningDaemon> running_docker_daemons(const RootFs& fs);
 
+/// The cgroup namespace `daemon` gives a container that asks for none: its --default-cgroupns-mode
+/// or daemon.json's default-cgroupns-mode, else dockerd's own default for the machine: "private" on
+/// cgroup v2 (/sys/fs/cgroup/cgroup.controllers), "host" on v1. With no daemon, the machine's.
+std::string default_cgroupns_mode(const RootFs& fs, const std::optional<RunningDaemon>& daemon);
+
 }  // namespace rgpu::docker

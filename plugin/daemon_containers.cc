@@ -1,5 +1,7 @@
 #include "plugin/daemon_containers.h"
 
+#include <nlohmann/json.hpp>
+
 #include "docker/client.h"
 
 namespace rgpu::plugin {
@@ -23,6 +25,16 @@ Result<std::string> DaemonContainers::inspect(std::string_view name) const {
                 std::string(name) + "\"");
   }
   return std::move(reply.body);
+}
+
+Result<std::string> DaemonContainers::data_root() const {
+  if (!socket_) return fail(unset_why_);
+  RGPU_TRY_ASSIGN(auto reply, docker::docker_call(*socket_, "GET", "/info", "", timeout_));
+  const auto info = nlohmann::json::parse(reply.body, nullptr, false);
+  if (reply.status != 200 || !info.is_object() || !info.contains("DockerRootDir") || !info["DockerRootDir"].is_string())
+    return fail("the daemon at " + *socket_ + " did not say where its data root is (GET /info answered HTTP " +
+                std::to_string(reply.status) + ")");
+  return info["DockerRootDir"].get<std::string>();
 }
 
 }  // namespace rgpu::plugin

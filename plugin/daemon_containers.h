@@ -15,6 +15,8 @@ class DaemonContainers {
  public:
   /// GET /containers/{name}/json's text from the daemon, or why it could not be asked.
   Result<std::string> inspect(std::string_view name) const;
+  /// The daemon's data root as it answers GET /info (DockerRootDir), or why it could not be asked.
+  Result<std::string> data_root() const;
 
  private:
   friend Result<DaemonContainers> daemon_containers(const std::string&, const std::string&, std::chrono::milliseconds);

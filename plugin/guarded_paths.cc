@@ -7,18 +7,6 @@
 namespace rgpu::plugin {
 namespace {
 
-std::string strip_var(std::string path) { return path.starts_with("/var/run/") ? path.substr(4) : path; }
-
-// The repository's own daemon among those running: the one started listening on its socket.
-std::optional<docker::RunningDaemon> own_daemon(const RootFs& fs, const std::string& own_socket,
-                                                const std::vector<docker::RunningDaemon>& daemons) {
-  if (own_socket.empty()) return std::nullopt;
-  for (const auto& d : daemons) {
-    if (const auto socket = docker::unix_host(fs, d); socket && strip_var(*socket) == strip_var(own_socket)) return d;
-  }
-  return std::nullopt;
-}
-
 // "/mnt/rediacc/mounts/{guid}" -> "/mnt/rediacc": the datastore every repository's mount lies in.
 std::string datastore_of(const std::string& mount) {
   const auto mounts = mount.rfind("/mounts/");
@@ -29,10 +17,9 @@ std::string datastore_of(const std::string& mount) {
 void add_rediacc(const RootFs& fs, const std::string& repo, const std::string& own_socket,
                  std::vector<admission::GuardedPath>& out) {
   const auto daemons = docker::running_docker_daemons(fs);
-  const auto own = own_daemon(fs, own_socket, daemons);
+  const auto own = docker::daemon_on_socket(fs, own_socket, daemons);
   const auto own_mount = own ? docker::rediacc_mount(docker::data_root(fs, *own)) : std::nullopt;
-  auto id = docker::rediacc_network_id(own_socket);
-  if (!id && docker::rediacc_network_ids(fs) == std::vector<std::string>{repo}) id = repo;
+  const auto id = docker::repository_places(fs, repo, own_socket).network_id;
   admission::GuardedPath run{
       .path = docker::kRediaccRunDir,
       .what = "every Rediacc repository's daemon socket and secrets",

@@ -3,6 +3,10 @@
 #include <chrono>
 
 #include "docker/client.h"
+#include "docker/engine_paths.h"
+#include "docker/local_volumes.h"
+#include "docker/rediacc_layout.h"
+#include "docker/running_daemons.h"
 #include "plugin/guarded_paths.h"
 
 namespace rgpu::plugin {
@@ -36,8 +40,10 @@ std::vector<admission::GuardedPath> LiveWorld::guarded_paths() {
   return plugin::guarded_paths(fs_, repo_, own_socket_);
 }
 
-admission::Refusal LiveWorld::judge_host_path(std::string_view source, std::string_view what) {
-  return host_paths_.check(source, what);
+RepositoryPlaces LiveWorld::repository_places() { return docker::repository_places(fs_, repo_, own_socket_); }
+
+admission::Refusal LiveWorld::judge_host_path(const admission::HostBind& bind, const admission::BindScope& scope) {
+  return host_paths_.check(bind, scope);
 }
 
 std::string LiveWorld::cdi_form(std::string_view device_path) { return host_paths_.cdi_form(device_path); }
@@ -46,6 +52,39 @@ bool LiveWorld::is_tun_device(std::string_view path) { return host_paths_.is_tun
 
 admission::Known<Result<std::string>> LiveWorld::stored_container(std::string_view name) {
   return containers_.inspect(name);
+}
+
+admission::Known<Result<std::string>> LiveWorld::volume_mount(std::string_view name) {
+  // The volumes are in the data root the daemon itself names (whatever started it, socket-activated
+  // or not); asked again at most every 30 s, since only a restart moves it.
+  std::string root;
+  {
+    const std::lock_guard lock(own_mutex_);
+    const auto now = std::chrono::steady_clock::now();
+    if (!data_root_ || now - data_root_at_ > std::chrono::seconds(30)) {
+      auto asked = containers_.data_root();
+      if (!asked) return Result<std::string>(tl::unexpected(asked.error()));
+      data_root_ = std::move(*asked);
+      data_root_at_ = now;
+    }
+    root = *data_root_;
+  }
+  RGPU_TRY_ASSIGN(const auto mount, docker::local_volume_mount(fs_, root, name));
+  return Result<std::string>(mount ? docker::mount_text(*mount) : std::string());
+}
+
+std::optional<docker::RunningDaemon> LiveWorld::own_daemon() {
+  const std::lock_guard lock(own_mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  if (own_at_ == std::chrono::steady_clock::time_point{} || now - own_at_ > std::chrono::seconds(2)) {
+    own_ = docker::daemon_on_socket(fs_, own_socket_, docker::running_docker_daemons(fs_));
+    own_at_ = now;
+  }
+  return own_;
+}
+
+admission::Known<std::string> LiveWorld::default_cgroupns_mode() {
+  return docker::default_cgroupns_mode(fs_, own_daemon());
 }
 
 std::vector<std::string> LiveWorld::review_items(const std::string& name) { return spec_reviews_.of(name); }

@@ -30,11 +30,38 @@ std::string repo_daemon_unit(const RootFs& fs, const std::string& given) {
   return docker::rediacc_layout_evidence(fs) ? kRediaccRepoDaemonUnit : kDefaultRepoDaemonUnit;
 }
 
-RecordedPolicy host_policy(const RootFs& fs, const std::string& given) {
+namespace {
+
+RecordedPolicy chosen_policy(const RootFs& fs, const std::string& given) {
   if (const auto named = parse_host_policy(given)) return {*named, "--host-policy=" + given};
   if (auto evidence = docker::rediacc_layout_evidence(fs))
     return {HostPolicy::rediacc, "found a Rediacc layout: " + *evidence};
   return {HostPolicy::strict, "found no Rediacc layout (no rediacc-docker-ID unit or /run/rediacc socket)"};
+}
+
+}  // namespace
+
+Result<RecordedPolicy> host_policy(const RootFs& fs, const std::string& given, const std::vector<std::string>& roots) {
+  auto out = chosen_policy(fs, given);
+  if (!roots.empty() && roots != std::vector<std::string>{"default"}) {
+    out.bind_roots.emplace();
+    for (const auto& r : roots) {
+      RGPU_TRY_ASSIGN(auto root, parse_bind_root(r));
+      out.bind_roots->push_back(std::move(root));
+    }
+    out.bind_roots_named = true;
+    return out;
+  }
+  if (roots.empty()) {
+    RGPU_TRY_ASSIGN(const auto recorded, read_host_policy(fs));
+    if (recorded && recorded->bind_roots_named && recorded->bind_roots) {
+      out.bind_roots = recorded->bind_roots;
+      out.bind_roots_named = true;
+      return out;
+    }
+  }
+  out.bind_roots = *default_bind_roots(out.policy);
+  return out;
 }
 
 }  // namespace rgpu::setup

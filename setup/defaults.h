@@ -20,8 +20,12 @@ inline constexpr const char* kRediaccRepoDaemonUnit = "rediacc-docker-.service";
 std::string repo_daemon_unit(const RootFs& fs, const std::string& given);
 
 /// --host-policy: `given` ("strict" or "rediacc"), else (empty or "auto") rediacc where the
-/// machine is laid out as Rediacc lays it out, else strict; with the reason, for the record.
-RecordedPolicy host_policy(const RootFs& fs, const std::string& given);
+/// machine is laid out as Rediacc lays it out, else strict; with the reason, for the record. Its
+/// bind roots: those `roots` names (--bind-root, each "PATH" or "PATH:ro"; "default" alone goes
+/// back to the policy's own), else those an operator named in an earlier setup, else the policy's
+/// defaults. An error naming a root that cannot be one, or a record that cannot be read (which is
+/// then left as it is).
+Result<RecordedPolicy> host_policy(const RootFs& fs, const std::string& given, const std::vector<std::string>& roots);
 
 /// Where the package installs the tool.
 inline constexpr const char* kPackagedToolPath = "/usr/bin/rediacc-gpu";

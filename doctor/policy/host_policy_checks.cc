@@ -21,13 +21,23 @@ namespace {
 
 constexpr CheckMaker kCheck{Layer::policy};
 
+// The roots a recorded policy lets binds come from, as the operator named them or by default.
+std::string bind_roots_text(const RecordedPolicy& p) {
+  const auto& roots = p.bind_roots ? *p.bind_roots : *default_bind_roots(p.policy);
+  std::vector<std::string> shown;
+  for (const auto& r : roots) shown.push_back(r.path + (r.read_only ? " (read-only)" : ""));
+  const std::string list = shown.empty() ? std::string("no directory") : joined(shown);
+  if (!p.bind_roots) return list + " (the policy's defaults: this record predates bind roots)";
+  return list + (p.bind_roots_named ? " (named by an operator: setup --bind-root)" : " (the policy's defaults)");
+}
+
 Check host_policy(const Facts& f) {
   const auto& recorded = f.policy.host_policy;
   const auto& rediacc = f.policy.rediacc_layout;
   if (!recorded)
-    return kCheck.fail("host-policy", recorded.error().message,
-                       "the gate applies the strict rules while the record cannot be read",
-                       "run rediacc-gpu setup (--host-policy=auto|rediacc|strict) to record it again");
+    return kCheck.fail(
+        "host-policy", recorded.error().message, "the gate applies the strict rules while the record cannot be read",
+        "remove the file, then run rediacc-gpu setup (--host-policy=auto|rediacc|strict) to record it again");
   if (!*recorded && !rediacc)
     return kCheck.ok("host-policy", "no host policy recorded: the gate applies the strict rules",
                      Evidence(std::string(state::kHostPolicyPath) + " (missing), no Rediacc layout"));
@@ -47,7 +57,9 @@ Check host_policy(const Facts& f) {
         .from(state::kHostPolicyPath);
   }
   return kCheck
-      .ok("host-policy", "host policy " + std::string(to_string(p.policy)) + " (" + p.reason + ")",
+      .ok("host-policy",
+          "host policy " + std::string(to_string(p.policy)) + " (" + p.reason + "); containers may bind host " +
+              "directories only from " + bind_roots_text(p),
           Evidence(state::kHostPolicyPath))
       .because(p.policy == HostPolicy::rediacc
                    ? "host networking, the checkpoint capabilities, apparmor=unconfined, --userns host, /dev/net/tun "
@@ -161,9 +173,15 @@ std::string isolation(const facts::HostNetworkReads& read) {
   std::vector<std::string> seen;
   for (const auto& d : *read.isolation) {
     const auto& count = d.socket_programs;
-    seen.push_back("repository " + d.network_id + " (dockerd " + d.pid + "): " +
-                   (count ? std::to_string(*count) + " socket bind/connect eBPF programs in effect on " + *d.cgroup_dir
-                          : "its cgroup's eBPF programs cannot be read"));
+    std::string said = "repository " + d.network_id + " (dockerd " + d.pid + "): ";
+    if (!count) {
+      said += "its cgroup's eBPF programs cannot be read";
+    } else {
+      said += std::to_string(*count) + " socket bind/connect eBPF programs in effect on " + *d.cgroup_dir;
+      // The daemon itself connects for its pulls and a Dockerfile's ADD URL, which no request names.
+      if (*count == 0) said += " (the daemon's own pulls and a build's ADD of a URL reach every loopback service)";
+    }
+    seen.push_back(said);
   }
   if (seen.empty()) return "no repository daemon runs, so no eBPF isolation was read";
   return joined(seen, ", ");

@@ -24,6 +24,9 @@ namespace {
 FakeWorld storing(const json& stored) {
   FakeWorld daemon;
   daemon.stored = stored.dump();
+  // The daemon the fixtures were read from ran on cgroup v1, where the host's cgroup namespace is
+  // every container's: it stored CgroupnsMode "host" without being asked.
+  daemon.cgroupns_default = "host";
   return daemon;
 }
 

@@ -56,6 +56,17 @@ TEST_CASE("doctor: the host policy is named with why, and none recorded on a Red
   auto ok = check(root, "host-policy");
   CHECK(ok["status"] == "ok");
   CHECK_THAT(ok["observed"].get<std::string>(), Catch::Contains("host policy rediacc (found a Rediacc layout)"));
+  CHECK_THAT(
+      ok["observed"].get<std::string>(),
+      Catch::Contains("containers may bind host directories only from {mount}, /run/rediacc/secrets/{id}, "
+                      "/opt/rediacc/proxy/letsencrypt (read-only) (the policy's defaults: this record predates"));
+  root.write(
+      "/etc/rediacc/gpu/host-policy.json",
+      R"({"policy": "rediacc", "reason": "r", "bind_roots": ["{mount}", "/srv/x:ro"], "bind_roots_named": true})");
+  CHECK_THAT(check(root, "host-policy")["observed"].get<std::string>(),
+             Catch::Contains("only from {mount}, /srv/x (read-only) (named by an operator: setup --bind-root)"));
+  root.write("/etc/rediacc/gpu/host-policy.json", R"({"policy": "rediacc", "reason": "r", "bind_roots": ["/etc"]})");
+  CHECK(check(root, "host-policy")["status"] == "fail");  // a root no setup would record
   root.write("/etc/rediacc/gpu/host-policy.json", "{not json");
   CHECK(check(root, "host-policy")["status"] == "fail");
 }

@@ -10,6 +10,7 @@
 #include "admission/decide.h"
 #include "admission/host_paths.h"
 #include "admission/machine_world.h"
+#include "docker/rediacc_layout.h"
 #include "plugin/guarded_paths.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/fake_world.h"
@@ -36,6 +37,9 @@ struct RediaccMachine : HostPathSources {
   std::string node_name(std::string_view) override { return {}; }
   std::vector<GuardedPath> guarded_paths() override {
     return plugin::guarded_paths(fs, "web", "/run/rediacc/docker-2816.sock");
+  }
+  RepositoryPlaces repository_places() override {
+    return docker::repository_places(fs, "web", "/run/rediacc/docker-2816.sock");
   }
 };
 
@@ -197,11 +201,37 @@ TEST_CASE(
     refused(create("/srv/ctd/containerd.sock"), "containerd 300's socket");
     refused(create("/srv/ctd"), "containerd 300's");
     refused(create("/run/rediacc/exec-2880"), "dockerd 200's exec root");
-    // What renet itself binds stays open: the repository's own files, its own secrets, the proxy's certificates.
-    allowed(create(kWebMount + "/app/data"));
-    allowed(create("/var/run/rediacc/secrets/2816/DB_PASSWORD"));
-    allowed(create("/run/rediacc/secrets/2816"));
-    allowed(create("/opt/rediacc/proxy/letsencrypt"));
+    // What renet itself binds stays open under Rediacc's policy: the repository's own files, its
+    // own secrets, the proxy's certificates read-only. The strict policy's roots hold none of them.
+    const auto open = [&](const std::string& spec) {
+      const auto d =
+          decide(grants, kGateRepo,
+                 req("POST", "/v1.47/containers/create", R"({"Image":"i","HostConfig":{"Binds":[")" + spec + R"("]}})"),
+                 options);
+      if (policy == HostPolicy::rediacc) return allowed(d);
+      refused(d, "lies outside the directories repository \"web\" may bind from: /srv/rediacc-gpu/web");
+    };
+    open(kWebMount + "/app/data:/x");
+    open("/var/run/rediacc/secrets/2816/DB_PASSWORD:/x:ro");
+    open("/run/rediacc/secrets/2816:/x");
+    open("/opt/rediacc/proxy/letsencrypt:/x:ro");
+  }
+  const auto rediacc = on(m, HostPolicy::rediacc);
+  const auto bind = [&](const std::string& spec) {
+    return decide(
+        grants, kGateRepo,
+        req("POST", "/v1.47/containers/create", R"({"Image":"i","HostConfig":{"Binds":[")" + spec + R"("]}})"),
+        rediacc);
+  };
+  refused(bind("/opt/rediacc/proxy/letsencrypt:/x"), "may bind it only read-only");
+  // Nothing else of the host, wherever it is written: the roots say where binds may come from.
+  for (const char* system : {"/usr/bin", "/usr/bin/runc", "/usr/lib/x86_64-linux-gnu", "/etc/systemd/system",
+                             "/etc/cron.d", "/root/.ssh", "/etc/shadow", "/etc/sudoers.d", "/etc/ld.so.preload",
+                             "/lib/modules", "/boot", "/usr/bin/renet", "/opt/rediacc", "/home", "/tmp"}) {
+    refused(bind(std::string(system) + ":/x"),
+            "lies outside the directories repository \"web\" may bind from: " + kWebMount +
+                ", /run/rediacc/secrets/2816, "
+                "/opt/rediacc/proxy/letsencrypt (read-only)");
   }
   // A link in the repository's own files is followed to where it leads.
   m.root.link(kWebMount + "/app/data/peer", kOtherMount + "/app/data");

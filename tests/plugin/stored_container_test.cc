@@ -133,6 +133,7 @@ struct PluginUnderTest {
   explicit PluginUnderTest(std::chrono::milliseconds timeout) {
     containers = *daemon_containers("unix://" + daemon_socket, "", timeout);
     world.daemon = &*containers;
+    world.cgroupns_default = "host";  // the fixtures' daemon ran on cgroup v1 (inspect_fixture)
     server = std::make_unique<AuthzServer>(
         [this]() -> Result<std::shared_ptr<const GrantSet>> {
           return std::shared_ptr<const GrantSet>(std::shared_ptr<const GrantSet>(), &grants);

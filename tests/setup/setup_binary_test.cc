@@ -721,10 +721,47 @@ TEST_CASE(
                                                "rediacc-gpu-authz@2816.socket", "rediacc-gpu-authz@2816.service"});
   INFO(verified.out << verified.err);
   CHECK(verified.exit_code == 0);
+  // The roots binds may come from are recorded with the policy: what renet binds.
+  CHECK_THAT(root.read("/etc/rediacc/gpu/host-policy.json"),
+             Catch::Contains(R"("{mount}",)") && Catch::Contains(R"("/run/rediacc/secrets/{id}",)") &&
+                 Catch::Contains(R"("/opt/rediacc/proxy/letsencrypt:ro")") &&
+                 Catch::Contains(R"("bind_roots_named": false)"));
   // An explicit policy wins, and a second run changes nothing.
   CHECK(setup(root, fakes, "auto").out.find("host-policy.json") == std::string::npos);
   REQUIRE(run_tool({"setup", "--root", root.str(), "--host-policy", "strict"}, "", fakes.env()).exit_code == 0);
-  CHECK_THAT(root.read("/etc/rediacc/gpu/host-policy.json"), Catch::Contains("\"policy\": \"strict\""));
+  CHECK_THAT(root.read("/etc/rediacc/gpu/host-policy.json"),
+             Catch::Contains("\"policy\": \"strict\"") && Catch::Contains(R"("/srv/rediacc-gpu/{repo}")"));
+}
+
+TEST_CASE(
+    "setup: bind roots an operator names are recorded and kept by later setups, and a system directory is not "
+    "one") {
+  FixtureRoot root;
+  debian_with_nvidia(root);
+  FakeTools fakes;
+  const auto policy = [&] { return root.read("/etc/rediacc/gpu/host-policy.json"); };
+  REQUIRE(run_tool({"setup", "--root", root.str(), "--bind-root", "/srv/data:ro", "--bind-root", "/home/{repo}/work"},
+                   "", fakes.env())
+              .exit_code == 0);
+  CHECK_THAT(policy(), Catch::Contains(R"("/srv/data:ro",)") && Catch::Contains(R"("/home/{repo}/work")") &&
+                           Catch::Contains(R"("bind_roots_named": true)"));
+  REQUIRE(setup(root, fakes, "auto").exit_code == 0);  // provisioning runs setup again, naming none
+  CHECK_THAT(policy(), Catch::Contains(R"("/srv/data:ro",)"));
+  REQUIRE(run_tool({"setup", "--root", root.str(), "--bind-root", "default"}, "", fakes.env()).exit_code == 0);
+  CHECK_THAT(policy(), Catch::Contains(R"("/srv/rediacc-gpu/{repo}")") && !Catch::Contains("/srv/data"));
+  for (const char* system : {"/usr/local", "/etc", "/", "/var", "/root/x", "/srv/../etc", "relative", "/srv/{x}"}) {
+    const auto r = run_tool({"setup", "--root", root.str(), "--bind-root", system}, "", fakes.env());
+    INFO(system << ": " << r.err);
+    CHECK(r.exit_code != 0);
+    CHECK_THAT(r.err, Catch::Contains("bind root"));
+  }
+  CHECK_THAT(policy(), Catch::Contains(R"("/srv/rediacc-gpu/{repo}")"));  // nothing written by a refused run
+  // A record that cannot be read is never overwritten: setup stops, naming it.
+  root.write("/etc/rediacc/gpu/host-policy.json", "{not json");
+  const auto r = run_tool({"setup", "--root", root.str()}, "", fakes.env());
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, Catch::Contains("host-policy.json is not a host policy setup wrote"));
+  CHECK(policy() == "{not json");
 }
 
 TEST_CASE(

@@ -9,6 +9,12 @@ admission::Known<Result<std::string>> FakeWorld::stored_container(std::string_vi
   return std::nullopt;
 }
 
+admission::Known<Result<std::string>> FakeWorld::volume_mount(std::string_view name) {
+  const auto it = volumes.find(std::string(name));
+  if (it == volumes.end()) return std::nullopt;
+  return Result<std::string>(it->second);
+}
+
 std::vector<std::string> FakeWorld::review_items(const std::string&) { return carried; }
 
 admission::Known<std::vector<std::string>> FakeWorld::defined_names() { return names; }

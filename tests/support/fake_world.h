@@ -3,6 +3,7 @@
 // review items every name carries, the names the specs define, the build verdict. What a test
 // leaves unset the world does not know, as NullWorld: host paths are judged by their text alone.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,12 +25,18 @@ class FakeWorld final : public admission::NullWorld {
   std::vector<std::string> carried;
   /// The names this machine's specs define, sorted; unset: not known.
   std::optional<std::vector<std::string>> names;
+  /// The cgroup namespace the daemon gives a container by default; unset: not known.
+  std::optional<std::string> cgroupns_default;
+  /// What each named volume mounts ("" a plain one); a name missing here is not known.
+  std::map<std::string, std::string> volumes;
   /// Unset: whether builds are safe is not known; else why not, nothing when they are.
   std::optional<admission::Refusal> build_verdict;
   /// How many times the build verdict was asked for.
   int builds_asked = 0;
 
   admission::Known<Result<std::string>> stored_container(std::string_view name) override;
+  admission::Known<Result<std::string>> volume_mount(std::string_view name) override;
+  admission::Known<std::string> default_cgroupns_mode() override { return cgroupns_default; }
   std::vector<std::string> review_items(const std::string& name) override;
   admission::Known<std::vector<std::string>> defined_names() override;
   admission::Known<admission::Refusal> build_refusal(const PolicyRules& policy) override;

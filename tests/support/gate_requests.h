@@ -23,7 +23,8 @@ grants::GrantSet web_holding(std::initializer_list<const char*> names);
 admission::AuthzRequest req(const std::string& method, const std::string& uri, const std::string& body = "",
                             const std::string& content_type = "application/json");
 
-/// What dockerd 26.1.5 answers GET /containers/{name}/json with (tests/fixtures/docker-inspect):
+/// What dockerd 26.1.5 answers GET /containers/{name}/json with (tests/fixtures/docker-inspect),
+/// on a cgroup v1 machine (so CgroupnsMode is the host's, dockerd's default there):
 /// "plain-26.1.5.json" for a container created with nothing (`docker create img true`),
 /// "cdi-device-26.1.5.json" with --device rediacc.io/dri=renderD128.
 nlohmann::json inspect_fixture(const std::string& name);

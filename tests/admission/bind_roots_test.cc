@@ -1,0 +1,190 @@
+// Binds are allowed by where they may come from, read as dockerd reads them (issue: "the gate
+// judges what dockerd and runc will do"); named volumes by what their driver will mount; and the
+// cgroup namespace, OOM score and log driver by what they reach. On the decision with text-only
+// and fake worlds: the machine's own resolution is tests/admission/gate_hardening_test.cc's.
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "admission/decide.h"
+#include "core/host_policy.h"
+#include "tests/support/fake_world.h"
+#include "tests/support/gate_requests.h"
+
+using namespace rgpu;
+using namespace rgpu::admission;
+using namespace rgpu::test;
+using json = nlohmann::json;
+
+namespace {
+
+PolicyRules with_roots(BindRoots roots) {
+  PolicyRules rules;
+  rules.bind_roots = std::make_shared<const BindRoots>(std::move(roots));
+  return rules;
+}
+
+Decision create(const std::string& host_config, GateWorld& world = null_world(), const PolicyRules& rules = {}) {
+  return decide(grants::GrantSet{}, kGateRepo,
+                req("POST", "/v1.47/containers/create", R"({"Image":"img","HostConfig":)" + host_config + "}"),
+                DecideOptions{.world = world, .policy = rules});
+}
+
+std::string binds(const std::string& spec) { return R"({"Binds":[")" + spec + R"("]})"; }
+
+std::string mount(const std::string& fields) { return R"({"Mounts":[{)" + fields + "}]}"; }
+
+// A stored container as the daemon describes it (the fixture, from a cgroup v1 daemon), with `edit`.
+FakeWorld storing(const std::function<void(json&)>& edit) {
+  auto inspect = inspect_fixture("plain-26.1.5.json");
+  edit(inspect);
+  FakeWorld world;
+  world.stored = inspect.dump();
+  world.cgroupns_default = "host";
+  return world;
+}
+
+Decision start(FakeWorld& world, const PolicyRules& rules = {}) {
+  return decide(grants::GrantSet{}, kGateRepo, req("POST", "/v1.47/containers/plain/start", "", ""),
+                DecideOptions{.world = world, .policy = rules});
+}
+
+}  // namespace
+
+TEST_CASE("bind roots: a bind passes only under a root of the repository's, read-only where the root is") {
+  // The strict policy's default: the repository's own directory, nothing of the system.
+  allowed(create(binds("/srv/rediacc-gpu/web/data:/data")));
+  allowed(create(binds("/srv/rediacc-gpu/web:/data:ro")));
+  refused(create(binds("/srv/rediacc-gpu/other:/x")),
+          "lies outside the directories repository \"web\" may bind from: /srv/rediacc-gpu/web; bind a directory "
+          "under one of them, or use a named volume");
+  for (const char* system : {"/usr/bin", "/usr/bin/runc", "/etc/systemd/system", "/etc/cron.d", "/root/.ssh",
+                             "/etc/shadow", "/lib/modules", "/boot", "/opt/rediacc", "/home", "/srv", "/tmp"}) {
+    refused(create(binds(std::string(system) + ":/x")), "lies outside the directories");
+    refused(create(mount(R"("Type":"bind","Source":")" + std::string(system) + R"(","Target":"/x")")),
+            "lies outside the directories");
+  }
+  // A read-only root takes read-only binds alone, however dockerd is told.
+  const auto rules = with_roots({{.path = "/srv/certs", .read_only = true}, {.path = "/srv/{repo}"}});
+  allowed(create(binds("/srv/certs/x:/c:ro"), null_world(), rules));
+  allowed(create(binds("/srv/certs:/c:ro,rslave"), null_world(), rules));
+  refused(create(binds("/srv/certs:/c"), null_world(), rules), "may bind it only read-only");
+  refused(create(binds("/srv/certs:/c:rw"), null_world(), rules), "may bind it only read-only");
+  allowed(create(mount(R"("Type":"bind","Source":"/srv/certs","Target":"/c","ReadOnly":true)"), null_world(), rules));
+  refused(create(mount(R"("Type":"bind","Source":"/srv/certs","Target":"/c")"), null_world(), rules), "read-only");
+  allowed(create(binds("/srv/web/data:/d"), null_world(), rules));  // {repo} is the repository
+  // No root at all: only named volumes.
+  refused(create(binds("/srv/x:/x"), null_world(), with_roots({})), "may bind none on this machine");
+  allowed(create(binds("data:/x"), null_world(), with_roots({})));
+  // A root that names the repository's mount allows nothing where the mount is not known.
+  refused(create(binds("/mnt/rediacc/mounts/a/x:/x"), null_world(), rules_of(HostPolicy::rediacc)),
+          "its own mount (not found now");
+}
+
+TEST_CASE("bind roots: a source is judged as dockerd will mount it, never as it reads") {
+  // The issue's request: "\" first, which dockerd's check reads as "/", a relative path once cleaned.
+  std::string climb;
+  for (int i = 0; i < 30; ++i) climb += "../";
+  refused(create(mount(R"("Type":"bind","Source":"\\/)" + climb +
+                       R"(run/rediacc","Target":"/r",)"
+                       R"("BindOptions":{"CreateMountpoint":true})")),
+          "dockerd reads a backslash as '/'");
+  refused(create(mount(R"("Type":"bind","Source":"/srv/rediacc-gpu/web\\..\\..\\..\\etc","Target":"/r")")),
+          "backslash");
+  refused(create(mount(R"("Type":"bind","Source":"srv/rediacc-gpu/web","Target":"/r")")),
+          "that dockerd would not take either (the source is not absolute)");
+  // What dockerd refuses anyway is refused: a reader that disagrees with it cannot be fooled.
+  refused(create(mount(R"("Type":"BIND","Source":"/srv/rediacc-gpu/web","Target":"/r")")), "unknown mount type");
+  refused(create(binds("/srv/rediacc-gpu/web:/x:ro,rw")), "an unknown mode");
+  // Cleaned as dockerd cleans: a path that climbs out of a root is judged where it lands.
+  refused(create(binds("/srv/rediacc-gpu/web/../../../etc:/x")), "reaches /etc/cdi");
+  allowed(create(binds("/srv/rediacc-gpu/web/./a/../b:/x")));
+}
+
+TEST_CASE("bind roots: a stored container and --volumes-from are judged as a create would be") {
+  auto backslash = storing([](json& c) {
+    c["HostConfig"]["Mounts"] = json::array(
+        {{{"Type", "bind"}, {"Source", "\\/../../run/rediacc"}, {"Target", "/r"}, {"BindOptions", json::object()}}});
+  });
+  refused(start(backslash), "dockerd reads a backslash as '/'");
+  auto system = storing([](json& c) { c["HostConfig"]["Binds"] = {"/usr/bin:/x"}; });
+  refused(start(system), "lies outside the directories repository \"web\" may bind from");
+  // --volumes-from copies the other container's mount points, as the daemon lists them.
+  auto source = storing([](json& c) {
+    c["Mounts"] = json::array({{{"Type", "bind"}, {"Source", "/etc/systemd/system"}, {"RW", true}}});
+  });
+  refused(create(R"({"VolumesFrom":["db"]})", source), "a mount of container \"db\" (--volumes-from)");
+  auto certs = storing([](json& c) {
+    c["Mounts"] = json::array({{{"Type", "bind"}, {"Source", "/srv/certs"}, {"RW", true}}});
+  });
+  const auto rules = with_roots({{.path = "/srv/certs", .read_only = true}});
+  refused(create(R"({"VolumesFrom":["db"]})", certs, rules), "may bind it only read-only");
+  allowed(create(R"({"VolumesFrom":["db:ro"]})", certs, rules));
+}
+
+TEST_CASE("named volumes: one whose stored options mount anything is refused wherever a container uses it") {
+  FakeWorld world;
+  world.cgroupns_default = "host";
+  world.volumes["vol"] = "type=none device=/etc o=bind";
+  world.volumes["plain"] = "";
+  const std::string why = "volume \"vol\" mounts type=none device=/etc o=bind from the host when a container starts";
+  refused(create(binds("vol:/x"), world), why);
+  refused(create(binds("vol:/x:ro,nocopy"), world), why);
+  refused(create(mount(R"("Type":"volume","Source":"vol","Target":"/x")"), world), why);
+  allowed(create(binds("plain:/x"), world));
+  allowed(create(binds("/x"), world));  // an anonymous volume is made now, with no options
+  auto stored = storing([](json& c) { c["HostConfig"]["Binds"] = {"vol:/x"}; });
+  stored.volumes = world.volumes;
+  refused(start(stored), why);
+  auto holder = storing([](json& c) {
+    c["Mounts"] = json::array({{{"Type", "volume"}, {"Name", "vol"}, {"Driver", "local"}, {"RW", true}}});
+  });
+  holder.volumes = world.volumes;
+  refused(create(R"({"VolumesFrom":["holder"]})", holder), why);
+  world.volumes.erase("vol");
+  allowed(create(binds("vol:/x"), world));  // not known to this world: not judged
+}
+
+TEST_CASE("gate: the host's cgroup namespace, a lower OOM score and a log driver that ships output are refused") {
+  refused(create(R"({"CgroupnsMode":"host"})"), "--cgroupns host");
+  FakeWorld v1;
+  v1.cgroupns_default = "host";
+  allowed(create(R"({"CgroupnsMode":"host"})", v1));  // the host's is every container's default there
+  FakeWorld v2;
+  v2.cgroupns_default = "private";
+  refused(create(R"({"CgroupnsMode":"host"})", v2), "--cgroupns host");
+  allowed(create(R"({"CgroupnsMode":"private"})"));
+  refused(create(R"({"OomScoreAdj":-1})"), "--oom-score-adj below 0");
+  refused(create(R"({"OomScoreAdj":-1000})"), "--oom-score-adj");
+  allowed(create(R"({"OomScoreAdj":0})"));
+  allowed(create(R"({"OomScoreAdj":500})"));
+  for (const char* local : {R"({"Type":""})", R"({"Type":"json-file","Config":{"max-size":"10m"}})",
+                            R"({"Type":"local"})", R"({"Type":"journald"})", R"({"Type":"none"})",
+                            R"({"Type":"syslog"})", R"({"Type":"syslog","Config":{"syslog-facility":"daemon"}})"}) {
+    allowed(create(std::string(R"({"LogConfig":)") + local + "}"));
+  }
+  for (const char* network :
+       {R"({"Type":"syslog","Config":{"syslog-address":"tcp://127.0.0.1:514"}})", R"({"Type":"gelf"})",
+        R"({"Type":"fluentd"})", R"({"Type":"splunk","Config":{"splunk-url":"http://127.0.0.1:1"}})",
+        R"({"Type":"awslogs"})", R"({"Type":"some/plugin:latest"})"}) {
+    refused(create(std::string(R"({"LogConfig":)") + network + "}"), "sends the container's output");
+  }
+}
+
+TEST_CASE("bind roots: an operator's root is a directory of data, never a system one") {
+  CHECK(parse_bind_root("/srv/data").value() == BindRoot{.path = "/srv/data"});
+  CHECK(parse_bind_root("/srv/data:ro").value() == BindRoot{.path = "/srv/data", .read_only = true});
+  CHECK(parse_bind_root("/home/{repo}/work").has_value());
+  CHECK(parse_bind_root("{mount}").has_value());
+  CHECK(parse_bind_root("/run/rediacc/secrets/{id}").has_value());
+  CHECK(parse_bind_root("/opt/rediacc/proxy/letsencrypt:ro").has_value());
+  for (const char* bad :
+       {"/",       "/usr",        "/usr/local/share", "/etc/app",     "/var",         "/var/lib",    "/opt",
+        "/run",    "/boot",       "/root/x",          "/lib64",       "/proc/1",      "srv",         "/srv/",
+        "/srv//x", "/srv/../etc", "/srv/./x",         "/srv/{repo}x", "/srv/{mount}", "/srv/{other}"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_bind_root(bad).has_value());
+  }
+  CHECK_THAT(parse_bind_root("/usr/local").error().message, Catch::Contains("is or holds a system directory (/usr)"));
+}
