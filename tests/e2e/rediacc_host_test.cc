@@ -141,6 +141,10 @@ TEST_CASE("rediacc host: no container of a repository reaches another's daemon o
   refused_by_gate(docker, bind(kOther + "/app/data"), "another Rediacc repository's mount");
   refused_by_gate(docker, bind(std::string(kRediaccMount) + "/.rediacc/docker/data"), "dockerd 910001's data root");
   refused_by_gate(docker, bind("/mnt/rediacc"), "the Rediacc datastore");
+  // Nothing else of the host either: binds come from the repository's own places alone.
+  refused_by_gate(docker, bind("/usr/bin"),
+                  "lies outside the directories repository \"2816\" may bind from: " + std::string(kRediaccMount) +
+                      ", /run/rediacc/secrets/2816, /opt/rediacc/proxy/letsencrypt (read-only)");
   // renet rewrites daemon.json at every start, naming no plugin: the daemon comes back behind it.
   docker.restart_as_renet(R"({"bridge": "none", "iptables": false, "experimental": true, "storage-driver": "vfs", )"
                           R"("data-root": ")" +

@@ -154,6 +154,8 @@ CdiDocker::CdiDocker(const FixtureRoot& machine, const CdiDockerOptions& options
   FAIL("dockerd " << cdi_docker_major() << " did not answer within 60 s");
 }
 
+std::string CdiDocker::socket_path() const { return root_ + docker_host().substr(7); }
+
 std::string CdiDocker::docker_host() const {
   return options_.rediacc_id.empty() ? "unix:///run/docker.sock"
                                      : "unix:///run/rediacc/docker-" + options_.rediacc_id + ".sock";
@@ -206,6 +208,7 @@ CdiDocker::~CdiDocker() {
 }
 
 CdiDocker::Mounts::~Mounts() {
+  for (const auto& point : others) ::umount2(point.c_str(), MNT_DETACH);
   if (root.empty()) return;
   for (const auto& point : mounts_under(root)) {
     if (::umount2(point.c_str(), 0) != 0) ::umount2(point.c_str(), MNT_DETACH);
@@ -252,6 +255,11 @@ void CdiDocker::mount_all(const FixtureRoot& machine, const CdiDockerOptions& op
   // socket the machine names is reached under --root, never through a link out of it.
   machine.mkdir("/run/cdi-docker");
   must_mount(machine.host("/run/cdi-docker").string(), root_ + "/run/cdi-docker", nullptr, MS_BIND);
+  if (options.machine_sees_data_root) {
+    machine.mkdir("/var/lib/docker");
+    must_mount((scratch_.path() / "data").string(), machine.host("/var/lib/docker").string(), nullptr, MS_BIND);
+    mounts_.others.push_back(machine.host("/var/lib/docker").string());
+  }
   if (options.rediacc_id.empty()) return;
   // renet's layout: the repository's mount on a tmpfs of the chroot's /mnt, its data root there the
   // test's scratch data, and the dockerd shim setup writes.

@@ -35,6 +35,9 @@ struct CdiDockerOptions {
   /// no plugin: renet rewrites it at every start). The plugin reads `machine`'s
   /// /run/rediacc/docker-ID.sock, a link to the daemon's socket, as its --docker-host.
   std::string rediacc_id;
+  /// The daemon's data root is also the fixture machine's /var/lib/docker (bound there), where the
+  /// plugin looks for what the daemon names in GET /info (its volumes' stored options).
+  bool machine_sees_data_root = false;
 };
 
 /// The repository's mount a renet-style daemon's data root and daemon.json lie in, in the chroot.
@@ -79,6 +82,8 @@ class CdiDocker {
   /// /run/cdi-docker (bound into the chroot): what a plugin's environment file holds, read under
   /// --root. Only a daemon neither socket-activated nor renet's listens there.
   static std::string machine_host() { return "unix:///run/cdi-docker/docker.sock"; }
+  /// The daemon's socket as a host path, for requests no CLI sends (raw_http).
+  std::string socket_path() const;
   /// The daemon's pid on the host.
   int daemon_pid() const { return daemon_.id(); }
   /// The daemon's data root on the host (containers/<id>/hostconfig.json), for a fork to copy.
@@ -94,6 +99,7 @@ class CdiDocker {
   /// declared before the processes, so they are stopped first.
   struct Mounts {
     std::string root;
+    std::vector<std::string> others;  ///< outside the root: unmounted too
     ~Mounts();
   };
 
