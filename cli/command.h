@@ -56,7 +56,6 @@ Runner attach_probe(CLI::App& sub, GlobalOptions& global);
 Runner attach_list(CLI::App& sub, GlobalOptions& global);
 Runner attach_cdi(CLI::App& sub, GlobalOptions& global);
 Runner attach_setup(CLI::App& sub, GlobalOptions& global);
-Runner attach_daemon_exec(CLI::App& sub, GlobalOptions& global);
 Runner attach_grant(CLI::App& sub, GlobalOptions& global);
 Runner attach_revoke(CLI::App& sub, GlobalOptions& global);
 Runner attach_grants(CLI::App& sub, GlobalOptions& global);

@@ -66,8 +66,6 @@ constexpr Command kCommands[] = {
      attach_authz_plugin,
      "systemctl enable --now rediacc-gpu-authz@team-a.socket\n"
      "rediacc-gpu authz-plugin --repo team-a --socket /run/docker/plugins/rediacc-gpu-team-a.sock"},
-    {"daemon-exec", "Run a repository's dockerd so that no container it starts can read network traffic.",
-     attach_daemon_exec, "rediacc-gpu daemon-exec -- dockerd --authorization-plugin=rediacc-gpu-2816"},
     {"completion", "Print the bash completion script: source <(rediacc-gpu completion bash).", attach_completion,
      "source <(rediacc-gpu completion bash)\n"
      "autoload -U bashcompinit && bashcompinit && source <(rediacc-gpu completion bash)   # zsh"},

@@ -100,11 +100,7 @@ std::string dockerd_shim(const UnitOptions& o) {
          "# The machine's dockerd: the first on PATH after this directory.\n"
          "self=$(dirname \"$0\")\n"
          "PATH=$(printf '%s' \"$PATH\" | sed \"s#$self:##g\")\nexport PATH\n"
-         "# Under rediacc-gpu daemon-exec: no container of the repository can open a packet or raw socket,\n"
-         "# which on the host's shared network would read every repository's loopback traffic.\n"
-         "exec " +
-         "\"" + o.tool_path +
-         "\" daemon-exec -- dockerd --authorization-plugin=\"rediacc-gpu-$REDIACC_GPU_REPO\" \"$@\"\n";
+         "exec dockerd --authorization-plugin=\"rediacc-gpu-$REDIACC_GPU_REPO\" \"$@\"\n";
 }
 
 std::vector<UnitFile> gate_units(const UnitOptions& o) {

@@ -27,18 +27,6 @@ std::vector<std::string> rootless_sockets(const RootFs& fs) {
   return found;
 }
 
-std::optional<int> seccomp_filters(const RootFs& fs, const std::string& pid) {
-  const auto status = fs.read_optional("/proc/" + pid + "/status");
-  if (!status || !*status) return std::nullopt;
-  const auto at = (*status)->find("\nSeccomp_filters:");
-  if (at == std::string::npos) return std::nullopt;
-  try {
-    return std::stoi((*status)->substr(at + 17));
-  } catch (...) {
-    return std::nullopt;
-  }
-}
-
 DaemonReads daemon_reads(const RootFs& fs, const docker::RunningDaemon& d, const PolicySources& s) {
   const auto text = s.daemon_configs.find(d.config_path());
   DaemonReads r{.daemon = d,
@@ -50,7 +38,6 @@ DaemonReads daemon_reads(const RootFs& fs, const docker::RunningDaemon& d, const
   r.unix_host = docker::unix_host(d, r.config);
   r.plugin_repo = docker::plugin_repo(d, r.config);
   if (r.plugin_repo) r.view = repo_daemon_view(fs, d, r.config, *r.plugin_repo, s.repo_daemon_hosts);
-  r.seccomp_filters = seccomp_filters(fs, d.pid);
   return r;
 }
 

@@ -46,10 +46,6 @@ struct DaemonReads {
   /// For one that calls a repository's plugin: which spec directories it reads and whether they are
   /// its view alone.
   std::optional<RepoDaemonView> view = std::nullopt;
-  /// How many seccomp filters its process runs under (/proc/PID/status, Seccomp_filters: Linux
-  /// 5.9 and later); absent when not said. A renet daemon started by the shim runs under one, the
-  /// raw-socket filter of rediacc-gpu daemon-exec, which its containers inherit.
-  std::optional<int> seccomp_filters = std::nullopt;
 };
 
 struct PolicyReads {

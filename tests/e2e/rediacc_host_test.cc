@@ -153,37 +153,6 @@ TEST_CASE("rediacc host: no container of a repository reaches another's daemon o
   ran(docker, bind(std::string(kRediaccMount) + "/app/data"));
 }
 
-TEST_CASE(
-    "rediacc host: a service on the host's network opens no packet or raw socket, which would read every "
-    "repository's loopback traffic",
-    "[e2e][cdi-docker]") {
-  // The same container on a daemon started without the shim (a machine's plain dockerd) opens one.
-  const std::string probe =
-      "busybox arping -c 1 -w 1 -I lo 127.0.0.1 2>&1; busybox ping -c 1 -W 1 127.0.0.1 2>&1; echo done";
-  {
-    FixtureRoot machine;
-    machine.mkdir("/sys");
-    CdiDockerOptions plain;
-    plain.plugin = false;
-    CdiDocker docker(machine, plain);
-    docker.import_busybox("img");
-    const auto r = docker.docker({"run", "--rm", "--network", "host", "img", "sh", "-c", probe});
-    INFO(r.out << r.err);
-    CHECK_THAT(r.out, !Catch::Contains("Operation not permitted") && Catch::Contains("done"));
-  }
-  RenetRepository repository("");
-  auto& docker = repository.docker;
-  const auto r = docker.docker({"run", "--rm", "--network", "host", "img", "sh", "-c", probe});
-  INFO(r.out << r.err << docker.daemon_log());
-  CHECK_THAT(r.out, Catch::Contains("arping: socket: Operation not permitted") &&
-                        Catch::Contains("ping: permission denied") && Catch::Contains("done"));
-  // A process exec'd into a running service is the daemon's child too.
-  ran(docker, docker.docker({"run", "-d", "--name", "svc", "--network", "host", "img", "sleep", "60"}));
-  const auto exec = docker.docker({"exec", "svc", "busybox", "arping", "-c", "1", "-I", "lo", "127.0.0.1"});
-  CHECK_THAT(exec.out + exec.err, Catch::Contains("Operation not permitted"));
-  docker.docker({"rm", "-f", "svc"});
-}
-
 TEST_CASE("rediacc host: checkpoints in the daemon's own directory pass the gate, judged as a start of the container",
           "[e2e][cdi-docker]") {
   RenetRepository repository("rediacc.io/dri=renderD128");

@@ -268,30 +268,7 @@ void CdiDocker::mount_all(const FixtureRoot& machine, const CdiDockerOptions& op
   must_mount((scratch_.path() / "data").string(), root_ + kRediaccMount + "/.rediacc/docker/data", nullptr, MS_BIND);
   fs::create_directories(root_ + "/run/rediacc");
   fs::create_directories(root_ + "/run/rgpu/shim");
-  // The shim runs the daemon through this build's rediacc-gpu (daemon-exec), which the chroot's
-  // libraries cannot run: it goes in with the libraries it links and this machine's loader.
-  const std::string tool = "/run/rgpu/tool";
-  fs::create_directories(root_ + tool + "/lib");
-  fs::copy_file(tool_path(), root_ + tool + "/rediacc-gpu.bin");
-  const auto linked = run_program("/usr/bin/ldd", {tool_path()});
-  REQUIRE(linked.exit_code == 0);
-  std::istringstream lines(linked.out);
-  std::string loader;
-  for (std::string line; std::getline(lines, line);) {
-    const auto slash = line.find('/');
-    if (slash == std::string::npos) continue;
-    const std::string library = line.substr(slash, line.find(' ', slash) - slash);
-    const std::string name = fs::path(library).filename().string();
-    fs::copy_file(library, root_ + tool + "/lib/" + name, fs::copy_options::overwrite_existing);
-    if (name.starts_with("ld-linux")) loader = name;
-  }
-  REQUIRE(!loader.empty());
-  std::ofstream(root_ + tool + "/rediacc-gpu") << "#!/bin/sh\nexec " << tool << "/lib/" << loader << " --library-path "
-                                               << tool << "/lib " << tool << "/rediacc-gpu.bin \"$@\"\n";
-  fs::permissions(root_ + tool + "/rediacc-gpu", fs::perms::owner_all);
-  units::UnitOptions shim_options;
-  shim_options.tool_path = tool + "/rediacc-gpu";
-  std::ofstream(root_ + "/run/rgpu/shim/dockerd") << units::dockerd_shim(shim_options);
+  std::ofstream(root_ + "/run/rgpu/shim/dockerd") << units::dockerd_shim(units::UnitOptions{});
   fs::permissions(root_ + "/run/rgpu/shim/dockerd",
                   fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
 }
