@@ -285,6 +285,44 @@ Refusal check_namespaces(const Fields& hc, const PolicyRules& policy) {
   return std::nullopt;
 }
 
+// Whether a NetworkMode shares the host's network namespace: "host", or "container:NAME" where that
+// container (as the repository's daemon stores it) is on the host's; nothing when unknown to the
+// world, an error saying why when it cannot be read.
+Result<bool> on_host_network(const GoValue& mode, CheckContext& context) {
+  if (mode.kind() != GoValue::Kind::string) return false;
+  if (mode.text() == "host") return true;
+  if (!mode.text().starts_with("container:")) return false;
+  const auto name = mode.text().substr(10);
+  auto known = context.world.stored_container(name);
+  if (!known) return false;
+  RGPU_TRY_ASSIGN(const auto text, std::move(*known));
+  auto doc = read_go_json(text);
+  if (!doc || doc->root().kind() != GoValue::Kind::object)
+    return fail("the daemon described container \"" + std::string(name) + "\" in a form the gate cannot read");
+  const auto host_config = doc->root().field("HostConfig");
+  const auto its =
+      host_config && host_config->kind() == GoValue::Kind::object ? host_config->field("NetworkMode") : std::nullopt;
+  return its && its->kind() == GoValue::Kind::string && its->text() == "host";
+}
+
+// On the host's network namespace, which every repository's services share, CAP_NET_RAW (Docker
+// gives it by default) opens packet and raw sockets that read every repository's loopback traffic;
+// Rediacc's eBPF hooks confine bind and connect, not those. A container there drops it. dockerd
+// has no flag for its containers' default capabilities, and a filter under the daemon would stop
+// CRIU, which may not trace a checkpointed container from under one (docs/decisions.md).
+Refusal check_shared_network_raw(const Fields& hc, CheckContext& context) {
+  const auto& mode = hc[kNetworkMode];
+  if (!mode) return std::nullopt;
+  const auto shared = on_host_network(*mode, context);
+  if (!shared)
+    return "refused: the gate could not tell whether --network " + std::string(mode->text()) +
+           " shares the host's network: " + shared.error().message + ".";
+  if (!*shared || !keeps_capability(hc[kCapAdd], hc[kCapDrop], "CAP_NET_RAW")) return std::nullopt;
+  return std::string(
+      "refused: a container on the host's network keeps CAP_NET_RAW, whose packet and raw sockets read every "
+      "repository's loopback traffic; drop it: --cap-drop NET_RAW (Compose: cap_drop: [NET_RAW]).");
+}
+
 // A log driver runs in the daemon: one that ships a container's output over the network does so
 // from the daemon's network namespace, the host's on a Rediacc machine, to any address the request
 // names (another repository's loopback service, the host's). Those that write on this machine
@@ -350,6 +388,18 @@ Refusal check_mount_spec(const MountSpec& spec, std::string_view source, std::st
   if (spec.kind == Kind::invalid)
     return "refused: " + std::string(what) + " of \"" + std::string(source) +
            "\" that dockerd would not take either (" + spec.why + ").";
+  // What dockerd mounts at these it hands to every container that joins this one's network
+  // (--network container:NAME), by the source path, resolved again at that container's start.
+  for (const char* managed : {"/etc/hosts", "/etc/resolv.conf", "/etc/hostname"}) {
+    if (spec.target == managed)
+      return "refused: " + std::string(what) + " of \"" + std::string(source) + "\" at " + managed +
+             ", which dockerd manages and hands on to every container joining this one's network; use --add-host, "
+             "--dns or --hostname instead.";
+  }
+  if (spec.propagation == "shared" || spec.propagation == "rshared")
+    return "refused: " + std::string(what) + " of \"" + std::string(source) + "\" with " + spec.propagation +
+           " propagation: mounts made under it in the container (dockerd's own binds among them) appear on the "
+           "host, out of the gate's sight; leave the propagation unset, or use rslave.";
   if (spec.kind == Kind::volume) return check_named_volume(spec.source, context);
   if (spec.kind != Kind::bind) return std::nullopt;
   if (source.find('\\') != std::string_view::npos)
@@ -438,11 +488,20 @@ Refusal check_runtime_and_annotations(const Fields& hc) {
       rt && !rt->is_empty() && !(rt->kind() == GoValue::Kind::string && rt->text() == "runc")) {
     return "refused: runtime \"" + std::string(rt->text()) + "\"; only runc runs here, and " + kCdiForm + ".";
   }
+  // dockerd copies them into the OCI spec, where runc acts on some: org.systemd.property.* become
+  // properties of the container's systemd scope (DeviceAllow, Delegate, BPFProgram), org.criu.config
+  // names the file CRIU reads its options from at a checkpoint or restore (action-script runs a
+  // program of its choosing on the host, as root), cdi.k8s.io/ injects devices. No key is one no
+  // runtime will ever read: labels carry a container's metadata.
   if (const auto& ann = hc[kAnnotations]) {
     for (const auto [key, value] : ann->fields()) {
       if (key.substr(0, 11) == "cdi.k8s.io/") {
         return "refused: annotation \"" + std::string(key) + "\" injects devices; " + std::string(kCdiForm) + ".";
       }
+      return "refused: annotation \"" + std::string(key) +
+             "\": annotations reach the runtime, which acts on some (runc turns org.systemd.property.* into "
+             "settings of the container's cgroup, and runs CRIU with the options file org.criu.config names); use a "
+             "label (--label) for a container's metadata.";
     }
   }
   return std::nullopt;
@@ -480,6 +539,38 @@ Refusal check_devices(const Fields& hc, GateWorld& world, const PolicyRules& pol
   return "refused: raw device \"" + path + "\"; ask for it by CDI name: " + world.cdi_form(path) + ".";
 }
 
+// A container's mount points as the daemon lists them (GET /containers/{name}/json, Mounts):
+// what dockerd mounts at a start, whatever the HostConfig says (a copied or edited data root can
+// make them differ), and what --volumes-from copies. A bind's Source is the path it mounts (already
+// cleaned); a named volume is judged by what its driver mounts; an entry of any other kind that
+// names a host path is judged as a bind of it. Read-only as the daemon says, or when `read_only_all`.
+Refusal check_mount_points(const GoValue& mounts, const std::string& what, bool read_only_all, CheckContext& context) {
+  for (const GoValue m : mounts.items()) {
+    const auto text = [&](const char* field) {
+      const auto v = m.field(field);
+      return v ? v->text() : std::string_view();
+    };
+    const auto type = text("Type"), source = text("Source"), name = text("Name");
+    const auto rw = m.field("RW");
+    const bool read_only = read_only_all || !(rw && rw->kind() == GoValue::Kind::boolean && rw->boolean());
+    if (type == "volume") {
+      if (auto bad = check_volume(m.field("Driver"), std::nullopt)) return bad;
+      if (!name.empty()) {
+        if (auto bad = check_named_volume(name, context)) return bad;
+        continue;
+      }
+    }
+    if (source.empty() || (type == "image" && !source.starts_with('/'))) continue;  // tmpfs, an image by name
+    const MountSpec bind{.kind = MountSpec::Kind::bind,
+                         .source = go_path_clean(source),
+                         .read_only = read_only,
+                         .target = go_path_clean(text("Destination")),
+                         .propagation = std::string(text("Propagation"))};
+    if (auto bad = check_mount_spec(bind, source, what, context)) return bad;
+  }
+  return std::nullopt;
+}
+
 // --volumes-from copies every mount point of the named container, binds included, into the new
 // one; that container may have been made before the gate, or its stored configuration edited.
 // Its mount points as the daemon lists them (GET /containers/{name}/json, Mounts) are judged as
@@ -503,25 +594,8 @@ Refusal check_volumes_from(const std::optional<GoValue>& from, CheckContext& con
              ": the daemon described that container in a form the gate cannot read.";
     if (!mounts) continue;
     const std::string what = "a mount of container \"" + std::string(name) + "\" (--volumes-from)";
-    // Each mount point as the daemon lists it: a bind's Source is the path it mounts (already
-    // cleaned), carried over read-only when the container's is or the request says :ro.
     const bool read_only_all = spec.find(':') != std::string_view::npos && spec.substr(spec.find(':') + 1) == "ro";
-    for (const GoValue m : mounts->items()) {
-      const auto type = m.field("Type");
-      const auto source = m.field("Source");
-      const auto rw = m.field("RW");
-      if (type && type->text() == "bind" && source) {
-        const bool read_only = read_only_all || !(rw && rw->kind() == GoValue::Kind::boolean && rw->boolean());
-        const MountSpec bind{
-            .kind = MountSpec::Kind::bind, .source = std::string(source->text()), .read_only = read_only};
-        if (auto bad = check_mount_spec(bind, source->text(), what, context)) return bad;
-      }
-      if (type && type->text() == "volume") {
-        if (auto bad = check_volume(m.field("Driver"), std::nullopt)) return bad;
-        const auto volume_name = m.field("Name");
-        if (auto bad = check_named_volume(volume_name ? volume_name->text() : "", context)) return bad;
-      }
-    }
+    if (auto bad = check_mount_points(*mounts, what, read_only_all, context)) return bad;
   }
   return std::nullopt;
 }
@@ -542,6 +616,7 @@ Refusal check_host_config_fields(const Fields& hc, CheckContext& context) {
   if (auto bad = check_security_options(hc[kSecurityOpt], context.policy)) return bad;
   if (auto bad = check_system_paths(hc[kMaskedPaths], hc[kReadonlyPaths])) return bad;
   if (auto bad = check_namespaces(hc, context.policy)) return bad;
+  if (auto bad = check_shared_network_raw(hc, context)) return bad;
   if (auto bad = check_cgroup_and_oom(hc, context.world)) return bad;
   if (auto bad = check_log_driver(hc[kLogConfig])) return bad;
   if (auto bad = check_binds(hc[kBinds], context)) return bad;
@@ -568,6 +643,47 @@ Refusal check_volume(const std::optional<GoValue>& driver, const std::optional<G
       }
     }
   }
+  return std::nullopt;
+}
+
+Refusal check_network_create(const GoValue& body) {
+  const auto text = [&](const char* field) {
+    const auto v = body.field(field);
+    return v ? std::string(v->text()) : std::string();
+  };
+  const std::string driver = text("Driver");
+  if (!driver.empty() && driver != "bridge")
+    return "refused: network driver \"" + driver +
+           "\": a repository's network is a bridge of its own; macvlan and ipvlan put containers on the host's "
+           "interfaces, and any other name is a plugin dockerd looks up by path.";
+  // The bridge's own switches; a bridge.name picks an existing one of the host's (another
+  // repository's), and anything else names a host interface or is not known.
+  static constexpr std::string_view kBridgeOptions[] = {
+      "com.docker.network.bridge.enable_icc", "com.docker.network.bridge.enable_ip_masquerade",
+      "com.docker.network.driver.mtu", "com.docker.network.container_iface_prefix",
+      "com.docker.network.bridge.host_binding_ipv4"};
+  if (const auto options = body.field("Options")) {
+    for (const auto [key, value] : options->fields()) {
+      if (std::find(std::begin(kBridgeOptions), std::end(kBridgeOptions), key) != std::end(kBridgeOptions)) continue;
+      return "refused: network option \"" + std::string(key) +
+             "\": only a bridge's own switches (ICC, masquerading, MTU) may be set; it could name a host interface "
+             "or another network's bridge.";
+    }
+  }
+  if (const auto ipam = body.field("IPAM"); ipam && ipam->kind() == GoValue::Kind::object) {
+    const auto ipam_driver = ipam->field("Driver");
+    if (ipam_driver && !ipam_driver->is_empty() && ipam_driver->text() != "default")
+      return "refused: IPAM driver \"" + std::string(ipam_driver->text()) + "\": only the default one.";
+    if (const auto o = ipam->field("Options"); o && !o->is_empty())
+      return std::string("refused: IPAM options: only the default address management.");
+  }
+  for (const char* field : {"ConfigFrom", "ConfigOnly", "Ingress"}) {
+    if (const auto v = body.field(field); v && !v->is_empty())
+      return "refused: network " + std::string(field) +
+             ": a network of another's configuration, or swarm's, may reach the host's interfaces.";
+  }
+  if (const auto scope = body.field("Scope"); scope && !scope->is_empty() && scope->text() != "local")
+    return std::string("refused: a network of swarm or global scope; a repository's networks are local.");
   return std::nullopt;
 }
 
@@ -624,6 +740,10 @@ Refusal check_stored_container(const GoValue& inspect, CheckContext& context) {
   hc[kMaskedPaths].reset();
   hc[kReadonlyPaths].reset();
   if (auto bad = check_host_config_fields(hc, context)) return bad;
+  // What dockerd mounts at the start are the container's stored mount points.
+  if (const auto mounts = inspect.field("Mounts"); mounts && mounts->kind() == GoValue::Kind::array) {
+    if (auto bad = check_mount_points(*mounts, "a mount of the container", false, context)) return bad;
+  }
   return check_known_fields(*host_config, ApiObject::host_config);
 }
 

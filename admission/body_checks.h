@@ -57,6 +57,12 @@ Refusal check_stored_container(const GoValue& inspect, CheckContext& context);
 /// set the working directory (CVE-2024-21626); no workload needs a working directory under /proc.
 Refusal check_working_dir(const std::optional<GoValue>& dir);
 
+/// A network create body: a network a repository makes is a bridge of its own, never one that
+/// reaches the host's interfaces (macvlan, ipvlan, a parent, another bridge by name), a plugin's
+/// driver (dockerd joins a driver name to its plugin directory unchecked) or another network's
+/// configuration.
+Refusal check_network_create(const GoValue& body);
+
 /// Volume driver and options (volumes/create, Mounts[].VolumeOptions).
 Refusal check_volume(const std::optional<GoValue>& driver, const std::optional<GoValue>& options);
 

@@ -1,7 +1,9 @@
 #include "admission/capabilities.h"
 
+#include <algorithm>
 #include <array>
 #include <functional>
+#include <vector>
 
 namespace rgpu::admission {
 namespace {
@@ -117,6 +119,26 @@ std::optional<std::string> normalise_capability(std::string_view written) {
   if (upper.rfind("CAP_", 0) != 0) upper.insert(0, "CAP_");
   if (!rule_of(upper)) return std::nullopt;
   return upper;
+}
+
+bool keeps_capability(const std::optional<GoValue>& cap_add, const std::optional<GoValue>& cap_drop,
+                      std::string_view name) {
+  const auto names = [](const std::optional<GoValue>& list) {
+    std::vector<std::string> out;
+    for_each_name(list, "", [&](std::string_view written) -> std::optional<std::string> {
+      if (auto n = normalise_capability(written)) out.push_back(std::move(*n));
+      return std::nullopt;
+    });
+    return out;
+  };
+  const auto added = names(cap_add), dropped = names(cap_drop);
+  const auto has = [](const std::vector<std::string>& list, std::string_view n) {
+    return std::find(list.begin(), list.end(), n) != list.end();
+  };
+  if (has(added, "ALL") || has(added, name)) return true;
+  if (has(dropped, "ALL") || has(dropped, name)) return false;
+  const CapabilityRule* rule = rule_of(std::string(name));
+  return rule && std::string_view(rule->reason) == "Docker default";
 }
 
 Refusal check_capabilities(const std::optional<GoValue>& cap_add, const std::optional<GoValue>& cap_drop,

@@ -34,6 +34,13 @@ std::span<const CapabilityRule> capability_policy();
 /// that name.
 std::optional<std::string> normalise_capability(std::string_view written);
 
+/// True when a container with these CapAdd/CapDrop keeps capability `name` ("CAP_NET_RAW"), as
+/// dockerd works out its set (oci/caps.TweakCapabilities): ALL added keeps every one, ALL dropped
+/// keeps only those added, else Docker's default set less those dropped plus those added. Names
+/// read as normalise_capability reads them; one that names no capability counts for nothing.
+bool keeps_capability(const std::optional<GoValue>& cap_add, const std::optional<GoValue>& cap_drop,
+                      std::string_view name);
+
 /// A refusal message when CapAdd/CapDrop (Go's StrSlice: one string or a list of strings) would
 /// give the container a capability the policy refuses, name one dockerd does not know, or add
 /// ALL; nothing otherwise. Only additions can widen Docker's default set, which is all allowed.

@@ -265,6 +265,10 @@ Decision decide_body(RouteKind kind, const GoValue& body, CheckContext& context)
     }
     case RouteKind::exec_create: return decide_exec(body);
     case RouteKind::volume_create: return decide_volume(body);
+    case RouteKind::network_create: {
+      auto bad = check_network_create(body);
+      return bad ? deny(*bad) : allow();
+    }
     case RouteKind::checkpoint_create: return decide_checkpoint(body);
     default: return allow();
   }
@@ -272,8 +276,8 @@ Decision decide_body(RouteKind kind, const GoValue& body, CheckContext& context)
 
 bool on_stored_container(RouteKind kind) {
   return kind == RouteKind::container_start || kind == RouteKind::container_restart ||
-         kind == RouteKind::container_unpause || kind == RouteKind::exec_create ||
-         kind == RouteKind::container_update || kind == RouteKind::checkpoint_create;
+         kind == RouteKind::container_unpause || kind == RouteKind::container_archive ||
+         kind == RouteKind::exec_create || kind == RouteKind::container_update || kind == RouteKind::checkpoint_create;
 }
 
 // The request's own decision, then, where the route runs a process in an existing container,
@@ -287,7 +291,8 @@ Decision decide_in(CheckContext& context, const AuthzRequest& request, const Rou
   switch (route.kind) {
     case RouteKind::container_start: return stored(decide_start(request, route, options.policy));
     case RouteKind::container_restart:
-    case RouteKind::container_unpause: return stored(allow());
+    case RouteKind::container_unpause:
+    case RouteKind::container_archive: return stored(allow());
     default: break;
   }
   std::string why;

@@ -117,7 +117,11 @@ MountSpec parse_mount(const MountFields& m) {
       return invalid("an unknown propagation");
     if (m.volume_options || m.image_options) return invalid("a bind with volume or image options");
     if (slashed(m.source).front() != '/') return invalid("the source is not absolute");
-    return MountSpec{.kind = Kind::bind, .source = go_path_clean(m.source), .read_only = m.read_only};
+    return MountSpec{.kind = Kind::bind,
+                     .source = go_path_clean(m.source),
+                     .read_only = m.read_only,
+                     .target = go_path_clean(m.target),
+                     .propagation = m.bind_options ? std::string(m.propagation) : std::string()};
   }
   if (m.type == "volume") {
     if (m.bind_options || m.image_options) return invalid("a volume with bind or image options");
@@ -126,20 +130,23 @@ MountSpec parse_mount(const MountFields& m) {
       if (!local(m.volume_subpath)) return invalid("a subpath outside the volume");
     }
     if (m.read_only && m.source.empty()) return invalid("a read-only anonymous volume");
-    return MountSpec{.kind = Kind::volume, .source = std::string(m.source), .read_only = m.read_only};
+    return MountSpec{.kind = Kind::volume,
+                     .source = std::string(m.source),
+                     .read_only = m.read_only,
+                     .target = go_path_clean(m.target)};
   }
   if (m.type == "tmpfs") {
     if (m.bind_options || m.image_options) return invalid("a tmpfs with bind or image options");
     if (!m.source.empty()) return invalid("a tmpfs with a source");
     // Its size, mode and options are checked too, and reach no host path.
-    return MountSpec{.kind = Kind::other, .read_only = m.read_only};
+    return MountSpec{.kind = Kind::other, .read_only = m.read_only, .target = go_path_clean(m.target)};
   }
   if (m.type == "image") {
     if (m.bind_options || m.volume_options) return invalid("an image mount with bind or volume options");
     if (m.source.empty()) return invalid("an image mount with no image");
     if (m.image_options && !m.image_subpath.empty() && !local(m.image_subpath))
       return invalid("a subpath outside the image");
-    return MountSpec{.kind = Kind::other, .read_only = m.read_only};
+    return MountSpec{.kind = Kind::other, .read_only = m.read_only, .target = go_path_clean(m.target)};
   }
   // npipe and cluster are Windows' and swarm's: the Linux parser knows neither.
   return invalid("an unknown mount type");

@@ -27,7 +27,9 @@ struct MountSpec {
   /// not absolute as written); volume: the name.
   std::string source = {};
   bool read_only = false;
-  std::string why = {};  ///< invalid: what dockerd's parser says is wrong
+  std::string why = {};          ///< invalid: what dockerd's parser says is wrong
+  std::string target = {};       ///< where in the container, cleaned as dockerd cleans it
+  std::string propagation = {};  ///< a bind's propagation as asked ("" for dockerd's default, rprivate)
 };
 
 /// A HostConfig.Binds entry, "SOURCE:TARGET[:MODE]" or "TARGET" (ParseMountRaw).

@@ -107,6 +107,7 @@ RouteKind classify_post(const std::vector<std::string>& s) {
   if (n == 1 && (s[0] == "session" || s[0] == "grpc")) return RouteKind::buildkit;
   if (n == 1 && s[0] == "build") return RouteKind::build;
   if (n == 2 && s[0] == "images" && s[1] == "create") return RouteKind::image_pull;
+  if (n == 2 && s[0] == "networks" && s[1] == "create") return RouteKind::network_create;
   return RouteKind::other;
 }
 
@@ -142,6 +143,12 @@ std::vector<std::string> query_values(std::string_view query, std::string_view k
 }
 
 Result<Route> route_of(std::string_view method, std::string_view request_uri) {
+  // Go's server reads a request's URI with url.ParseRequestURI, which knows no fragment: a raw '#'
+  // stays in the path, or in the query after a '?', where a reader that cuts at it would not look.
+  if (request_uri.find('#') != std::string_view::npos)
+    return fail(
+        "the request URI holds a raw '#', which dockerd reads as part of the path or the query; write it "
+        "%23");
   RGPU_TRY_ASSIGN(auto decoded, percent_decode(strip_origin(request_uri)));
   if (!clean(decoded)) return fail("the request path \"" + decoded + "\" is not clean (//, . or .. segments)");
   std::string path = strip_version(decoded);
@@ -156,6 +163,10 @@ Result<Route> route_of(std::string_view method, std::string_view request_uri) {
     route.kind = RouteKind::buildkit;
   // dockerd routes /containers/{name:.*}/checkpoints and .../checkpoints/{checkpoint}.
   const size_t n = segs.size();
+  // docker cp: dockerd mounts the container's stored mounts to read or write through them.
+  if (n >= 3 && segs[0] == "containers" && segs[n - 1] == "archive" &&
+      (method == "GET" || method == "HEAD" || method == "PUT"))
+    route.kind = RouteKind::container_archive;
   if (n >= 3 && segs[0] == "containers" &&
       ((method == "GET" && segs[n - 1] == "checkpoints") ||
        (method == "DELETE" && n >= 4 && segs[n - 2] == "checkpoints")))

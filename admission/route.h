@@ -18,6 +18,7 @@ enum class RouteKind {
   container_start,
   container_restart,
   container_unpause,
+  container_archive,  ///< GET, HEAD, PUT /containers/{id}/archive: dockerd mounts the stored mounts
   exec_create,
   volume_create,
   swarm,              ///< services create/update, swarm init/join
@@ -27,6 +28,7 @@ enum class RouteKind {
   checkpoint_create,  ///< POST /containers/{id}/checkpoints (CRIU, experimental daemons)
   checkpoint_access,  ///< GET /containers/{id}/checkpoints, DELETE .../checkpoints/{name}: their ?dir=
   image_pull,         ///< POST /images/create
+  network_create,     ///< POST /networks/create: its driver and options reach the host's interfaces
   other,
 };
 

@@ -85,7 +85,7 @@ TEST_CASE(
   refused(create("{\"HostConfig\":{\"Pr\\u0131vileged\":true}}"), "HostConfig sets \"Pr\xC4\xB1vileged\"");
   // Fields of every version from 20.10 to the newest read are known, judged or harmless.
   allowed(create(
-      R"({"Image":"img","MacAddress":"02:42:ac:11:00:02","HostConfig":{"KernelMemory":1048576,"Annotations":{"a":"b"},"Mounts":[{"Type":"bind","Source":"/srv/rediacc-gpu/web/data","Target":"/d","BindOptions":{"ReadOnlyForceRecursive":true,"CreateMountpoint":true}},{"Type":"image","Source":"img","Target":"/i","ImageOptions":{"Subpath":"usr"}}]}})"));
+      R"({"Image":"img","MacAddress":"02:42:ac:11:00:02","HostConfig":{"KernelMemory":1048576,"Annotations":{},"Mounts":[{"Type":"bind","Source":"/srv/rediacc-gpu/web/data","Target":"/d","BindOptions":{"ReadOnlyForceRecursive":true,"CreateMountpoint":true}},{"Type":"image","Source":"img","Target":"/i","ImageOptions":{"Subpath":"usr"}}]}})"));
   allowed(post("/v1.53/containers/abc/exec", R"({"Cmd":["true"],"ConsoleSize":[24,80],"Detach":true})"));
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "admission/decide.h"
+#include "admission/route.h"
 #include "core/host_policy.h"
 #include "tests/support/fake_world.h"
 #include "tests/support/gate_requests.h"
@@ -187,4 +188,96 @@ TEST_CASE("bind roots: an operator's root is a directory of data, never a system
     CHECK_FALSE(parse_bind_root(bad).has_value());
   }
   CHECK_THAT(parse_bind_root("/usr/local").error().message, Catch::Contains("is or holds a system directory (/usr)"));
+}
+
+TEST_CASE("attack round: a raw '#' in the URI, which dockerd keeps in the path or the query, is refused") {
+  for (const char* uri : {"/v1.47/build?#&remote=http://127.0.0.1:8080/&networkmode=host",
+                          "/v1.47/containers/v/start?#&checkpoint=../../x", "/v1.47/containers/p/x#/exec",
+                          "/v1.47/containers/v/checkpoints?#&dir=/root"}) {
+    INFO(uri);
+    refused(decide(grants::GrantSet{}, kGateRepo, req("POST", uri, "{}")), "raw '#'");
+  }
+  allowed(decide(grants::GrantSet{}, kGateRepo, req("GET", "/v1.47/containers/a%23b/json", "", "")));
+}
+
+TEST_CASE("attack round: docker cp mounts the stored mounts, so it is judged as a start of the container") {
+  auto system = storing([](json& c) { c["HostConfig"]["Binds"] = {"/usr/bin:/x"}; });
+  for (const char* method : {"GET", "HEAD", "PUT"}) {
+    INFO(method);
+    CHECK(route_of(method, "/v1.47/containers/w/archive?path=/x")->kind == RouteKind::container_archive);
+    refused(decide(grants::GrantSet{}, kGateRepo, req(method, "/v1.47/containers/w/archive?path=/x", "", ""),
+                   DecideOptions{.world = system}),
+            "lies outside the directories");
+  }
+  auto plain = storing([](json&) {});
+  allowed(decide(grants::GrantSet{}, kGateRepo, req("GET", "/v1.47/containers/w/archive?path=/etc", "", ""),
+                 DecideOptions{.world = plain}));
+}
+
+TEST_CASE("attack round: a start mounts the container's stored mount points, judged whatever the HostConfig says") {
+  auto forged = storing([](json& c) {
+    c["Mounts"] = json::array({{{"Type", "image"}, {"Source", "/"}, {"Destination", "/host"}, {"RW", true}}});
+  });
+  refused(start(forged), "a mount of the container of \"/\"");
+  auto nameless = storing([](json& c) {
+    c["Mounts"] = json::array({{{"Type", "volume"}, {"Source", "/etc"}, {"Destination", "/x"}, {"RW", true}}});
+  });
+  refused(start(nameless), "a mount of the container of \"/etc\" into the container reaches /etc/cdi");
+  auto own = storing([](json& c) {
+    c["Mounts"] = json::array({{{"Type", "bind"},
+                                {"Source", "/srv/rediacc-gpu/web/data"},
+                                {"Destination", "/d"},
+                                {"RW", true},
+                                {"Propagation", "rprivate"}}});
+  });
+  allowed(start(own));
+}
+
+TEST_CASE("attack round: no bind at the paths dockerd hands on to joined networks, and no shared propagation") {
+  for (const char* target : {"/etc/hosts", "/etc/resolv.conf", "/etc/hostname", "/etc//hosts"}) {
+    INFO(target);
+    refused(create(binds(std::string("/srv/rediacc-gpu/web/h:") + target)), "which dockerd manages");
+    refused(create(mount(R"("Type":"volume","Source":"v","Target":")" + std::string(target) + "\"")),
+            "which dockerd manages");
+  }
+  refused(create(binds("/srv/rediacc-gpu/web:/x:rshared")), "rshared propagation");
+  refused(create(mount(R"("Type":"bind","Source":"/srv/rediacc-gpu/web","Target":"/x",)"
+                       R"("BindOptions":{"Propagation":"shared"})")),
+          "shared propagation");
+  allowed(create(binds("/srv/rediacc-gpu/web:/x:rslave")));
+}
+
+TEST_CASE(
+    "attack round: on the host's network a container drops NET_RAW, whose packet sockets read every "
+    "repository's loopback traffic") {
+  const auto rules = rules_of(HostPolicy::rediacc);
+  const std::string why = "keeps CAP_NET_RAW";
+  refused(create(R"({"NetworkMode":"host"})", null_world(), rules), why);
+  refused(create(R"({"NetworkMode":"host","CapDrop":["ALL"],"CapAdd":["NET_RAW"]})", null_world(), rules), why);
+  refused(create(R"({"NetworkMode":"host","CapDrop":["NET_RAW"],"CapAdd":["net_raw"]})", null_world(), rules), why);
+  allowed(create(R"({"NetworkMode":"host","CapDrop":["NET_RAW"]})", null_world(), rules));
+  allowed(create(R"({"NetworkMode":"host","CapDrop":"cap_net_raw"})", null_world(), rules));
+  allowed(create(R"({"NetworkMode":"host","CapDrop":["ALL"],"CapAdd":["NET_BIND_SERVICE"]})", null_world(), rules));
+  allowed(create(R"({"NetworkMode":"bridge"})", null_world(), rules));
+  // Joining a container that is on the host's network is being on it.
+  auto host_service = storing([](json& c) { c["HostConfig"]["NetworkMode"] = "host"; });
+  refused(create(R"({"NetworkMode":"container:svc"})", host_service, rules), why);
+  allowed(create(R"({"NetworkMode":"container:svc","CapDrop":["NET_RAW"]})", host_service, rules));
+  auto bridged = storing([](json& c) { c["HostConfig"]["NetworkMode"] = "bridge"; });
+  allowed(create(R"({"NetworkMode":"container:svc"})", bridged, rules));
+}
+
+TEST_CASE("attack round: a repository's network is a bridge of its own, never the host's interfaces or a plugin") {
+  const auto network = [](const std::string& body) {
+    return decide(grants::GrantSet{}, kGateRepo, req("POST", "/v1.47/networks/create", body));
+  };
+  allowed(network(R"({"Name":"n"})"));
+  allowed(network(R"({"Name":"n","Driver":"bridge","Options":{"com.docker.network.driver.mtu":"1400"}})"));
+  refused(network(R"({"Name":"n","Driver":"macvlan","Options":{"parent":"eth0"}})"), "network driver \"macvlan\"");
+  refused(network(R"({"Name":"n","Driver":"../../../var/lib/docker/volumes/v/_data/p"})"), "a plugin");
+  refused(network(R"({"Name":"n","Options":{"com.docker.network.bridge.name":"br-other"}})"),
+          "com.docker.network.bridge.name");
+  refused(network(R"({"Name":"n","IPAM":{"Driver":"x"}})"), "IPAM driver");
+  refused(network(R"({"Name":"n","ConfigFrom":{"Network":"macnet"}})"), "ConfigFrom");
+  refused(network(R"({"Name":"n","Scope":"swarm"})"), "swarm");
 }

@@ -147,6 +147,12 @@ TEST_CASE(
 TEST_CASE("admission: runtimes, annotations, devices, cgroup rules, privileges and unconfining options are refused") {
   refused(create(R"({"Runtime":"nvidia"})"), "runtime \"nvidia\"");
   refused(create(R"({"Annotations":{"cdi.k8s.io/x":"nvidia.com/gpu=all"}})"), "cdi.k8s.io/x");
+  // runc reads these from the OCI spec dockerd writes: the container's scope, CRIU's options file.
+  refused(create(R"({"Annotations":{"org.systemd.property.DeviceAllow":"'char-nvidia rwm'"}})"),
+          "annotations reach the runtime");
+  refused(create(R"({"Annotations":{"org.criu.config":"/srv/rediacc-gpu/web/criu.conf"}})"), "org.criu.config");
+  refused(create(R"({"Annotations":{"example.com/owner":"team-a"}})"), "use a label");
+  allowed(create(R"({"Annotations":{}})"));
   refused(
       create(
           R"({"Devices":[{"PathOnHost":"/dev/dri/renderD128","PathInContainer":"/dev/dri/renderD128","CgroupPermissions":"rwm"}]})"),

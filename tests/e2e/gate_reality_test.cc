@@ -181,6 +181,16 @@ TEST_CASE(
     const auto built = raw_http(docker.socket_path(), build);
     INFO(built);
     CHECK(service.connections() == 2);  // /build reads its query alone: the body was the context
+    // A multipart form, which Go's FormValue reads too: still the query alone.
+    const std::string part =
+        "--b\r\nContent-Disposition: form-data; name=\"remote\"\r\n\r\n" + service.url("/Dockerfile") + "\r\n--b--\r\n";
+    const std::string multipart =
+        "POST /v1.44/build?t=hidden HTTP/1.1\r\nHost: docker\r\n"
+        "Content-Type: multipart/form-data; boundary=b\r\nContent-Type: application/x-tar\r\n"
+        "Content-Length: " +
+        std::to_string(part.size()) + "\r\nConnection: close\r\n\r\n" + part;
+    INFO(raw_http(docker.socket_path(), multipart));
+    CHECK(service.connections() == 2);
   }
   CdiDocker docker(machine, "web");
   for (const auto* request : {&pull, &chunked}) {
@@ -225,8 +235,8 @@ TEST_CASE("gate reality: a named volume made to bind a host path before the gate
 }
 
 TEST_CASE(
-    "gate reality: no container takes the host's cgroup namespace, a lower OOM score, or a log driver that "
-    "ships its output to an address the request names",
+    "gate reality: no container takes the host's cgroup namespace, a lower OOM score, an annotation the runtime "
+    "acts on, or a log driver that ships its output to an address the request names",
     "[e2e][cdi-docker]") {
   FixtureRoot machine;
   strict_machine(machine);
@@ -258,6 +268,10 @@ TEST_CASE(
     ran(docker, host_cgroupns);
   }
   refused_by_gate(docker, docker.docker({"run", "--rm", "--oom-score-adj", "-500", "img", "true"}), "--oom-score-adj");
+  // Annotations reach runc, which makes systemd properties and CRIU's options file of some.
+  refused_by_gate(
+      docker, docker.docker({"run", "--rm", "--annotation", "org.criu.config=/srv/rediacc-gpu/web/c", "img", "true"}),
+      "annotations reach the runtime");
   // What dockerd fills in for every container passes, at create and at the start of a stored one.
   ran(docker,
       docker.docker({"create", "--name", "plain", "--oom-score-adj", "500", "--log-driver", "local", "img", "true"}));

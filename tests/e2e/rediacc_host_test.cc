@@ -87,6 +87,7 @@ const char* kRenetCompose = R"(services:
     image: img
     command: ["sh", "-c", "ls /dev/dri; cat /run/secrets/db"]
     network_mode: host
+    cap_drop: [NET_RAW]
     restart: "no"
     labels:
       rediacc.network_id: "2816"
@@ -132,7 +133,8 @@ TEST_CASE("rediacc host: no container of a repository reaches another's daemon o
   RenetRepository repository("");
   auto& docker = repository.docker;
   const auto bind = [&](const std::string& source) {
-    return docker.docker({"run", "--rm", "--network", "host", "-v", source + ":/x", "img", "true"});
+    return docker.docker(
+        {"run", "--rm", "--network", "host", "--cap-drop", "NET_RAW", "-v", source + ":/x", "img", "true"});
   };
   refused_by_gate(docker, bind("/run/rediacc"), "every Rediacc repository's daemon socket and secrets");
   refused_by_gate(docker, bind("/var/run/rediacc/docker-2880.sock"), "dockerd 910002's socket");
@@ -153,6 +155,38 @@ TEST_CASE("rediacc host: no container of a repository reaches another's daemon o
   ran(docker, bind(std::string(kRediaccMount) + "/app/data"));
 }
 
+TEST_CASE(
+    "rediacc host: a service on the host's network drops NET_RAW, whose packet sockets read every "
+    "repository's loopback traffic",
+    "[e2e][cdi-docker]") {
+  // What such a socket is: a container on the host's network, on a daemon with no gate, opens one.
+  const std::string probe = "busybox arping -c 1 -w 1 -I lo 127.0.0.1 2>&1; echo done";
+  {
+    FixtureRoot machine;
+    machine.mkdir("/sys");
+    CdiDockerOptions plain;
+    plain.plugin = false;
+    CdiDocker docker(machine, plain);
+    docker.import_busybox("img");
+    const auto r = docker.docker({"run", "--rm", "--network", "host", "img", "sh", "-c", probe});
+    INFO(r.out << r.err);
+    CHECK_THAT(r.out, !Catch::Contains("Operation not permitted") && Catch::Contains("done"));
+  }
+  RenetRepository repository("");
+  auto& docker = repository.docker;
+  refused_by_gate(docker, docker.docker({"run", "--rm", "--network", "host", "img", "sh", "-c", probe}),
+                  "keeps CAP_NET_RAW");
+  const auto r = docker.docker({"run", "--rm", "--network", "host", "--cap-drop", "NET_RAW", "img", "sh", "-c", probe});
+  INFO(r.out << r.err << docker.plugin_log());
+  CHECK_THAT(r.out, Catch::Contains("arping: socket: Operation not permitted") && Catch::Contains("done"));
+  // Nor by joining such a service's network namespace.
+  ran(docker, docker.docker(
+                  {"run", "-d", "--name", "svc", "--network", "host", "--cap-drop", "NET_RAW", "img", "sleep", "60"}));
+  refused_by_gate(docker, docker.docker({"run", "--rm", "--network", "container:svc", "img", "true"}),
+                  "keeps CAP_NET_RAW");
+  docker.docker({"rm", "-f", "svc"});
+}
+
 TEST_CASE("rediacc host: checkpoints in the daemon's own directory pass the gate, judged as a start of the container",
           "[e2e][cdi-docker]") {
   RenetRepository repository("rediacc.io/dri=renderD128");
@@ -165,6 +199,8 @@ TEST_CASE("rediacc host: checkpoints in the daemon's own directory pass the gate
                              "svc",
                              "--network",
                              "host",
+                             "--cap-drop",
+                             "NET_RAW",
                              "--label",
                              "rediacc.checkpoint=true",
                              "--cap-add",

@@ -52,8 +52,8 @@ DecideOptions on(RediaccMachine& m, HostPolicy policy) {
 // fields added.
 AuthzRequest renet_service(const std::string& extra = "") {
   const std::string host_config =
-      R"({"NetworkMode":"host","RestartPolicy":{"Name":"no","MaximumRetryCount":0},"Binds":[")" + kWebMount +
-      R"(/app/data:/data","/var/run/rediacc/secrets/2816/DB_PASSWORD:/run/secrets/db:ro"])" + extra + "}";
+      R"({"NetworkMode":"host","CapDrop":["NET_RAW"],"RestartPolicy":{"Name":"no","MaximumRetryCount":0},"Binds":[")" +
+      kWebMount + R"(/app/data:/data","/var/run/rediacc/secrets/2816/DB_PASSWORD:/run/secrets/db:ro"])" + extra + "}";
   return req("POST", "/v1.47/containers/create?name=app",
              R"({"Image":"img","Labels":{"rediacc.network_id":"2816","rediacc.service_ip":"127.0.11.2",)"
              R"("rediacc.service_name":"app","rediacc.repo_name":"web"},"Env":["SERVICE_IP=127.0.11.2"],)"
