@@ -105,7 +105,8 @@ type answer struct {
 var (
 	upperASCII = flag.Bool("upper-ascii", false, "print every non-ASCII rune that Go's strings.ToUpper maps into ASCII, and exit")
 	root       = flag.String("root", "/", "the machine's root, where host paths are resolved")
-	granted = flag.String("granted", "", "comma-separated CDI names the repository holds")
+	granted    = flag.String("granted", "", "comma-separated CDI names the repository holds")
+	bindRoots  = flag.String("bind-roots", "", "comma-separated directories the repository may bind from, as the machine resolves them; none given: any place the fixed rules allow")
 )
 
 func contains(list []string, s string) bool {
@@ -319,6 +320,17 @@ func judgeHostPath(p string, f *facts) []string {
 	}
 	if fi, err := os.Stat(filepath.Join(*root, resolved)); err == nil && fi.Mode()&os.ModeDevice != 0 {
 		why = append(why, "host path "+p+" is a device node")
+	}
+	// The policy allows a bind by where it lands, never by what it avoids: outside every root the
+	// repository may bind from, it is forbidden whatever it reaches.
+	if *bindRoots != "" {
+		inside := false
+		for _, r := range strings.Split(*bindRoots, ",") {
+			inside = inside || within(resolved, r)
+		}
+		if !inside {
+			why = append(why, "host path "+p+" lands at "+resolved+", outside the bind roots")
+		}
 	}
 	return why
 }

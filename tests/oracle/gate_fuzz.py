@@ -38,6 +38,9 @@ DELIBERATE = [
     ("a field the gate does not know, carrying a value (dockerd 20.10 ignores it, a newer one may not)",
      r"a field the gate does not know"),
     ("a value of the wrong type that dockerd ignores", r"is not a list|not a name|not text"),
+    # This oracle does not run dockerd's mount validation (20.10's source lacks volume/mounts); the
+    # gate's claim is held to dockerd 28.5's own parser by tests/admission/mount_spec_test.cc.
+    ("a mount dockerd's own parser refuses", r"that dockerd would not take either"),
 ]
 
 CAPS = ["CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "SETPCAP",
@@ -51,6 +54,10 @@ CAPS = ["CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", 
 CONFUSABLE = {"i": ["\u0131", "\u0130", "\uff49"], "s": ["\u017f", "\uff53"], "k": ["\u212a", "\u0137"], "a": ["\u0430"],
               "e": ["\u0117"]}
 
+# The one directory repository "web" may bind from on the fixture machine: the strict default,
+# /srv/rediacc-gpu/{repo}, as setup records it when no operator named others.
+BIND_ROOT = "/srv/rediacc-gpu/web"
+
 PATHS = ["/dev", "/dev/dri", "/dev/dri/renderD128", "/sys", "/sys/bus/pci", "/proc", "/proc/self/root/dev",
          "/proc/1/root", "/proc/self/cwd", "/run/udev", "/var/run/udev", "/etc", "/etc/cdi", "/var/run/cdi",
          "/run/cdi", "/etc/rediacc/gpu", "/etc/rediacc/gpu/grants.json", "/run/docker.sock", "/var/run/docker.sock",
@@ -59,7 +66,9 @@ PATHS = ["/dev", "/dev/dri", "/dev/dri/renderD128", "/sys", "/sys/bus/pci", "/pr
          "/home/t/link-sys", "/home/t/link-dev/dri", "/home/t/link-proc", "/home/t/link-cdi", "/home/t/link-up",
          "/home/t/link-sys/newdir", "/srv/volumes/vol/_data/escape", "/srv/volumes/vol/_data/ok", "/srv/node",
          "/opt/cdi-alias", "/opt/cdi-alias/x.json", "/home/t/loop", "/home/t/relative-dev", "/usr/share",
-         "/home/t/link-home"]
+         "/home/t/link-home", BIND_ROOT, BIND_ROOT + "/data", BIND_ROOT + "/new/dir", BIND_ROOT + "/link-sys",
+         BIND_ROOT + "/link-up", BIND_ROOT + "/link-data", BIND_ROOT + "/link-dev/dri", BIND_ROOT + "/node",
+         BIND_ROOT + "x", "/srv/rediacc-gpu", "/home/t/link-in", "/home/t/link-in/sub"]
 
 SECOPT_KEYS = ["label", "apparmor", "seccomp", "no-new-privileges", "writable-cgroups", "systempaths", "LABEL",
                "Seccomp", "label ", ""]
@@ -108,14 +117,23 @@ def make_machine(root):
     link("/home/t/loop", "loop")
     link("/srv/volumes/vol/_data/escape", "/sys")
     link("/opt/cdi-alias", "/etc/cdi")
+    # A tenant's own directory holds links out of it, and a link elsewhere points into it.
+    mkdir(BIND_ROOT + "/data")
+    link(BIND_ROOT + "/link-sys", "/sys")
+    link(BIND_ROOT + "/link-up", "..")
+    link(BIND_ROOT + "/link-data", "data")
+    link(BIND_ROOT + "/link-dev", "../../../dev")
+    link("/home/t/link-in", BIND_ROOT + "/data")
     for f in ["/run/docker.sock", "/etc/docker/daemon.json", "/dev/dri/renderD128"]:
         open(root + f, "w").close()
     device_node = False
     try:
-        os.mknod(root + "/srv/node", 0o600 | stat.S_IFCHR, os.makedev(226, 128))
+        for node in ("/srv/node", BIND_ROOT + "/node"):
+            os.mknod(root + node, 0o600 | stat.S_IFCHR, os.makedev(226, 128))
         device_node = True
     except PermissionError:
-        open(root + "/srv/node", "w").close()
+        for node in ("/srv/node", BIND_ROOT + "/node"):
+            open(root + node, "w").close()
     grants = {"schema": 1, "grants": [{"repo": "web", "device": d, "exclusive": False,
                                        "granted_at": "2026-11-30T00:00:00Z"} for d in GRANTED]}
     with open(root + "/etc/rediacc/gpu/grants.json", "w") as f:
@@ -388,10 +406,17 @@ class _StoredContainer(http.server.BaseHTTPRequestHandler):
     inspect = b""
 
     def do_GET(self):
-        found = self.path.startswith("/containers/abc/json")
+        # The gate asks /info for the data root, where a named volume's stored options are read;
+        # the fixture machine has no volumes there, so every named volume is a plain directory.
+        if self.path.endswith("/info"):
+            found, body = True, b'{"DockerRootDir":"/var/lib/docker"}'
+        else:
+            # "abc" is the container --volumes-from names, "other" the one whose network a mutant
+            # joins: both plain containers on the daemon's bridge.
+            found = self.path.startswith(("/containers/abc/json", "/containers/other/json"))
+            body = self.inspect if found else b'{"message":"No such container"}'
         self.send_response(200 if found else 404)
         self.send_header("Content-Type", "application/json")
-        body = self.inspect if found else b'{"message":"No such container"}'
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -408,7 +433,7 @@ class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer
 
 
 class stored_container_daemon:
-    """A unix-socket HTTP server answering GET /containers/abc/json, for the duration of a with."""
+    """A unix-socket HTTP server answering GET /containers/{abc,other}/json and /info, for the duration of a with."""
 
     def __init__(self, path):
         here = os.path.dirname(os.path.abspath(__file__))
@@ -489,7 +514,7 @@ def main():
         with stored_container_daemon(os.path.join(root, "docker.sock")) as host:
             gate = subprocess.run([args.binary, "admit", "--repo", "web", "--jsonl", "--root", root,
                                    "--docker-host", host], input=gate_in.encode(), capture_output=True, check=True)
-        oracle = subprocess.run([args.oracle, "-root", root, "-granted", ",".join(GRANTED)],
+        oracle = subprocess.run([args.oracle, "-root", root, "-granted", ",".join(GRANTED), "-bind-roots", BIND_ROOT],
                                 input=oracle_in.encode(), capture_output=True, check=True)
         answers = [json.loads(l) for l in gate.stdout.decode().splitlines()]
         verdicts = [json.loads(l) for l in oracle.stdout.decode().splitlines()]
@@ -518,6 +543,8 @@ def main():
                     else:
                         classes[cls] += 1
             tally["gate allows" if a["Allow"] else "gate refuses"] += 1
+            if a["Allow"] and v["facts"] and v["facts"].get("host_sources"):
+                tally["gate allows, binding from the repository's root"] += 1
 
         print("gate_fuzz: seed %d, %d mutants, %.1f s, device node %s" %
               (args.seed, len(mutants), time.time() - started, "made" if device_node else "NOT made (not root)"))
@@ -533,6 +560,11 @@ def main():
                   (body.decode(errors="replace"), msg, json.dumps(facts)))
         print("%d passed, %d failed" % (len(mutants) - len(bypasses) - len(unexplained),
                                          len(bypasses) + len(unexplained)))
+        # A run where no bind inside the root got through would prove the allow-list only refuses.
+        if not tally["gate allows, binding from the repository's root"]:
+            print("no mutant bound a directory under %s and was allowed: the fuzz no longer tries the allowed side"
+                  % BIND_ROOT)
+            return 1
         return 1 if bypasses or unexplained else 0
     finally:
         shutil.rmtree(root, ignore_errors=True)
