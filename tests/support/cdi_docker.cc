@@ -83,6 +83,9 @@ CdiDocker::CdiDocker(const FixtureRoot& machine, const CdiDockerOptions& options
                                               : docker::plugin_name(options.rediacc_id)),
       options_(options) {
   // One daemon at a time uses the root's mount points.
+  INFO("mount points are left under " << root_
+                                      << " by a test killed before it stopped its daemon: stop what runs there "
+                                         "(dockerd, containerd, shims) and unmount them (umount -R)");
   REQUIRE(mounts_under(root_).empty());
   mounts_.root = root_;
   if (!options.data_from.empty()) {
