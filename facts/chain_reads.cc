@@ -45,6 +45,7 @@ ChainReads read_chain(const ChainSources& s) {
   if (auto status = s.fs.read_optional(installers::kDpkgStatus); status && *status) r.dpkg_status = std::move(**status);
   r.nvidia = read_nvidia(s.fs, s.runner, s.fresh, s.specs, r.dpkg_status);
   r.docker = read_docker(s.fs, s.daemons, s.answers);
+  r.installed_docker = read_installed_docker(s.fs, s.runner, r.dpkg_status, s.answers);
   r.our_specs = read_our_specs(s.fs, s.fresh);
   return r;
 }

@@ -15,6 +15,7 @@
 #include "docker/running_daemons.h"
 #include "facts/daemon_answers.h"
 #include "facts/docker_reads.h"
+#include "facts/installed_docker.h"
 #include "facts/nvidia_reads.h"
 #include "probe/inventory.h"
 
@@ -23,7 +24,7 @@ namespace rgpu::facts {
 /// What the chain's reads start from: the machine, and what the run already gathered.
 struct ChainSources {
   const RootFs& fs;
-  CommandRunner& runner;  ///< asks an rpm family's package database for the toolkit
+  CommandRunner& runner;  ///< asks an rpm family's package database for the toolkit and Docker
   const probe::Inventory& fresh;
   const cdi::SpecIndex& specs;
   const std::vector<docker::RunningDaemon>& daemons;
@@ -56,6 +57,8 @@ struct ChainReads {
   DockerReads docker = {};
   /// installers::kDpkgStatus's text, where the Docker and toolkit packages' versions are read; absent when unread.
   std::optional<std::string> dpkg_status = std::nullopt;
+  /// The machine's Docker, from its package database or a running daemon (read_installed_docker).
+  std::optional<InstalledDocker> installed_docker = std::nullopt;
   std::vector<OurSpec> our_specs = {};  ///< rediacc.io/dri, then rediacc.io/amd
 };
 

@@ -6,32 +6,12 @@
 #include "core/machine_paths.h"
 #include "core/machine_program.h"
 #include "facts/facts.h"
-#include "installers/dpkg_status.h"
+#include "facts/package_database.h"
 #include "installers/nvidia_toolkit.h"
-#include "installers/os_release.h"
-#include "installers/package_manager.h"
 #include "probe/hardware_identity.h"
 
 namespace rgpu::facts {
 namespace {
-
-// The toolkit as setup sees it: the machine's own package database (dpkg's status file, or rpm
-// --root), so setup's "already installed" and doctor never disagree.
-std::optional<std::string> installed_toolkit(const RootFs& fs, CommandRunner& runner,
-                                             const std::optional<std::string>& dpkg_status) {
-  const auto os_text = fs.read_optional("/etc/os-release");
-  std::optional<installers::PackageFamily> family;
-  if (os_text && *os_text) {
-    if (auto known = installers::package_family(installers::parse_os_release(**os_text), "/etc/os-release"))
-      family = *known;
-  }
-  if (!family || *family == installers::PackageFamily::apt) {
-    if (!dpkg_status) return std::nullopt;
-    return installers::dpkg_installed_version_in(*dpkg_status, installers::kToolkitPackage);
-  }
-  const auto pm = installers::make_package_manager(*family, fs.root().string());
-  return installers::installed_toolkit(fs, *pm, runner);
-}
 
 // A node the spec gives no number is whatever the host path is: when that is missing, the
 // runtime has nothing to create, and the device-nodes check reports it.
@@ -71,7 +51,8 @@ NvidiaReads read_nvidia(const RootFs& fs, CommandRunner& runner, const probe::In
   NvidiaReads r;
   // The package database is asked (rpm runs) only where the toolkit check looks: with an NVIDIA GPU.
   if (has_vendor(fresh, probe::Vendor::nvidia)) {
-    r.toolkit_version = installed_toolkit(fs, runner, dpkg_status);
+    // The toolkit as setup sees it, so setup's "already installed" and doctor never disagree.
+    r.toolkit_version = installed_version(fs, runner, dpkg_status, installers::kToolkitPackage);
     r.spec_nodes = spec_nodes(fs, specs);
   }
   r.nvidia_ctk = machine_program(fs, "nvidia-ctk");

@@ -68,17 +68,16 @@ bool before(const Version& release, long major, long minor) {
 }
 
 struct InstalledDocker {
-  std::string package;  ///< empty when none is
-  std::string version;
+  std::string seen;  ///< "docker.io 26.1.5+dfsg1-9", as the checks name it; empty when none is known
+  std::string source;
   std::optional<Version> release;
 };
 
-// Which Docker package dpkg records as installed.
+// Which Docker the machine has, as its family installs it (facts::read_installed_docker).
 InstalledDocker installed_docker(const Facts& f) {
-  for (const char* candidate : {"docker-ce", "docker.io", "moby-engine"}) {
-    if (auto version = dpkg_version(f, candidate)) return {candidate, *version, docker_release(*version)};
-  }
-  return {};
+  const auto& found = f.chain.installed_docker;
+  if (!found) return {};
+  return {found->name + " " + found->version, found->source, docker_release(found->version)};
 }
 
 // Docker 25+ reads /etc/cdi and /var/run/cdi unless cdi-spec-dirs says otherwise, and a spec in
@@ -165,13 +164,18 @@ Check docker_daemon(const Facts& f) {
                    Evidence(joined(read)));
 }
 
-// Which Docker the machine has, from dpkg, and whether it attaches CDI devices: from 25.0 with
+// Which Docker the machine has, and whether it attaches CDI devices: from 25.0 with
 // "features": {"cdi": true}, on by default from 28.2.
 Check docker_cdi(const Facts& f) {
   const auto docker = installed_docker(f);
   const auto& release = docker.release;
-  if (!release) return kCheck.skip("docker-cdi", "no Docker package recorded by dpkg");
-  const std::string seen = docker.package + " " + docker.version;
+  if (!release) {
+    return kCheck.skip("docker-cdi",
+                       docker.seen.empty()
+                           ? "no Docker package (dpkg, rpm) and no running dockerd says which Docker this is"
+                           : docker.seen + " has no version to judge");
+  }
+  const std::string& seen = docker.seen;
   if (before(*release, 25, 0)) {
     return kCheck.fail("docker-cdi", seen + " predates CDI",
                        "dockerd cannot attach CDI devices: every granted request fails at create",
@@ -188,7 +192,7 @@ Check docker_cdi(const Facts& f) {
   }
   // The package's version and daemon.json say it can; daemon-cdi asks the running daemons.
   return kCheck.ok("docker-cdi", seen + " attaches CDI devices, by its version and " + paths::kDockerDaemonConfig,
-                   Evidence(std::string("dpkg's status, ") + paths::kDockerDaemonConfig));
+                   Evidence(docker.source + ", " + paths::kDockerDaemonConfig));
 }
 
 Check spec_dirs(const Facts& f) { return spec_dirs_of(f, installed_docker(f).release); }

@@ -9,7 +9,6 @@
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "doctor/runtime/runtime_checks.h"
-#include "installers/dpkg_status.h"
 #include "installers/nvidia_toolkit.h"
 #include "probe/sysfs_parsers.h"
 
@@ -151,12 +150,6 @@ Check refresh_wired(const Facts& f) {
                                           : r.env_file + " does not set " + wanted,
                      "the package's refresh writes /var/run/cdi/nvidia.yaml, which shadows ours",
                      "run rediacc-gpu setup");
-}
-
-std::optional<std::string> dpkg_version(const Facts& f, const std::string& package) {
-  const auto& status = f.chain.dpkg_status;
-  if (!status) return std::nullopt;
-  return installers::dpkg_installed_version_in(*status, package);
 }
 
 }  // namespace rgpu::doctor

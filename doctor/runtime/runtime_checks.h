@@ -16,13 +16,11 @@ Check nvidia_spec(const Facts& facts);
 Check shadowing_spec(const Facts& facts);
 /// Whether nvidia-cdi-refresh writes /etc/cdi/nvidia.yaml, as its drop-in's environment file says.
 Check refresh_wired(const Facts& facts);
-/// The version dpkg's status records for `package` as installed.
-std::optional<std::string> dpkg_version(const Facts& facts, const std::string& package);
 
 // docker_config.cc
 /// No daemon configuration adds the nvidia runtime or makes another runtime the default.
 Check docker_daemon(const Facts& facts);
-/// The installed Docker package attaches CDI devices (its version, features.cdi).
+/// The machine's Docker (its package, or a running daemon's version) attaches CDI devices (its version, features.cdi).
 Check docker_cdi(const Facts& facts);
 /// Each daemon configuration limits cdi-spec-dirs to /etc/cdi, and no other directory redefines our names.
 Check spec_dirs(const Facts& facts);

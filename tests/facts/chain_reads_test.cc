@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "cdi-gen/spec_index.h"
@@ -15,16 +17,25 @@ using rgpu::test::FixtureRoot;
 
 namespace {
 
-// Answers rpm with a version and records every command it was asked to run.
+// Answers rpm -q PACKAGE (its last argument) as an rpm database holding `installed` would, and
+// records every command it was asked to run.
 class RecordingRunner final : public rgpu::CommandRunner {
  public:
   std::vector<rgpu::Argv> asked;
+  std::map<std::string, std::string> installed = {{"nvidia-container-toolkit-base", "1.19.0-1"}};
+
+  // The commands that asked for `package`.
+  size_t asked_for(const std::string& package) const {
+    return std::count_if(asked.begin(), asked.end(), [&](const auto& a) { return a.back() == package; });
+  }
 
  protected:
   rgpu::Result<rgpu::CommandResult> do_run(const rgpu::Argv& argv, std::chrono::seconds,
                                            const std::map<std::string, std::string>&) override {
     asked.push_back(argv);
-    return rgpu::CommandResult{0, "1.19.0-1\n"};
+    const auto found = installed.find(argv.back());
+    if (found == installed.end()) return rgpu::CommandResult{1, "package " + argv.back() + " is not installed\n"};
+    return rgpu::CommandResult{0, found->second + "\n"};
   }
 };
 
@@ -121,13 +132,73 @@ TEST_CASE("facts: an rpm family's toolkit is asked of rpm, once, and only with a
   Machine m;
   m.root.write("/etc/os-release", "ID=fedora\nVERSION_ID=40\n");
   CHECK_FALSE(m.read().nvidia.toolkit_version);
-  CHECK(m.runner.asked.empty());
+  CHECK(m.runner.asked_for("nvidia-container-toolkit-base") == 0);
 
   m.fresh.gpus = {gpu(rgpu::probe::Vendor::nvidia, {})};
   CHECK(m.read().nvidia.toolkit_version == "1.19.0-1");
-  REQUIRE(m.runner.asked.size() == 1);
-  CHECK(m.runner.asked[0] == rgpu::Argv{"rpm", "--root", m.root.str(), "-q", "--qf", "%{VERSION}-%{RELEASE}",
-                                        "nvidia-container-toolkit-base"});
+  REQUIRE(m.runner.asked_for("nvidia-container-toolkit-base") == 1);
+  CHECK(std::find(m.runner.asked.begin(), m.runner.asked.end(),
+                  rgpu::Argv{"rpm", "--root", m.root.str(), "-q", "--qf", "%{VERSION}-%{RELEASE}",
+                             "nvidia-container-toolkit-base"}) != m.runner.asked.end());
+}
+
+// Issue: "Docker is found as it is installed on each family (dpkg, rpm, or the running dockerd's
+// own version), so every check that needs Docker's version runs on all five".
+TEST_CASE("facts: the machine's Docker is its dpkg package, else a running daemon's version, else its rpm package") {
+  Machine m;
+  SECTION("Debian and Ubuntu: dpkg's status, and no program runs") {
+    m.root.write("/etc/os-release", kDebian);
+    m.root.write("/var/lib/dpkg/status", "Package: docker.io\nStatus: install ok installed\nVersion: 26.1.5+dfsg1-9\n");
+    const auto docker = m.read().installed_docker;
+    REQUIRE(docker);
+    CHECK(docker->name == "docker.io");
+    CHECK(docker->version == "26.1.5+dfsg1-9");
+    CHECK(docker->source == "dpkg's status");
+    CHECK(m.runner.asked.empty());
+  }
+  SECTION("Fedora with moby-engine and no daemon running: rpm, in the order the families name it") {
+    m.root.write("/etc/os-release", "ID=fedora\nVERSION_ID=43\n");
+    m.runner.installed["moby-engine"] = "27.5.1-3.fc43";
+    const auto docker = m.read().installed_docker;
+    REQUIRE(docker);
+    CHECK(docker->name == "moby-engine");
+    CHECK(docker->version == "27.5.1-3.fc43");
+    CHECK(docker->source == "rpm");
+    CHECK(m.runner.asked_for("docker-ce") == 1);
+    CHECK(m.runner.asked_for("docker") == 0);
+  }
+  SECTION("openSUSE Leap's docker package") {
+    m.root.write("/etc/os-release", "ID=\"opensuse-leap\"\nID_LIKE=\"suse opensuse\"\nVERSION_ID=\"16.0\"\n");
+    m.runner.installed["docker"] = "28.3.3_ce-160000.1.1";
+    const auto docker = m.read().installed_docker;
+    REQUIRE(docker);
+    CHECK(docker->name == "docker");
+    CHECK(docker->source == "rpm");
+  }
+  SECTION("a running daemon's own version, the oldest of them, before rpm is asked") {
+    m.root.write("/etc/os-release", "ID=\"ol\"\nID_LIKE=\"fedora\"\nVERSION_ID=\"10.0\"\n");
+    m.runner.installed["docker-ce"] = "28.5.2-1.el10";
+    const auto answer = [](std::string label, nlohmann::json version) {
+      rgpu::facts::DaemonAnswer a;
+      a.label = std::move(label);
+      a.version = std::move(version);
+      return a;
+    };
+    m.answers.push_back(answer("dockerd 400", {{"Version", "28.5.2"}}));
+    m.answers.push_back(answer("dockerd 500 of repository web", {{"Version", "26.1.5"}}));
+    m.answers.push_back(answer("a daemon that did not answer", nullptr));
+    const auto docker = m.read().installed_docker;
+    REQUIRE(docker);
+    CHECK(docker->name == "dockerd 500 of repository web");
+    CHECK(docker->version == "26.1.5");
+    CHECK(docker->source == "GET /version");
+    CHECK(m.runner.asked.empty());
+  }
+  SECTION("none of them: no Docker") {
+    m.root.write("/etc/os-release", "ID=fedora\nVERSION_ID=43\n");
+    CHECK_FALSE(m.read().installed_docker);
+    CHECK(m.runner.asked_for("docker") == 1);
+  }
 }
 
 TEST_CASE("facts: the NVIDIA spec's nodes are read but a numberless one that is missing") {

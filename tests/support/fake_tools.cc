@@ -32,10 +32,12 @@ done
 constexpr const char* kChroot = R"(RGPU_FAKE_ROOT="$1"; export RGPU_FAKE_ROOT; shift; exec "$@"
 )";
 
-// rpm's database cannot be faked: rpm -q reads a file the fake installers write.
+// rpm's database cannot be faked: rpm -q PACKAGE (its last argument) reads the file of that name
+// that the fake installers, or a test's fixture, write.
 constexpr const char* kQuery =
-    R"(if [ -f "$target/var/lib/fake-rpm/installed" ]; then read -r v < "$target/var/lib/fake-rpm/installed"; echo "$v"; exit 0; fi
-echo "package nvidia-container-toolkit-base is not installed" >&2; exit 1
+    R"(for arg in "$@"; do pkg="$arg"; done
+if [ -f "$target/var/lib/fake-rpm/$pkg" ]; then read -r v < "$target/var/lib/fake-rpm/$pkg"; echo "$v"; exit 0; fi
+echo "package $pkg is not installed" >&2; exit 1
 )";
 
 // Installing records the package where setup and doctor read it: dpkg's status file (apt) or the
@@ -53,7 +55,7 @@ if [ -n "$v" ]; then
   if [ "$tool" = apt-get ]; then
     printf 'Package: nvidia-container-toolkit-base\nStatus: install ok installed\nVersion: %s\n\n' "$v" > "$target/var/lib/dpkg/status"
   else
-    echo "$v" > "$target/var/lib/fake-rpm/installed"
+    echo "$v" > "$target/var/lib/fake-rpm/nvidia-container-toolkit-base"
   fi
 fi
 )";
@@ -118,7 +120,7 @@ void FakeTools::fail(const std::string& tool, const std::string& when) const { d
 void FakeTools::installed(const FixtureRoot& root, const std::string& version) const {
   root.write("/var/lib/dpkg/status",
              "Package: nvidia-container-toolkit-base\nStatus: install ok installed\nVersion: " + version + "\n\n");
-  root.write("/var/lib/fake-rpm/installed", version + "\n");
+  root.write("/var/lib/fake-rpm/nvidia-container-toolkit-base", version + "\n");
   root.write("/usr/bin/nvidia-ctk", "#!/bin/sh\n");
   ::chmod(root.host("/usr/bin/nvidia-ctk").c_str(), 0755);
 }

@@ -1,0 +1,71 @@
+// Doctor on each of Rediacc's five server distributions: Docker is found as each family installs
+// it, so the checks that need its version run on all five rather than skip for a false reason
+// (issue: "on Fedora, Oracle Linux and openSUSE doctor says skip docker-cdi: no Docker package
+// recorded by dpkg").
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/fake_tools.h"
+#include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
+#include "tests/support/rediacc_servers.h"
+#include "tests/support/run_binary.h"
+#include "tests/support/stand_in_daemon.h"
+
+using namespace rgpu::test;
+using nlohmann::json;
+
+namespace {
+
+json check_of(const json& doc, const std::string& id) {
+  for (const auto& c : doc["checks"]) {
+    if (c["id"] == id) return c;
+  }
+  FAIL("no check " << id << " in " << doc.dump(2));
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("doctor: Docker's version is judged on each of Rediacc's five server distributions") {
+  for (const auto& server : rediacc_servers()) {
+    INFO(server.name);
+    FixtureRoot root;
+    two_nvidia_datacenter(root, true);
+    as_server(root, server);
+    FakeTools fakes;
+    const auto r = run_tool({"doctor", "-o", "json", "--root", root.str()}, "", fakes.env());
+    INFO(r.err);
+    const auto doc = json::parse(r.out);
+    const auto docker = check_of(doc, "docker-cdi");
+    INFO(docker.dump(2));
+    CHECK(docker["status"] == "ok");
+    CHECK_THAT(docker["observed"].get<std::string>(),
+               Catch::StartsWith(server.docker_package + " " + server.docker_version));
+    CHECK_THAT(docker.dump(), Catch::Contains(server.family == "apt" ? "dpkg's status" : "rpm"));
+    // The spec directories are judged, not skipped: no daemon.json limits them to /etc/cdi.
+    CHECK(check_of(doc, "cdi-spec-dirs")["status"] == "fail");
+  }
+}
+
+TEST_CASE("doctor: a Docker no package database records is known by the running daemon's own version") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", rediacc_servers()[2].os_release);  // Fedora, Docker from a static tarball
+  FakeTools fakes;
+  auto doc = json::parse(run_tool({"doctor", "-o", "json", "--root", root.str()}, "", fakes.env()).out);
+  CHECK(check_of(doc, "docker-cdi")["status"] == "skip");
+  CHECK_THAT(check_of(doc, "docker-cdi")["observed"].get<std::string>(),
+             Catch::Contains("no Docker package (dpkg, rpm) and no running dockerd"));
+
+  // Running, it says which it is: 27.5 needs the CDI feature on, which it lacks.
+  StandInDaemon daemon(
+      root, "4242",
+      {{"/info", {{"DefaultRuntime", "runc"}, {"CDISpecDirs", {"/etc/cdi"}}}}, {"/version", {{"Version", "27.5.1"}}}});
+  doc = json::parse(run_tool({"doctor", "-o", "json", "--root", root.str()}, "", fakes.env()).out);
+  const auto docker = check_of(doc, "docker-cdi");
+  INFO(docker.dump(2));
+  CHECK(docker["status"] == "fail");
+  CHECK_THAT(docker["observed"].get<std::string>(), Catch::StartsWith("dockerd 4242") && Catch::Contains("27.5.1"));
+}
