@@ -9,6 +9,7 @@
 
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
+#include "core/init_system.h"
 #include "core/joined.h"
 #include "core/split.h"
 #include "core/state_paths.h"
@@ -281,10 +282,19 @@ Result<std::string> step_units(SetupContext& ctx) {
     auto ours = units::nvidia_units(options);
     auto redirect = units::nvidia_refresh_redirect(options);
     ours.insert(ours.end(), redirect.begin(), redirect.end());
-    if (ctx.fs.kind(ours.front().path) == NodeKind::file) {
+    if (ctx.fs.kind(ours.front().path) == NodeKind::file && !pid1_not_systemd(ctx.fs)) {
       RGPU_TRY(run_all(ctx, units::deactivation_commands(ctx.fs, {units::kNvidiaSpecUnit})));
     }
     for (const auto& f : ours) RGPU_TRY(ctx.log.sink().remove(f.path));
+  }
+  // Without systemd as PID 1 there is nothing to reload or enable: the files wait for one, and
+  // the warning says how to run their parts meanwhile (issue: "setup exits 0 once every step it
+  // could do is done").
+  if (const auto pid1 = pid1_not_systemd(ctx.fs)) {
+    ctx.report.warnings.push_back("PID 1 here is " + *pid1 + ", not systemd: " + without_systemd_meaning() + ". " +
+                                  without_systemd_by_hand(options.tool_path) + ".");
+    return std::string(ctx.log.changed() ? "written, not started: PID 1 is " : "unchanged, not started: PID 1 is ") +
+           *pid1 + ", not systemd";
   }
   if (!ctx.log.changed()) return std::string("unchanged");
   RGPU_TRY(run_all(ctx, units::activation_commands(ctx.fs, enable)));

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "core/host_policy.h"
+#include "core/init_system.h"
 #include "core/joined.h"
 #include "core/machine_paths.h"
 #include "core/structured_text.h"
@@ -45,6 +46,18 @@ Check security_modules(const Facts& f) {
           "the gate refuses requests that turn a container's confinement off (apparmor=unconfined, "
           "seccomp=unconfined, label=disable)",
           "");
+}
+
+// The plugin sockets, the regeneration at boot and hot-plug and the views' path unit are systemd
+// units: where PID 1 is something else, nothing starts them.
+Check init_system(const Facts& f) {
+  if (const auto& pid1 = f.policy.pid1_not_systemd) {
+    return kCheck.warn("init-system", "PID 1 is " + *pid1 + ", not systemd", without_systemd_meaning(),
+                       without_systemd_by_hand("rediacc-gpu"));
+  }
+  if (!f.policy.running_system) return kCheck.skip("init-system", "the root shows no running system (/proc/1/comm)");
+  return kCheck.ok("init-system", "PID 1 is systemd, which starts the plugin sockets and the regeneration units",
+                   Evidence("/proc/1/comm"));
 }
 
 // The NVIDIA spec mounts the persistenced socket only if it existed when the spec was made.
@@ -178,7 +191,8 @@ Check buildkit(const Facts& f) {
 }  // namespace
 
 std::vector<Check> policy_checks(const Facts& f) {
-  return {cgroups(f), security_modules(f), persistenced(f), rootless(f), user_namespaces(f), buildkit(f)};
+  return {cgroups(f),  security_modules(f), init_system(f), persistenced(f),
+          rootless(f), user_namespaces(f),  buildkit(f)};
 }
 
 }  // namespace rgpu::doctor

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/init_system.h"
 #include "docker/rediacc_layout.h"
 #include "probe/hardware_identity.h"
 
@@ -72,6 +73,8 @@ PolicyReads read_policy(const PolicySources& s) {
                 .cgroup_root = fs.kind("/sys/fs/cgroup"),
                 .apparmor_enabled = text_of(fs, "/sys/module/apparmor/parameters/enabled"),
                 .selinux_enforce = text_of(fs, "/sys/fs/selinux/enforce"),
+                .pid1_not_systemd = pid1_not_systemd(fs),
+                .running_system = fs.kind("/proc/1/comm") == NodeKind::file,
                 .persistenced_socket = fs.kind("/run/nvidia-persistenced/socket") != NodeKind::missing,
                 .rootless_sockets = rootless_sockets(fs),
                 .host_policy = read_host_policy(fs),

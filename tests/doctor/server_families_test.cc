@@ -69,3 +69,24 @@ TEST_CASE("doctor: a Docker no package database records is known by the running 
   CHECK(docker["status"] == "fail");
   CHECK_THAT(docker["observed"].get<std::string>(), Catch::StartsWith("dockerd 4242") && Catch::Contains("27.5.1"));
 }
+
+TEST_CASE("doctor: where PID 1 is not systemd, it says what never starts and how to run it, rather than fail units") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  FakeTools fakes;
+  const auto init_system = [&] {
+    return check_of(json::parse(run_tool({"doctor", "-o", "json", "--root", root.str()}, "", fakes.env()).out),
+                    "init-system");
+  };
+  CHECK(init_system()["status"] == "skip");  // a root with no running system: an image
+  root.write("/proc/1/comm", "systemd\n");
+  CHECK(init_system()["status"] == "ok");
+  root.write("/proc/1/comm", "init\n");  // WSL2 without [boot] systemd=true
+  const auto c = init_system();
+  INFO(c.dump(2));
+  CHECK(c["status"] == "warn");
+  CHECK(c["observed"] == "PID 1 is init, not systemd");
+  CHECK_THAT(c["meaning"].get<std::string>(), Catch::Contains("no repository daemon's plugin socket listens"));
+  CHECK_THAT(c["decision"].get<std::string>(), Catch::Contains("rediacc-gpu authz-plugin --repo REPO --socket") &&
+                                                   Catch::Contains("rediacc-gpu cdi views"));
+}

@@ -789,3 +789,42 @@ TEST_CASE(
   CHECK(ungated.out.empty());
   CHECK_THAT(ungated.err, Catch::Contains("REDIACC_GPU_REPO is not set"));
 }
+
+// Issue: "no systemd as PID 1: setup exits 0 once every step it could do is done, says which parts
+// cannot run there ... and how to run them by hand" (WSL2 without [boot] systemd=true, a container).
+TEST_CASE(
+    "setup: where PID 1 is not systemd, setup writes the units, starts nothing, exits 0 and says how to run them") {
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kFamilies[0].os_release);
+  root.write("/proc/1/comm", "init\n");
+  FakeTools fakes;
+  fakes.fail("systemctl");  // no systemd to talk to, and no offline one either
+  const auto first = setup(root, fakes, "false");
+  INFO(first.out << first.err);
+  CHECK(first.exit_code == 0);
+  CHECK_FALSE(called(fakes.calls(), "systemctl"));
+  CHECK_FALSE(called(fakes.calls(), "udevadm"));
+  CHECK(fs::exists(root.host("/etc/systemd/system/rediacc-gpu-authz@.socket")));
+  CHECK(fs::exists(root.host("/etc/udev/rules.d/90-rediacc-gpu.rules")));
+  const auto said = first.out + first.err;
+  CHECK_THAT(said, Catch::Contains("written, not started: PID 1 is init, not systemd"));
+  CHECK_THAT(said, Catch::Contains("no repository daemon's plugin socket listens") &&
+                       Catch::Contains("authz-plugin --repo REPO --socket /run/docker/plugins/rediacc-gpu-REPO.sock") &&
+                       Catch::Contains("cdi generate` at boot") && Catch::Contains("cdi views` after each grant") &&
+                       Catch::Contains("[boot] systemd=true"));
+  const auto again = setup(root, fakes, "false");
+  CHECK(again.exit_code == 0);
+  CHECK_THAT(again.out + again.err, Catch::Contains("unchanged, not started: PID 1 is init"));
+  CHECK_FALSE(called(fakes.calls(), "systemctl"));
+
+  // Once systemd runs the machine, the next setup enables what it wrote.
+  root.write("/proc/1/comm", "systemd\n");
+  fs::remove(root.host("/etc/systemd/system/rediacc-gpu-views.path"));
+  fakes.fail("systemctl", "no call says this");
+  fakes.clear_calls();
+  const auto with_systemd = setup(root, fakes, "false");
+  INFO(with_systemd.out << with_systemd.err);
+  CHECK(with_systemd.exit_code == 0);
+  CHECK(called(fakes.calls(), "systemctl --root=" + root.str() + " enable rediacc-gpu-views.path"));
+}
