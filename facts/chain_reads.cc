@@ -1,5 +1,7 @@
 #include "facts/chain_reads.h"
 
+#include "core/selinux_devices.h"
+
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
 #include "installers/dpkg_status.h"
@@ -21,6 +23,10 @@ HostReads read_host(const RootFs& fs, const probe::Inventory& fresh) {
   }
   for (const auto& node : nodes) {
     if (fs.char_device(node)) r.char_devices.insert(node);
+  }
+  r.selinux_enforcing = selinux_enforcing(fs);
+  if (r.selinux_enforcing) {
+    for (const auto& b : device_booleans(true, true)) r.selinux_booleans[b.name] = selinux_boolean(fs, b.name);
   }
   return r;
 }

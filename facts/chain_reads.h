@@ -4,6 +4,7 @@
 // spec (nvidia_reads.h), Docker's configuration and spec directories (docker_reads.h), dpkg's
 // status, and our own specs on disk against those the probe made now would generate.
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -37,6 +38,10 @@ struct HostReads {
   bool amdgpu_module = false;   ///< /sys/module/amdgpu is a directory
   bool wsl_kernel = false;      ///< the kernel's release is a WSL2 one (probe::wsl_kernel)
   bool dxg = false;             ///< something is at /dev/dxg
+  /// SELinux is enforcing, and the value of each boolean a GPU kind needs (device_booleans), by
+  /// name: absent when the loaded policy has no such boolean.
+  bool selinux_enforcing = false;
+  std::map<std::string, std::optional<bool>> selinux_booleans = {};
   /// Which of the nodes the checks look at (each GPU's and partition's nodes the probe found,
   /// /dev/nvidiactl, /dev/kfd, /dev/dxg) are character devices.
   std::set<std::string> char_devices = {};

@@ -3,6 +3,7 @@
 #include "core/machine_paths.h"
 #include "core/machine_program.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include <boost/process/search_path.hpp>
@@ -11,6 +12,7 @@
 #include "cdi-gen/spec_writer.h"
 #include "core/init_system.h"
 #include "core/joined.h"
+#include "core/selinux_devices.h"
 #include "core/split.h"
 #include "core/state_paths.h"
 #include "docker/repo_plugin.h"
@@ -301,6 +303,28 @@ Result<std::string> step_units(SetupContext& ctx) {
   return std::string("written");
 }
 
+// On an enforcing SELinux host, the booleans that let container_t open the GPU nodes the gate
+// grants (core/selinux_devices.h), set persistently; never label=disable, which the gate refuses.
+Result<std::string> step_selinux(SetupContext& ctx) {
+  if (!selinux_enforcing(ctx.fs)) return std::string("SELinux is not enforcing: nothing to set");
+  const auto& inv = ctx.report.inventory;
+  const auto has = [&](probe::Vendor v) {
+    return std::any_of(inv.gpus.begin(), inv.gpus.end(), [&](const probe::Gpu& g) { return g.vendor == v; });
+  };
+  const auto needed = device_booleans(has(probe::Vendor::nvidia), has(probe::Vendor::amd));
+  if (needed.empty()) return std::string("no GPU whose nodes SELinux keeps from containers");
+  Argv argv = {"setsebool", "-P"};
+  std::string names;
+  for (const auto& b : needed) {
+    names += (names.empty() ? "" : ", ") + std::string(b.name);
+    if (selinux_boolean(ctx.fs, b.name) != true) argv.push_back(std::string(b.name) + "=on");
+  }
+  if (argv.size() == 2) return names + " already on";
+  if (!ctx.fs.is_host_root()) argv.insert(argv.begin(), {"chroot", ctx.fs.root().string()});
+  RGPU_TRY(run_all(ctx, {argv}));
+  return names + " on, persistently (setsebool -P): containers open the GPU nodes they are granted";
+}
+
 Result<std::string> step_inventory(SetupContext& ctx) {
   attach_cdi_names(ctx.fs, ctx.report);
   RGPU_TRY(probe::record_inventory(ctx.fs, ctx.log.sink(), ctx.report.inventory));
@@ -332,6 +356,7 @@ const std::vector<SetupStep>& setup_steps() {
       {"rediacc-specs", "rediacc.io CDI specs", {"probe"}, "", step_our_specs},
       {"repository-views", "repository CDI views", {"probe"}, "", step_views},
       {"units", "systemd units and udev rule", {"probe"}, "", step_units},
+      {"selinux", "SELinux device booleans", {"probe"}, "", step_selinux},
       {"inventory", "inventory", {"probe"}, "", step_inventory},
   };
   return steps;

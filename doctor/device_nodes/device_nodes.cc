@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "cdi-gen/reach_rules.h"
+#include "core/joined.h"
+#include "core/selinux_devices.h"
 #include "doctor/doctor.h"
 #include "doctor/gpu_label.h"
 
@@ -77,6 +79,37 @@ Check nvidiactl(const Facts& f) {
 
 }  // namespace
 
+// On an enforcing SELinux host a container labelled container_t opens the GPU nodes it was given
+// only where the boolean for their label is on (core/selinux_devices.h).
+Check selinux_devices(const Facts& f) {
+  const auto& host = f.chain.host;
+  if (!host.selinux_enforcing) return kCheck.skip("selinux-devices", "SELinux is not enforcing");
+  const auto needed =
+      device_booleans(has_vendor(f.fresh, probe::Vendor::nvidia), has_vendor(f.fresh, probe::Vendor::amd));
+  if (needed.empty()) return kCheck.skip("selinux-devices", "no GPU whose nodes SELinux keeps from containers");
+  std::vector<std::string> off, on;
+  for (const auto& b : needed) {
+    const auto found = host.selinux_booleans.find(b.name);
+    const auto value = found == host.selinux_booleans.end() ? std::nullopt : found->second;
+    if (!value)
+      off.push_back(std::string(b.name) + " (the loaded policy has none: is container-selinux installed?)");
+    else if (!*value)
+      off.push_back(std::string(b.name) + " is off");
+    else
+      on.push_back(b.name);
+  }
+  if (!off.empty()) {
+    std::string fix = "setsebool -P";
+    for (const auto& b : needed) fix += std::string(" ") + b.name + "=on";
+    return kCheck.fail("selinux-devices", "SELinux enforcing, and " + joined(off),
+                       "a container labelled container_t is refused the GPU nodes it was granted (permission "
+                       "denied inside, an AVC denial in the audit log)",
+                       fix + " (rediacc-gpu setup does it), never label=disable or --privileged");
+  }
+  return kCheck.ok("selinux-devices", "SELinux enforcing, " + joined(on) + " on",
+                   Evidence("/sys/fs/selinux/enforce, /sys/fs/selinux/booleans"));
+}
+
 std::vector<Check> device_node_checks(const Facts& f) {
   auto out = per_gpu_nodes(f);
   out.push_back(nvidiactl(f));
@@ -84,6 +117,7 @@ std::vector<Check> device_node_checks(const Facts& f) {
                             "ROCm computes through /dev/kfd: without it AMD GPUs only render",
                             "load amdgpu with KFD support (a kernel with CONFIG_HSA_AMD), then rediacc-gpu setup"));
   out.push_back(dxg(f));
+  out.push_back(selinux_devices(f));
   return out;
 }
 

@@ -3,6 +3,7 @@
 // (issue: "on Fedora, Oracle Linux and openSUSE doctor says skip docker-cdi: no Docker package
 // recorded by dpkg").
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -89,4 +90,63 @@ TEST_CASE("doctor: where PID 1 is not systemd, it says what never starts and how
   CHECK_THAT(c["meaning"].get<std::string>(), Catch::Contains("no repository daemon's plugin socket listens"));
   CHECK_THAT(c["decision"].get<std::string>(), Catch::Contains("rediacc-gpu authz-plugin --repo REPO --socket") &&
                                                    Catch::Contains("rediacc-gpu cdi views"));
+}
+
+// Issue: "on an enforcing host a granted device works in a container_t container without
+// label=disable or --privileged ... setup makes it so persistently and says so, doctor's
+// permissions layer fails while it is not so, naming the command".
+TEST_CASE("setup and doctor: on Fedora and Oracle Linux, SELinux lets container_t open the granted GPU nodes") {
+  for (const auto& server : rediacc_servers()) {
+    if (!server.selinux) continue;
+    INFO(server.name);
+    FixtureRoot root;
+    two_nvidia_datacenter(root, true);
+    as_server(root, server);
+    root.write("/sys/fs/selinux/booleans/container_use_xserver_devices", "0 0\n");
+    root.write("/sys/fs/selinux/booleans/container_use_devices", "0 0\n");
+    FakeTools fakes;
+    const auto doctor = [&] {
+      return check_of(json::parse(run_tool({"doctor", "-o", "json", "--root", root.str()}, "", fakes.env()).out),
+                      "selinux-devices");
+    };
+    auto before = doctor();
+    INFO(before.dump(2));
+    CHECK(before["status"] == "fail");
+    CHECK(before["layer"] == 2);
+    CHECK(before["observed"] == "SELinux enforcing, and container_use_xserver_devices is off");
+    CHECK_THAT(
+        before["decision"].get<std::string>(),
+        Catch::StartsWith("setsebool -P container_use_xserver_devices=on") && Catch::Contains("never label=disable"));
+
+    const auto set = run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", "false"}, "", fakes.env());
+    INFO(set.out << set.err);
+    CHECK(set.exit_code == 0);
+    CHECK_THAT(set.out, Catch::Contains("SELinux device booleans ... container_use_xserver_devices on, persistently"));
+    const auto calls = fakes.calls();
+    // Only NVIDIA's boolean: the machine has no AMD GPU, and container_use_devices opens every node.
+    CHECK(std::find(calls.begin(), calls.end(),
+                    "chroot " + root.str() + " setsebool -P container_use_xserver_devices=on") != calls.end());
+    CHECK(doctor()["status"] == "ok");
+    const auto again = run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", "false"}, "", fakes.env());
+    CHECK_THAT(again.out, Catch::Contains("SELinux device booleans ... container_use_xserver_devices already on"));
+  }
+}
+
+TEST_CASE("doctor: an AMD GPU's /dev/kfd needs container_use_devices, and AppArmor hosts need no boolean") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  as_server(root, rediacc_servers()[2]);  // Fedora 43
+  FakeTools fakes;
+  auto c = check_of(json::parse(run_tool({"doctor", "-o", "json", "--root", root.str()}, "", fakes.env()).out),
+                    "selinux-devices");
+  INFO(c.dump(2));
+  CHECK(c["status"] == "fail");
+  CHECK_THAT(c["observed"].get<std::string>(), Catch::Contains("container_use_devices (the loaded policy has none"));
+
+  FixtureRoot ubuntu;
+  two_amd_instinct(ubuntu);
+  as_server(ubuntu, rediacc_servers()[0]);
+  c = check_of(json::parse(run_tool({"doctor", "-o", "json", "--root", ubuntu.str()}, "", fakes.env()).out),
+               "selinux-devices");
+  CHECK(c["status"] == "skip");
 }

@@ -60,6 +60,15 @@ if [ -n "$v" ]; then
 fi
 )";
 
+// setsebool -P NAME=on ...: the kernel's view of each boolean, where doctor and setup read it.
+constexpr const char* kSetsebool = R"(for arg in "$@"; do
+  case "$arg" in
+    *=on|*=1) mkdir -p "$target/sys/fs/selinux/booleans"; echo "1 1" > "$target/sys/fs/selinux/booleans/${arg%=*}";;
+    *=off|*=0) mkdir -p "$target/sys/fs/selinux/booleans"; echo "0 0" > "$target/sys/fs/selinux/booleans/${arg%=*}";;
+  esac
+done
+)";
+
 // -o FILE (curl, gpg) or --output=FILE (nvidia-ctk): write something there.
 constexpr const char* kWriter = R"(out=""; prev=""
 for arg in "$@"; do
@@ -87,11 +96,12 @@ FakeTools::FakeTools(const std::filesystem::path& dir) : dir_(dir) { write_fakes
 void FakeTools::write_fakes() const {
   dir_.write("/calls.log", "");
   for (const char* tool : {"apt-get", "dnf", "yum", "zypper", "rpm", "curl", "gpg", "nvidia-ctk", "systemctl",
-                           "udevadm", "chroot", "journalctl"}) {
+                           "udevadm", "chroot", "journalctl", "setsebool"}) {
     std::string body = std::string(kPrelude) + kTarget;
     const std::string name = tool;
     if (name == "chroot") body += kChroot;
     if (name == "rpm") body += kQuery;
+    if (name == "setsebool") body += kSetsebool;
     if (name == "apt-get" || name == "dnf" || name == "yum" || name == "zypper") body += kInstaller;
     if (name == "curl" || name == "gpg" || name == "nvidia-ctk") body += kWriter;
     body += "exit 0\n";
