@@ -314,11 +314,22 @@ Result<std::string> step_selinux(SetupContext& ctx) {
   const auto needed = device_booleans(has(probe::Vendor::nvidia), has(probe::Vendor::amd));
   if (needed.empty()) return std::string("no GPU whose nodes SELinux keeps from containers");
   Argv argv = {"setsebool", "-P"};
-  std::string names;
+  std::string names, missing;
   for (const auto& b : needed) {
+    const auto value = selinux_boolean(ctx.fs, b.name);
+    // setsebool fails on a boolean the loaded policy lacks: that is said, and the rest still set.
+    if (!value) {
+      missing += (missing.empty() ? "" : ", ") + std::string(b.name);
+      continue;
+    }
     names += (names.empty() ? "" : ", ") + std::string(b.name);
-    if (selinux_boolean(ctx.fs, b.name) != true) argv.push_back(std::string(b.name) + "=on");
+    if (!*value) argv.push_back(std::string(b.name) + "=on");
   }
+  if (!missing.empty())
+    ctx.report.warnings.push_back("SELinux is enforcing, but the loaded policy has no boolean " + missing +
+                                  ": containers cannot open the GPU nodes they are granted; install container-selinux "
+                                  "and run setup again");
+  if (names.empty()) return "no boolean to set: the policy lacks " + missing;
   if (argv.size() == 2) return names + " already on";
   if (!ctx.fs.is_host_root()) argv.insert(argv.begin(), {"chroot", ctx.fs.root().string()});
   RGPU_TRY(run_all(ctx, {argv}));

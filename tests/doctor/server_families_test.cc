@@ -143,6 +143,10 @@ TEST_CASE("doctor: an AMD GPU's /dev/kfd needs container_use_devices, and AppArm
                     "selinux-devices");
   INFO(c.dump(2));
   CHECK(c["status"] == "fail");
+  CHECK(c["observed"] == "SELinux enforcing, and container_use_devices is off");
+  std::filesystem::remove_all(root.host("/sys/fs/selinux/booleans"));  // container-selinux not installed
+  c = check_of(json::parse(run_tool({"doctor", "-o", "json", "--root", root.str()}, "", fakes.env()).out),
+               "selinux-devices");
   CHECK_THAT(c["observed"].get<std::string>(), Catch::Contains("container_use_devices (the loaded policy has none"));
 
   FixtureRoot ubuntu;
@@ -166,7 +170,7 @@ TEST_CASE("servers: setup, grant, the gate and doctor, end to end on each of Red
     INFO(set.out << set.err);
     REQUIRE(set.exit_code == 0);
     // Setup's SELinux step ran where SELinux enforces (the fake setsebool records the boolean).
-    CHECK(server.selinux == std::filesystem::exists(root.host("/sys/fs/selinux/booleans/container_use_devices")));
+    CHECK(server.selinux == (root.read("/sys/fs/selinux/booleans/container_use_devices") == "1 1\n"));
     REQUIRE(run_tool({"grant", "web", "--device", "rediacc.io/amd=gpu0", "--root", root.str()}).exit_code == 0);
     CHECK(admit_create(root, "web", "rediacc.io/amd=gpu0").exit_code == 0);
     const auto other = admit_create(root, "web", "rediacc.io/amd=gpu1");
@@ -177,4 +181,20 @@ TEST_CASE("servers: setup, grant, the gate and doctor, end to end on each of Red
     CHECK(check_of(doc, "selinux-devices")["status"] == (server.selinux ? "ok" : "skip"));
     CHECK(check_of(doc, "grants")["status"] != "fail");
   }
+}
+
+TEST_CASE("setup: an enforcing SELinux host whose policy lacks a GPU's boolean is told so, and setup still ends well") {
+  FixtureRoot root;
+  two_amd_instinct(root);
+  as_server(root, rediacc_servers()[4]);  // Oracle Linux 10, then container-selinux removed
+  std::filesystem::remove_all(root.host("/sys/fs/selinux/booleans"));
+  FakeTools fakes;
+  const auto set = run_tool({"setup", "--root", root.str(), "--install-nvidia-toolkit", "false"}, "", fakes.env());
+  INFO(set.out << set.err);
+  CHECK(set.exit_code == 0);
+  CHECK_THAT(set.out + set.err, Catch::Contains("the loaded policy has no boolean container_use_devices") &&
+                                    Catch::Contains("install container-selinux"));
+  const auto calls = fakes.calls();
+  CHECK(
+      std::none_of(calls.begin(), calls.end(), [](const auto& c) { return c.find("setsebool") != std::string::npos; }));
 }

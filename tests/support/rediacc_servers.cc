@@ -39,6 +39,10 @@ void as_server(const FixtureRoot& root, const RediaccServer& server) {
   if (server.selinux) {
     root.write("/sys/fs/selinux/enforce", "1");
     root.write("/etc/selinux/config", "SELINUX=enforcing\nSELINUXTYPE=targeted\n");
+    // container-selinux (which Docker's packages require there) with its booleans' defaults.
+    root.write("/sys/fs/selinux/booleans/container_use_dri_devices", "1 1\n");
+    root.write("/sys/fs/selinux/booleans/container_use_xserver_devices", "0 0\n");
+    root.write("/sys/fs/selinux/booleans/container_use_devices", "0 0\n");
   } else {
     root.write("/sys/module/apparmor/parameters/enabled", "Y\n");
   }

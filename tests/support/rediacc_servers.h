@@ -25,7 +25,8 @@ struct RediaccServer {
 /// The five, in the order Rediacc's page lists them.
 const std::vector<RediaccServer>& rediacc_servers();
 
-/// Makes `root` that server: os-release, the security module's state, Docker's package recorded.
+/// Makes `root` that server: os-release, the security module's state (on SELinux hosts
+/// container-selinux's booleans at their defaults), Docker's package recorded.
 void as_server(const FixtureRoot& root, const RediaccServer& server);
 
 }  // namespace rgpu::test
