@@ -2,12 +2,18 @@
 
 namespace rgpu {
 
-std::optional<std::string> pid1_not_systemd(const RootFs& fs) {
+std::optional<std::string> pid1_name(const RootFs& fs) {
   const auto comm = fs.read_optional("/proc/1/comm");
   if (!comm || !*comm) return std::nullopt;
   std::string name = **comm;
   while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
-  if (name.empty() || name == "systemd") return std::nullopt;
+  if (name.empty()) return std::nullopt;
+  return name;
+}
+
+std::optional<std::string> pid1_not_systemd(const RootFs& fs) {
+  auto name = pid1_name(fs);
+  if (name == "systemd") return std::nullopt;
   return name;
 }
 

@@ -10,9 +10,12 @@
 
 namespace rgpu {
 
-/// What runs as PID 1 when it is not systemd ("init", a container's command), read from the
-/// root's /proc/1/comm; nothing when it is systemd, or the root shows no running system (an image
-/// being prepared, where units are enabled offline).
+/// What runs as PID 1 ("systemd", "init", a container's command), read from the root's
+/// /proc/1/comm; nothing when the root shows no running system (an image being prepared, where
+/// units are enabled offline).
+std::optional<std::string> pid1_name(const RootFs& fs);
+
+/// pid1_name when it is not systemd; nothing when it is, or there is none.
 std::optional<std::string> pid1_not_systemd(const RootFs& fs);
 
 /// What stops on such a host: the parts of setup's units nothing starts there.

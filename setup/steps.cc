@@ -257,6 +257,8 @@ Result<void> write_plugin_environments(SetupContext& ctx) {
 }
 
 Result<std::string> step_units(SetupContext& ctx) {
+  // Without systemd as PID 1 nothing can be enabled or disabled: the files wait for one.
+  const auto pid1 = pid1_not_systemd(ctx.fs);
   const auto options = unit_options(ctx);
   std::vector<std::string> enable;
   auto as_packaged = options;
@@ -284,15 +286,14 @@ Result<std::string> step_units(SetupContext& ctx) {
     auto ours = units::nvidia_units(options);
     auto redirect = units::nvidia_refresh_redirect(options);
     ours.insert(ours.end(), redirect.begin(), redirect.end());
-    if (ctx.fs.kind(ours.front().path) == NodeKind::file && !pid1_not_systemd(ctx.fs)) {
+    if (ctx.fs.kind(ours.front().path) == NodeKind::file && !pid1) {
       RGPU_TRY(run_all(ctx, units::deactivation_commands(ctx.fs, {units::kNvidiaSpecUnit})));
     }
     for (const auto& f : ours) RGPU_TRY(ctx.log.sink().remove(f.path));
   }
-  // Without systemd as PID 1 there is nothing to reload or enable: the files wait for one, and
-  // the warning says how to run their parts meanwhile (issue: "setup exits 0 once every step it
+  // The warning says how to run their parts meanwhile (issue: "setup exits 0 once every step it
   // could do is done").
-  if (const auto pid1 = pid1_not_systemd(ctx.fs)) {
+  if (pid1) {
     ctx.report.warnings.push_back("PID 1 here is " + *pid1 + ", not systemd: " + without_systemd_meaning() + ". " +
                                   without_systemd_by_hand(options.tool_path) + ".");
     return std::string(ctx.log.changed() ? "written, not started: PID 1 is " : "unchanged, not started: PID 1 is ") +

@@ -51,11 +51,12 @@ Check security_modules(const Facts& f) {
 // The plugin sockets, the regeneration at boot and hot-plug and the views' path unit are systemd
 // units: where PID 1 is something else, nothing starts them.
 Check init_system(const Facts& f) {
-  if (const auto& pid1 = f.policy.pid1_not_systemd) {
+  const auto& pid1 = f.policy.pid1;
+  if (!pid1) return kCheck.skip("init-system", "the root shows no running system (/proc/1/comm)");
+  if (*pid1 != "systemd") {
     return kCheck.warn("init-system", "PID 1 is " + *pid1 + ", not systemd", without_systemd_meaning(),
                        without_systemd_by_hand("rediacc-gpu"));
   }
-  if (!f.policy.running_system) return kCheck.skip("init-system", "the root shows no running system (/proc/1/comm)");
   return kCheck.ok("init-system", "PID 1 is systemd, which starts the plugin sockets and the regeneration units",
                    Evidence("/proc/1/comm"));
 }

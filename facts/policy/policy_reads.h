@@ -56,11 +56,8 @@ struct PolicyReads {
   std::optional<std::string> apparmor_enabled = std::nullopt;
   /// /sys/fs/selinux/enforce ("1": enforcing); absent when it cannot be read.
   std::optional<std::string> selinux_enforce = std::nullopt;
-  /// What runs as PID 1 when it is not systemd (pid1_not_systemd); absent when systemd does, or the root
-  /// shows no running system.
-  std::optional<std::string> pid1_not_systemd = std::nullopt;
-  /// /proc/1/comm can be read: the root is a running system.
-  bool running_system = false;
+  /// What runs as PID 1 (pid1_name); absent when the root shows no running system.
+  std::optional<std::string> pid1 = std::nullopt;
   /// Something is at /run/nvidia-persistenced/socket.
   bool persistenced_socket = false;
   /// /run/user/UID/docker.sock of each user that has one: rootless daemons' sockets.
