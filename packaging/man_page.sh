@@ -3,13 +3,22 @@
 # a COMMANDS section is added with every subcommand's --help (nested ones too), and an EXAMPLES
 # section with each subcommand's examples, so the man page cannot drift from the binary.
 # Each command's description comes from cli/help/COMMAND.txt, the text its --help ends with.
-# Usage: packaging/man_page.sh BINARY OUTPUT
+# Usage: packaging/man_page.sh BINARY OUTPUT [EMULATOR...]
+# EMULATOR runs a cross-built BINARY (qemu-aarch64-static -L /usr/aarch64-linux-gnu).
 set -euo pipefail
 bin=$1 out=$2
+shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 texts=$here/../cli/help
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+if [ $# -gt 0 ]; then
+  # help2man runs the binary itself, and names the page after it: a wrapper of the same name.
+  mkdir "$work/emulated"
+  printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$*" "$bin" >"$work/emulated/rediacc-gpu"
+  chmod +x "$work/emulated/rediacc-gpu"
+  bin=$work/emulated/rediacc-gpu
+fi
 
 # Roff-escape one line of plain text.
 roff() { sed -e 's/\\/\\e/g' -e 's/-/\\-/g' -e 's/^[.'"'"']/\\\&&/'; }

@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "probe/sysfs_parsers.h"
 
 namespace rgpu::probe {
 namespace {
 
-constexpr const char* kPciIds = "/usr/share/misc/pci.ids";
+// Where each family keeps pci.ids: Debian and Ubuntu's pci.ids package; hwdata on Fedora, Oracle
+// Linux and openSUSE.
+constexpr const char* kPciIdsPaths[] = {"/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids"};
 constexpr const char* kDevices = "/sys/bus/pci/devices";
 
 // A hex attribute read from `machine_path`, or the sentence saying why it cannot be had.
@@ -94,8 +97,24 @@ Result<PciScan> scan_pci(const RootFs& fs) {
   return scan;
 }
 
-PciNames::PciNames(const RootFs& fs)
-    : ids_(fs.kind(kPciIds) == NodeKind::file ? fs.host_path(kPciIds).string() : kPciIds) {}
+namespace {
+
+// The machine's pci.ids under the root, else this host's own, else the first place (names then
+// fall back to their ids).
+std::string pci_ids_path(const RootFs& fs) {
+  for (const char* path : kPciIdsPaths) {
+    if (fs.kind(path) == NodeKind::file) return fs.host_path(path).string();
+  }
+  std::error_code ec;
+  for (const char* path : kPciIdsPaths) {
+    if (std::filesystem::is_regular_file(path, ec)) return path;
+  }
+  return kPciIdsPaths[0];
+}
+
+}  // namespace
+
+PciNames::PciNames(const RootFs& fs) : ids_(pci_ids_path(fs)) {}
 
 std::string PciNames::device_name(std::uint16_t vendor, std::uint16_t device) {
   if (auto name = ids_.device_name(vendor, device)) return *name;

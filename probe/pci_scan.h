@@ -40,8 +40,9 @@ struct PciScan {
 /// machine, a container) is an empty scan; a tree that cannot be listed is an error.
 Result<PciScan> scan_pci(const RootFs& fs);
 
-/// Device names from pci.ids: <root>/usr/share/misc/pci.ids when the root has one, else the one
-/// installed with this tool, read at the first lookup only, so a probe whose GPUs are all named
+/// Device names from pci.ids: the root's /usr/share/misc/pci.ids (Debian, Ubuntu) or
+/// /usr/share/hwdata/pci.ids (Fedora, Oracle Linux, openSUSE), else this host's, read at the first
+/// lookup only, so a probe whose GPUs are all named
 /// by their driver (NVML, procfs) never reads it.
 class PciNames {
  public:

@@ -3,9 +3,11 @@
 #   bash scripts/setup.sh main   installs the dependencies, builds, runs the main job here
 #                                (setup --install-nvidia-toolkit=auto, then list)
 #   bash scripts/setup.sh test   installs the dependencies, builds, runs every test
-#                                (clang-format; GCC Release runs every test; clang with
-#                                AddressSanitizer + UBSan runs them again), then prints each
-#                                phase's time
+#                                (clang-format; the release; GCC Release runs every test, the
+#                                release's included; clang with AddressSanitizer + UBSan runs
+#                                them again), then prints each phase's time
+# and, not a set-up command, the release (scripts/release.sh):
+#   bash scripts/setup.sh release  installs what it needs and writes dist/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +34,13 @@ TEST_DEPS=(
   cloud-init python3-yaml ansible-core ansible-lint python3-apt zsh
   golang-go golang-github-docker-docker-dev debootstrap xz-utils ccache libclang-rt-14-dev
 )
+
+# The release (scripts/release.sh): Debian's cross toolchain and qemu-user for aarch64 (the build
+# runs the arm64 executable to render the man page), rpmbuild; its libraries' static archives come
+# with BUILD_DEPS (arm64's are unpacked from their packages by the script).
+RELEASE_DEPS=(crossbuild-essential-arm64 qemu-user-static rpm dpkg-dev)
+# The release's test: rpm2cpio and cpio unpack the .rpm, rpmlint checks it.
+RELEASE_TEST_DEPS=(rpm2cpio cpio rpmlint)
 
 install_packages() {
   export DEBIAN_FRONTEND=noninteractive
@@ -95,6 +104,9 @@ LAUNCHER=()
 make_docker_roots() {
   docker26_root=$(bash scripts/docker-root.sh 26)
   docker28_root=$(bash scripts/docker-root.sh 28)
+  # Bare Debian 12, 13 and unstable roots, where the release's executable must run alone.
+  minimal_roots="$(bash scripts/minimal-root.sh 12);$(bash scripts/minimal-root.sh 13)"
+  minimal_roots+=";$(bash scripts/minimal-root.sh unstable)"
 }
 # Each ctest run's output is also kept in its build folder, for the closing count of tests.
 test_release() { (cd build && ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))" | tee ctest.log); }
@@ -119,11 +131,14 @@ case "${1:-}" in
   test)
     rm -f build/ctest.log build-asan/ctest.log
     trap print_phases EXIT
-    phase "install packages" install_packages "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}"
+    phase "install packages" install_packages "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}" "${RELEASE_DEPS[@]}" \
+      "${RELEASE_TEST_DEPS[@]}"
     phase "clang-format check" check_format
     # Debian 13's Docker 26 and unstable's 28.5 (CDI), Compose and buildx in cached debootstrap roots.
-    phase "Docker 26 and 28.5 roots" make_docker_roots
+    phase "Docker 26, 28.5 and bare roots" make_docker_roots
     use_test_cache
+    # The release's seven files, tested by the GCC run below (packaging.release).
+    phase "release: x86_64 and aarch64" bash scripts/release.sh dist "${LAUNCHER[@]}"
     # Warnings are errors here (RGPU_WERROR), never in a packager's build. GCC builds everything
     # optimised and runs every test; clang builds everything again with AddressSanitizer + UBSan
     # and runs every test again: both compilers build it all, and the sanitizers see every test.
@@ -131,7 +146,8 @@ case "${1:-}" in
     # RGPU_REQUIRE_DOCKER_ROOTS: a root that is missing fails the configure, where a plain build
     # would leave out the tests that need it.
     phase "build: GCC Release" build build Release -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_REQUIRE_DOCKER_ROOTS=ON \
-      -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}"
+      -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}" \
+      -DRGPU_RELEASE_DIST="$PWD/dist" -DRGPU_MINIMAL_ROOTS="$minimal_roots"
     phase "tests: GCC Release" test_release
     # -O1 and line tables only: what the sanitizers' reports need, at a fraction of -O2 -g's cost.
     phase "build: clang ASan+UBSan" build build-asan Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
@@ -140,8 +156,12 @@ case "${1:-}" in
       -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}"
     phase "tests: clang ASan+UBSan" test_sanitized
     ;;
+  release)
+    install_packages "${BUILD_DEPS[@]}" "${RELEASE_DEPS[@]}"
+    bash scripts/release.sh dist
+    ;;
   *)
-    echo "usage: bash scripts/setup.sh main|test" >&2
+    echo "usage: bash scripts/setup.sh main|test|release" >&2
     exit 2
     ;;
 esac

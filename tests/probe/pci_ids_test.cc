@@ -137,3 +137,16 @@ TEST_CASE("pci.ids: the root's own file wins, with its comments, subsystems, bla
   }
   CHECK(ours.device_name(0x10de, 0x2330) == "GH100 [H100 SXM5 80GB]");
 }
+
+TEST_CASE("pci.ids: a Fedora, Oracle Linux or openSUSE root's hwdata copy names the GPUs") {
+  FixtureRoot root;  // hwdata's place, and no /usr/share/misc/pci.ids
+  root.write("/usr/share/hwdata/pci.ids", "10de  NVIDIA Corporation\n\t2330  Named by hwdata\n");
+  PciNames ours{RootFs(root.path())};
+  CHECK(ours.device_name(0x10de, 0x2330) == "Named by hwdata");
+
+  FixtureRoot both;  // Debian's place first, when a root somehow has both
+  both.write("/usr/share/misc/pci.ids", "10de  NVIDIA Corporation\n\t2330  Named by pci.ids\n");
+  both.write("/usr/share/hwdata/pci.ids", "10de  NVIDIA Corporation\n\t2330  Named by hwdata\n");
+  PciNames first{RootFs(both.path())};
+  CHECK(first.device_name(0x10de, 0x2330) == "Named by pci.ids");
+}
