@@ -10,10 +10,15 @@ namespace rgpu::setup {
 
 std::string unit_tool_path(const RootFs& fs, const std::string& given) {
   if (!given.empty()) return given;
-  if (!fs.is_host_root()) return kPackagedToolPath;
   std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? kPackagedToolPath : self.string();
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return kPackagedToolPath;
+  if (fs.is_host_root()) return self.string();
+  // Under --root: this binary's place in that root when it runs from there (an image or a WSL
+  // distribution given the release's single file in /usr/local/bin), else the package's.
+  const auto inside = self.lexically_relative(fs.root());
+  if (inside.empty() || *inside.begin() == "..") return kPackagedToolPath;
+  return (std::filesystem::path("/") / inside).string();
 }
 
 std::vector<std::string> disabled_hooks(const RootFs& fs, const std::vector<std::string>& given) {

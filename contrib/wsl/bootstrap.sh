@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # Bootstraps rediacc-gpu in a WSL2 distribution (Debian or Ubuntu): checks that Windows exposes
-# the GPU (/dev/dxg and the driver's libraries in /usr/lib/wsl/lib), installs the package, runs
+# the GPU (/dev/dxg and the driver's libraries in /usr/lib/wsl/lib), installs rediacc-gpu, runs
 # setup and prints the GPUs found. Run as root inside the distribution:
 #
-#   sudo bash bootstrap.sh [--deb FILE] [--install-nvidia-toolkit auto|true|false]
+#   sudo bash bootstrap.sh [--deb FILE | --file EXECUTABLE] [--install-nvidia-toolkit auto|true|false]
 #
-# --deb installs that package file; without it the package comes from the configured apt
+# --deb installs that package file; --file installs the release's single executable
+# (rediacc-gpu-VERSION-linux-x86_64) as /usr/local/bin/rediacc-gpu, and setup then writes the units
+# a package would have brought; with neither, the package comes from the configured apt
 # repositories. --root DIR treats DIR as the distribution's / (for tests and images).
 set -euo pipefail
 
-root=/ deb="" toolkit=auto
+root=/ deb="" file="" toolkit=auto
 
 die() { echo "wsl-bootstrap: $*" >&2; exit 1; }
-usage() { echo "usage: bootstrap.sh [--deb FILE] [--install-nvidia-toolkit auto|true|false] [--root DIR]" >&2; exit 2; }
+usage() { echo "usage: bootstrap.sh [--deb FILE | --file EXECUTABLE] [--install-nvidia-toolkit auto|true|false] [--root DIR]" >&2; exit 2; }
 
 while (($#)); do
   case $1 in
     --deb) [[ $# -ge 2 ]] || usage; deb=$2; shift 2 ;;
+    --file) [[ $# -ge 2 ]] || usage; file=$2; shift 2 ;;
     --install-nvidia-toolkit) [[ $# -ge 2 ]] || usage; toolkit=$2; shift 2 ;;
     --install-nvidia-toolkit=*) toolkit=${1#*=}; shift ;;
     --root) [[ $# -ge 2 ]] || usage; root=$2; shift 2 ;;
@@ -25,6 +28,7 @@ while (($#)); do
   esac
 done
 case $toolkit in auto | true | false) ;; *) die "--install-nvidia-toolkit is '$toolkit'; use auto, true or false." ;; esac
+[[ -z $deb || -z $file ]] || die "give --deb or --file, not both."
 [[ $(id -u) == 0 ]] || die "run as root: sudo bash $0"
 [[ -d $root ]] || die "--root $root is not a directory."
 r=${root%/}
@@ -40,8 +44,15 @@ if [[ $root == / && ! -d /run/systemd/system ]]; then
   echo "wsl-bootstrap: warning: systemd does not run this distribution; the GPU works, but the units setup writes need it: add '[boot]' 'systemd=true' to /etc/wsl.conf and run 'wsl --shutdown'." >&2
 fi
 
+tool=rediacc-gpu
 export DEBIAN_FRONTEND=noninteractive
-if [[ -n $deb ]]; then
+if [[ -n $file ]]; then
+  [[ -f $file ]] || die "--file $file is not a file."
+  "$file" --version >/dev/null || die "--file $file does not run here: take the release's file for this CPU ($(uname -m))."
+  # Under --root the file goes into that root, and runs from there.
+  tool=$r/usr/local/bin/rediacc-gpu
+  install -D -m 0755 "$file" "$tool"
+elif [[ -n $deb ]]; then
   [[ -f $deb ]] || die "--deb $deb is not a file."
   # apt-get wants a path, not a bare name, to take a local file; it also brings the libraries.
   [[ $deb == */* ]] || deb=./$deb
@@ -50,5 +61,5 @@ else
   apt-get install -y -q rediacc-gpu
 fi
 
-rediacc-gpu setup --root "$root" --install-nvidia-toolkit "$toolkit"
-rediacc-gpu list --root "$root"
+"$tool" setup --root "$root" --install-nvidia-toolkit "$toolkit"
+"$tool" list --root "$root"

@@ -5,7 +5,10 @@
 # rediacc_gpu_setup_environment), returns the inventory and setup's result as facts, wires two
 # repositories (plugin environment, socket enabled under the root by the real systemctl, grants
 # applied), changes nothing on a second run, prunes a grant taken out of the list, and removes the
-# NVIDIA spec when switched to false.
+# NVIDIA spec when switched to false. Then by family, from a release folder: on a RedHat host
+# (Fedora, Oracle Linux) it installs the release's .rpm with dnf, on a Suse host (openSUSE) with
+# zypper (recording fakes stand in for both), and with install method file it puts the single
+# executable in the bin folder given and runs setup from it.
 # Usage: tests/packaging/ansible_test.sh BUILD_DIR
 source "$(dirname "$0")/common.sh"
 contrib=$(cd "$(dirname "$0")/../../contrib/ansible" && pwd)
@@ -96,4 +99,52 @@ pruned=$(play auto -e "@$work/pruned.json")
 off=$(play false -e "@$work/pruned.json")
 [[ $off == *"changed=0"* ]] && fail "switching to false changed nothing: $off"
 [[ -e $work/root/etc/cdi/nvidia.yaml ]] && fail "switching to false left the NVIDIA spec setup installed"
-echo "ansible: lint clean; auto: first run $first, second run $second, pruned $pruned; false: $off"
+
+# By family, from a release folder holding this build's files under the release's names.
+version=$("$build/cli/rediacc-gpu" --version | awk '{print $2}')
+mkdir -p "$work/release"
+(cd "$build" && cpack -G RPM -B "$work/rpm" >"$work/cpack-rpm.log" 2>&1) || { cat "$work/cpack-rpm.log" >&2; fail "cpack -G RPM failed"; }
+cp "$work"/rpm/rediacc-gpu-*.rpm "$work/release/rediacc-gpu-$version-1.x86_64.rpm"
+cp "$build/cli/rediacc-gpu" "$work/release/rediacc-gpu-$version-linux-x86_64"
+remove_if_installed
+cat >"$work/family.yml" <<YAML
+---
+- name: Apply rediacc_gpu to this machine as another family's host
+  hosts: localhost
+  connection: local
+  gather_facts: false
+  roles:
+    - role: rediacc_gpu
+YAML
+family_play() {  # NAME FAMILY METHOD: the role on a fresh NVIDIA fixture as that family's host
+  local name=$1 family=$2 method=$3 host=$work/$1
+  "$maker" two-nvidia-nvml "$host/root"
+  "$maker" --fake-tools "$host/fakes"
+  # What the fake dnf or zypper "installed": this build's binary on the PATH they are run with.
+  ln -s "$build/cli/rediacc-gpu" "$host/fakes/bin/rediacc-gpu"
+  cat >"$host/vars.json" <<JSON
+{"rediacc_gpu_release_dir": "$work/release", "rediacc_gpu_version": "$version", "rediacc_gpu_os_family": "$family",
+ "rediacc_gpu_install_method": "$method", "rediacc_gpu_repositories": [], "rediacc_gpu_bin_dir": "$host/root/usr/local/bin", "rediacc_gpu_root": "$host/root",
+ "rediacc_gpu_install_environment": {"PATH": "$host/fakes/bin:$PATH", "RGPU_FAKE_DIR": "$host/fakes"},
+ "rediacc_gpu_setup_environment": {"PATH": "$host/fakes/bin:$PATH", "RGPU_FAKE_DIR": "$host/fakes"}}
+JSON
+  ANSIBLE_ROLES_PATH="$contrib/roles" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
+    ansible-playbook -i localhost, "$work/family.yml" -e ansible_python_interpreter=/usr/bin/python3 \
+    -e "@$host/vars.json" -e rediacc_gpu_install_nvidia_toolkit=false -v \
+    >"$host/play.log" 2>&1 || { cat "$host/play.log" >&2; fail "ansible-playbook failed on the $name host"; }
+  [[ -s $host/root/etc/rediacc/gpu/inventory.json ]] || fail "the role's setup wrote no inventory on the $name host"
+}
+family_play fedora RedHat package
+grep -qx "dnf install -y /var/cache/rediacc-gpu/rediacc-gpu-$version-1.x86_64.rpm" "$work/fedora/fakes/calls.log" ||
+  { cat "$work/fedora/fakes/calls.log" >&2; fail "the role did not install the .rpm with dnf on a RedHat host"; }
+family_play opensuse Suse package
+grep -qx "zypper --non-interactive install --allow-unsigned-rpm /var/cache/rediacc-gpu/rediacc-gpu-$version-1.x86_64.rpm" \
+  "$work/opensuse/fakes/calls.log" || { cat "$work/opensuse/fakes/calls.log" >&2; fail "the role did not install the .rpm with zypper on a Suse host"; }
+family_play single Debian file
+cmp -s "$work/single/root/usr/local/bin/rediacc-gpu" "$build/cli/rediacc-gpu" ||
+  fail "the role did not install the single executable in rediacc_gpu_bin_dir"
+[[ $(stat -c %a "$work/single/root/usr/local/bin/rediacc-gpu") == 755 ]] || fail "the single executable is not mode 0755"
+! grep -q "apt-get install\|dnf install\|zypper" "$work/single/fakes/calls.log" ||
+  fail "install method file ran a package manager"
+echo "ansible: lint clean; auto: first run $first, second run $second, pruned $pruned; false: $off;" \
+  "RedHat: .rpm by dnf, Suse: .rpm by zypper, file: the single executable"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# contrib/cloud-init/user-data.yaml: cloud-init's own schema check passes, it installs the
-# package before its runcmd, and every rediacc-gpu command in runcmd is one the built binary
+# contrib/cloud-init/user-data.yaml: cloud-init's own schema check passes, it names the package's
+# repository for each of Rediacc's five distributions in the section cloud-init reads there (the
+# installed cloud-init's own module metadata says which distributions read which section), it
+# installs the package before its runcmd, and every rediacc-gpu command in runcmd is one the built binary
 # accepts and runs through on the NVIDIA fixture (the tests' recording fakes stand in for apt-get
 # and nvidia-ctk, so nothing is installed), with its write_files in place under the fixture root:
 # the grants it applies hold, and each repository it grants to has its plugin socket enabled.
@@ -9,6 +11,20 @@ source "$(dirname "$0")/common.sh"
 config=$(cd "$(dirname "$0")/../../contrib/cloud-init" && pwd)/user-data.yaml
 
 cloud-init schema --config-file "$config" || fail "cloud-init schema rejects $config"
+# Debian's python3, the one cloud-init's modules are installed for.
+/usr/bin/python3 - "$config" <<'PY' || fail "the config does not reach the package on each of the five distributions"
+import sys, yaml
+from cloudinit.config import cc_apt_configure, cc_yum_add_repo, cc_zypper_add_repo
+cfg = yaml.safe_load(open(sys.argv[1]))
+has = {"apt": bool(cfg.get("apt", {}).get("sources")), "yum_repos": bool(cfg.get("yum_repos")),
+       "zypper": bool(cfg.get("zypper", {}).get("repos"))}
+reads = {"apt": cc_apt_configure.meta["distros"], "yum_repos": cc_yum_add_repo.meta["distros"],
+         "zypper": cc_zypper_add_repo.meta["distros"]}
+# cloud-init's distribution names: Ubuntu, Debian, Fedora, Oracle Linux (rhel), openSUSE.
+for distro in ["ubuntu", "debian", "fedora", "rhel", "opensuse"]:
+    sections = [s for s, names in reads.items() if distro in names and has[s]]
+    assert sections, f"no repository section that cloud-init reads on {distro}"
+PY
 
 "$maker" two-nvidia-nvml "$work/root"
 # The commands, one per line, argv joined by tabs (a path write_files writes named under the
