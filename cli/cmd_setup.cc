@@ -231,10 +231,9 @@ Runner attach_setup(CLI::App& sub, GlobalOptions& global) {
         return root ? std::string() : root.error().message;
       })
       ->take_all();
-  sub.add_option(
-         "--tool-path", flags->tool_path,
-         "Absolute path the units run rediacc-gpu at (default: this binary; under --root, its path in that "
-         "root when it runs from there, else /usr/bin/rediacc-gpu)")
+  sub.add_option("--tool-path", flags->tool_path,
+                 "Absolute path the units run rediacc-gpu at (default: this binary; under --root, its path in that "
+                 "root when it runs from there, else /usr/bin/rediacc-gpu)")
       ->check([](const std::string& p) { return p.starts_with("/") ? std::string() : "must be an absolute path"; });
   sub.add_option("--nvidia-disable-hook", flags->disable_hooks,
                  "Leave this nvidia-ctk hook out of the NVIDIA spec (repeatable; e.g. enable-cuda-compat, or all); "
