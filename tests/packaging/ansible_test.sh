@@ -109,38 +109,47 @@ cp "$build/cli/rediacc-gpu" "$work/release/rediacc-gpu-$version-linux-x86_64"
 remove_if_installed
 cat >"$work/family.yml" <<YAML
 ---
-- name: Apply rediacc_gpu to this machine as another family's host
-  hosts: localhost
+- name: Apply rediacc_gpu to this machine as other families' hosts
+  hosts: all
   connection: local
   gather_facts: false
   roles:
     - role: rediacc_gpu
 YAML
-family_play() {  # NAME FAMILY METHOD: the role on a fresh NVIDIA fixture as that family's host
-  local name=$1 family=$2 method=$3 host=$work/$1
-  "$maker" two-nvidia-nvml "$host/root"
-  "$maker" --fake-tools "$host/fakes"
+# The three hosts, each a fresh NVIDIA fixture, in one inventory (one ansible-playbook run, its
+# forks running them side by side): a RedHat and a Suse host installing the release's package, and
+# a Debian host taking the single file.
+python3 - "$work" "$version" "$PATH" >"$work/families.json" <<'PY'
+import json, sys
+work, version, path = sys.argv[1:]
+hosts = {}
+for name, family, method in [("fedora", "RedHat", "package"), ("opensuse", "Suse", "package"), ("single", "Debian", "file")]:
+    host = f"{work}/{name}"
+    env = {"PATH": f"{host}/fakes/bin:{path}", "RGPU_FAKE_DIR": f"{host}/fakes"}
+    hosts[name] = {"ansible_connection": "local", "ansible_python_interpreter": "/usr/bin/python3",
+                   "rediacc_gpu_release_dir": f"{work}/release", "rediacc_gpu_version": version,
+                   "rediacc_gpu_os_family": family, "rediacc_gpu_install_method": method,
+                   "rediacc_gpu_repositories": [], "rediacc_gpu_install_nvidia_toolkit": "false",
+                   "rediacc_gpu_bin_dir": f"{host}/root/usr/local/bin", "rediacc_gpu_root": f"{host}/root",
+                   "rediacc_gpu_install_environment": env, "rediacc_gpu_setup_environment": env}
+print(json.dumps({"all": {"hosts": hosts}}))
+PY
+for name in fedora opensuse single; do
+  "$maker" two-nvidia-nvml "$work/$name/root"
+  "$maker" --fake-tools "$work/$name/fakes"
   # What the fake dnf or zypper "installed": this build's binary on the PATH they are run with.
-  ln -s "$build/cli/rediacc-gpu" "$host/fakes/bin/rediacc-gpu"
-  cat >"$host/vars.json" <<JSON
-{"rediacc_gpu_release_dir": "$work/release", "rediacc_gpu_version": "$version", "rediacc_gpu_os_family": "$family",
- "rediacc_gpu_install_method": "$method", "rediacc_gpu_repositories": [], "rediacc_gpu_bin_dir": "$host/root/usr/local/bin", "rediacc_gpu_root": "$host/root",
- "rediacc_gpu_install_environment": {"PATH": "$host/fakes/bin:$PATH", "RGPU_FAKE_DIR": "$host/fakes"},
- "rediacc_gpu_setup_environment": {"PATH": "$host/fakes/bin:$PATH", "RGPU_FAKE_DIR": "$host/fakes"}}
-JSON
-  ANSIBLE_ROLES_PATH="$contrib/roles" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
-    ansible-playbook -i localhost, "$work/family.yml" -e ansible_python_interpreter=/usr/bin/python3 \
-    -e "@$host/vars.json" -e rediacc_gpu_install_nvidia_toolkit=false -v \
-    >"$host/play.log" 2>&1 || { cat "$host/play.log" >&2; fail "ansible-playbook failed on the $name host"; }
-  [[ -s $host/root/etc/rediacc/gpu/inventory.json ]] || fail "the role's setup wrote no inventory on the $name host"
-}
-family_play fedora RedHat package
+  ln -s "$build/cli/rediacc-gpu" "$work/$name/fakes/bin/rediacc-gpu"
+done
+ANSIBLE_ROLES_PATH="$contrib/roles" ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
+  ansible-playbook -i "$work/families.json" "$work/family.yml" -v >"$work/families.log" 2>&1 ||
+  { cat "$work/families.log" >&2; fail "ansible-playbook failed on the RedHat, Suse or single-file host"; }
+for name in fedora opensuse single; do
+  [[ -s $work/$name/root/etc/rediacc/gpu/inventory.json ]] || fail "the role's setup wrote no inventory on the $name host"
+done
 grep -qx "dnf install -y /var/cache/rediacc-gpu/rediacc-gpu-$version-1.x86_64.rpm" "$work/fedora/fakes/calls.log" ||
   { cat "$work/fedora/fakes/calls.log" >&2; fail "the role did not install the .rpm with dnf on a RedHat host"; }
-family_play opensuse Suse package
 grep -qx "zypper --non-interactive install --allow-unsigned-rpm /var/cache/rediacc-gpu/rediacc-gpu-$version-1.x86_64.rpm" \
   "$work/opensuse/fakes/calls.log" || { cat "$work/opensuse/fakes/calls.log" >&2; fail "the role did not install the .rpm with zypper on a Suse host"; }
-family_play single Debian file
 cmp -s "$work/single/root/usr/local/bin/rediacc-gpu" "$build/cli/rediacc-gpu" ||
   fail "the role did not install the single executable in rediacc_gpu_bin_dir"
 [[ $(stat -c %a "$work/single/root/usr/local/bin/rediacc-gpu") == 755 ]] || fail "the single executable is not mode 0755"
