@@ -1,7 +1,7 @@
-# Cross-compiling for aarch64 with Debian's cross toolchain (crossbuild-essential-arm64) and the
-# arm64 libraries installed through multiarch (dpkg --add-architecture arm64). Programs the build
-# runs (the packaged units' renderer, the man page, the completion script) run under qemu-user
-# with Debian's arm64 C library.
+# Cross-compiling for aarch64 with Debian's cross toolchain (crossbuild-essential-arm64); the arm64
+# static archives come unpacked from Debian's arm64 packages (RGPU_STATIC_LIBRARY_DIR, given by
+# scripts/release.sh), not installed. Programs the build runs (the packaged units' renderer, the
+# man page, the completion script) run under qemu-user with Debian's arm64 C library.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
