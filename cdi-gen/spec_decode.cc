@@ -19,6 +19,7 @@
 #include "cdi-gen/reach_rules.h"
 #include "cdi-gen/spec_index.h"
 #include "cdi-gen/spec_version.h"
+#include "core/ascii_case.h"
 
 namespace rgpu::cdi {
 namespace {
@@ -27,12 +28,6 @@ namespace {
 struct Bad {
   std::string message;
 };
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 // YAML 1.1's plain scalars as yaml.v2 resolves them (the library's YAML layer).
 bool is_null_word(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
@@ -132,7 +127,7 @@ std::map<std::string, YAML::Node> fields_of(const YAML::Node& n, const std::stri
     if (!seen.insert(key).second) throw Bad{what + " has the key \"" + key + "\" twice"};
     const char* match = nullptr;
     for (const char* f : fields) {
-      if (lower(f) == lower(key)) match = f;
+      if (ascii_lowered(f) == ascii_lowered(key)) match = f;
     }
     if (!match) throw Bad{what + " has the unknown field \"" + key + "\""};
     auto& chosen = spelled[match];

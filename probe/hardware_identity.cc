@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/ascii_case.h"
 #include "probe/sysfs_parsers.h"
 
 namespace rgpu::probe {
@@ -33,11 +34,6 @@ std::optional<unsigned> number_after(std::string_view node, std::string_view pre
     n = n * 10 + static_cast<unsigned>(c - '0');
   }
   return n;
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
 }
 
 Error gone(const std::string& node, const std::string& why) {
@@ -226,8 +222,8 @@ Result<std::string> HardwareReader::drm(const std::string& node, const Number& n
   // A partitioned MI300 card's own nodes are its partition 0.
   ev.push_back(read(Evidence::Kind::file, device_dir + "/current_compute_partition"));
   const auto& mode = ev.back();
-  if (mode.present() && !mode.value.empty() && lower(mode.value) != "spx")
-    return *address + "/" + lower(mode.value) + "0";
+  if (mode.present() && !mode.value.empty() && ascii_lowered(mode.value) != "spx")
+    return *address + "/" + ascii_lowered(mode.value) + "0";
   return *address;
 }
 
@@ -274,7 +270,7 @@ Result<std::string> HardwareReader::partition(const std::string& node, const std
   a.card = card;
   ev.push_back(read(Evidence::Kind::file, "/sys/bus/pci/devices/" + card + "/current_compute_partition"));
   const auto& mode = ev.back();
-  const std::string kind = mode.present() && !mode.value.empty() ? lower(mode.value) : "partition";
+  const std::string kind = mode.present() && !mode.value.empty() ? ascii_lowered(mode.value) : "partition";
   return card + "/" + kind + index;
 }
 

@@ -5,17 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/ascii_case.h"
 #include "core/split.h"
 
 namespace rgpu::probe {
-namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-}  // namespace
 
 std::string trim(std::string_view s) {
   const char* ws = " \t\r\n";
@@ -26,7 +19,7 @@ std::string trim(std::string_view s) {
 }
 
 std::optional<std::uint32_t> parse_hex_attribute(std::string_view text) {
-  std::string t = lower(trim(text));
+  std::string t = ascii_lowered(trim(text));
   if (t.rfind("0x", 0) == 0) t.erase(0, 2);
   if (t.empty() || t.size() > 8 || !std::all_of(t.begin(), t.end(), ::isxdigit)) return std::nullopt;
   return static_cast<std::uint32_t>(std::stoul(t, nullptr, 16));
@@ -85,7 +78,7 @@ std::optional<std::string> parse_nvidia_version(std::string_view text) {
 }
 
 std::optional<std::string> canonical_pci_address(std::string_view text) {
-  std::string t = lower(trim(text));
+  std::string t = ascii_lowered(trim(text));
   unsigned long domain = 0;
   unsigned bus = 0, dev = 0, fn = 0;
   int used = 0;
@@ -140,7 +133,7 @@ std::map<std::string, unsigned> parse_mig_minors(std::string_view text) {
 }
 
 bool is_wsl_kernel_release(std::string_view osrelease) {
-  std::string t = lower(std::string(osrelease));
+  std::string t = ascii_lowered(std::string(osrelease));
   return t.find("microsoft") != std::string::npos || t.find("wsl") != std::string::npos;
 }
 
