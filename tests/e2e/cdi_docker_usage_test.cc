@@ -54,7 +54,7 @@ json gpu_use(const FixtureRoot& machine) {
 }  // namespace
 
 TEST_CASE("cdi docker: usage names the repository and container holding a GPU, and doctor fails it once revoked",
-          "[e2e][cdi-docker]") {
+          "[e2e][cdi-docker][whole-machine]") {
   FixtureRoot machine;
   intel_discrete(machine);
   // No GPU driver here opens 226:128; the render node gets /dev/full's numbers (1:7, which nothing
