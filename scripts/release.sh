@@ -13,6 +13,9 @@ cd "$(dirname "$0")/.."
 dist=$(realpath -m "${1:-dist}")
 shift || true
 work=$PWD/build-release
+# What comes from the archive (simdjson's source, the arm64 archives) is kept here between runs;
+# the README's test command points it at its cache, beside the Docker roots.
+fetched=${RGPU_RELEASE_CACHE:-$work}
 version=$(sed -n 's/^project(rediacc-gpu VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 [ -n "$version" ] || { echo "release: no version in CMakeLists.txt's project()" >&2; exit 1; }
 say() { echo "release: $*" >&2; }
@@ -39,13 +42,13 @@ private_apt() {
 # the archive's signed Sources index). Kept between runs.
 simdjson_source() {
   local dir
-  dir=$(find "$work/src" -maxdepth 1 -name 'simdjson-*' -type d 2>/dev/null | head -n 1)
+  dir=$(find "$fetched/src" -maxdepth 1 -name 'simdjson-*' -type d 2>/dev/null | head -n 1)
   if [ -n "$dir" ] && [ -f "$dir/singleheader/simdjson.cpp" ]; then echo "$dir"; return; fi
-  rm -rf "$work/src"
-  mkdir -p "$work/src"
+  rm -rf "$fetched/src"
+  mkdir -p "$fetched/src"
   private_apt src deb-src amd64
-  (cd "$work/src" && apt-get "${apt_opts[@]}" source -qq simdjson >/dev/null)
-  dir=$(find "$work/src" -maxdepth 1 -name 'simdjson-*' -type d | head -n 1)
+  (cd "$fetched/src" && apt-get "${apt_opts[@]}" source -qq simdjson >/dev/null)
+  dir=$(find "$fetched/src" -maxdepth 1 -name 'simdjson-*' -type d | head -n 1)
   [ -f "$dir/singleheader/simdjson.cpp" ] || { say "simdjson's source has no singleheader/simdjson.cpp"; exit 1; }
   echo "$dir"
 }
@@ -54,13 +57,13 @@ simdjson_source() {
 # installed: Debian 12's libyaml-cpp-dev cannot sit beside the amd64 one). Prints their folder.
 ARM64_LIBRARIES=(libdrm-dev libyaml-cpp-dev libboost-filesystem1.74-dev)
 arm64_libraries() {
-  local dir=$work/arm64-libs deb
+  local dir=$fetched/arm64-libs deb
   if [ -f "$dir/complete" ]; then echo "$dir/usr/lib/aarch64-linux-gnu"; return; fi
-  rm -rf "$dir" "$work/arm64-debs"
-  mkdir -p "$dir" "$work/arm64-debs"
+  rm -rf "$dir" "$fetched/arm64-debs"
+  mkdir -p "$dir" "$fetched/arm64-debs"
   private_apt arm64 deb arm64
-  (cd "$work/arm64-debs" && apt-get "${apt_opts[@]}" download -qq "${ARM64_LIBRARIES[@]}" >/dev/null)
-  for deb in "$work"/arm64-debs/*.deb; do dpkg-deb -x "$deb" "$dir"; done
+  (cd "$fetched/arm64-debs" && apt-get "${apt_opts[@]}" download -qq "${ARM64_LIBRARIES[@]}" >/dev/null)
+  for deb in "$fetched"/arm64-debs/*.deb; do dpkg-deb -x "$deb" "$dir"; done
   touch "$dir/complete"
   echo "$dir/usr/lib/aarch64-linux-gnu"
 }
@@ -70,7 +73,7 @@ build() {
   local arch=$1; shift
   local dir=$work/$arch
   say "building $arch"
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRGPU_BUILD_TESTS=OFF -DRGPU_SELF_CONTAINED=ON \
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRGPU_BUILD_TESTS=OFF -DRGPU_SELF_CONTAINED=ON -DRGPU_UNITY_BUILD=ON \
     -DRGPU_SIMDJSON_SOURCE="$simdjson" \
     -DRGPU_SYSTEMD_UNIT_DIR=/usr/lib/systemd/system -DRGPU_UDEV_RULES_DIR=/usr/lib/udev/rules.d \
     "$@" "${extra[@]}" >/dev/null

@@ -5,7 +5,7 @@
 #   bash scripts/setup.sh test   installs the dependencies, builds, runs every test
 #                                (clang-format; the release; GCC Release runs every test, the
 #                                release's included; clang with AddressSanitizer + UBSan runs
-#                                them again), then prints each phase's time
+#                                those that run our code again), then prints each phase's time
 # and, not a set-up command, the release (scripts/release.sh):
 #   bash scripts/setup.sh release  installs what it needs and writes dist/
 set -euo pipefail
@@ -66,6 +66,8 @@ use_test_cache() {
   local cache=${RGPU_TEST_CACHE:-/var/cache/rediacc-gpu-tests}
   mkdir -p "$cache/ccache" "$cache/go-build"
   export CCACHE_DIR=$cache/ccache CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=6G
+  # The release's downloads from the archive (simdjson's source, the arm64 archives).
+  export RGPU_RELEASE_CACHE=$cache/release
   export CCACHE_COMPILERCHECK=content
   # The build precompiles its heaviest headers (cmake/precompiled_headers.cmake); ccache caches
   # such builds only when told these differences do not matter.
@@ -88,6 +90,9 @@ phase() {
 }
 print_phases() {
   local rc=$?
+  # A failure before end_roots: the roots' job is left to finish (each root is cached whole or not
+  # at all), not cut off half-made.
+  [ -z "${roots_pid:-}" ] || wait "$roots_pid" 2>/dev/null || true
   echo
   echo "phase times (this run: ${SECONDS}s)"
   printf '  %s\n' "${PHASES[@]}"
@@ -101,12 +106,36 @@ print_phases() {
 }
 LAUNCHER=()
 
-make_docker_roots() {
-  docker26_root=$(bash scripts/docker-root.sh 26)
-  docker28_root=$(bash scripts/docker-root.sh 28)
-  # Bare Debian 12, 13 and unstable roots, where the release's executable must run alone.
-  minimal_roots="$(bash scripts/minimal-root.sh 12);$(bash scripts/minimal-root.sh 13)"
-  minimal_roots+=";$(bash scripts/minimal-root.sh unstable)"
+# The Docker 26 and 28.5 roots and the bare Debian 12, 13 and unstable roots (where the release's
+# executable must run alone), made beside the release: debootstrap waits mostly on the archive and
+# the disk, the release's compilers on the CPU. Their folders go to a file, one per line.
+begin_roots() {
+  roots_dir=$(mktemp -d)
+  (
+    start=$SECONDS
+    for root in "docker-root.sh 26" "docker-root.sh 28" "minimal-root.sh 12" "minimal-root.sh 13" \
+      "minimal-root.sh unstable"; do
+      # shellcheck disable=SC2086 # the script's name and its argument
+      bash scripts/$root >>"$roots_dir/folders"
+    done
+    echo $((SECONDS - start)) >"$roots_dir/seconds"
+  ) 2>"$roots_dir/log" &
+  roots_pid=$!
+}
+# Waits for begin_roots' job; its time goes in the table as the phase's, beside what was waited.
+end_roots() {
+  local waited=$SECONDS
+  local rc=0
+  wait "$roots_pid" || rc=$?
+  roots_pid=
+  [ "$rc" = 0 ] || { cat "$roots_dir/log" >&2; return 1; }
+  waited=$((SECONDS - waited))
+  local folders
+  mapfile -t folders <"$roots_dir/folders"
+  docker26_root=${folders[0]} docker28_root=${folders[1]}
+  minimal_roots="${folders[2]};${folders[3]};${folders[4]}"
+  PHASES+=("$(printf '%-34s %6ss (beside the release; then waited %ss)' "Docker 26, 28.5 and bare roots" \
+    "$(cat "$roots_dir/seconds")" "$waited")")
 }
 # Each ctest run's output is also kept in its build folder, for the closing count of tests.
 test_release() { (cd build && ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))" | tee ctest.log); }
@@ -135,22 +164,31 @@ case "${1:-}" in
       "${RELEASE_TEST_DEPS[@]}"
     phase "clang-format check" check_format
     # Debian 13's Docker 26 and unstable's 28.5 (CDI), Compose and buildx in cached debootstrap roots.
-    phase "Docker 26, 28.5 and bare roots" make_docker_roots
+    begin_roots
     use_test_cache
     # The release's seven files, tested by the GCC run below (packaging.release).
     phase "release: x86_64 and aarch64" bash scripts/release.sh dist "${LAUNCHER[@]}"
+    CURRENT="Docker 26, 28.5 and bare roots"
+    end_roots
+    CURRENT=
     # Warnings are errors here (RGPU_WERROR), never in a packager's build. GCC builds everything
     # optimised and runs every test; clang builds everything again with AddressSanitizer + UBSan
-    # and runs every test again: both compilers build it all, and the sanitizers see every test.
+    # and runs the tests that run our code again (all but the packages', the manual's and Docker
+    # 26's chain, which 28.5's repeats: tests/CMakeLists.txt says why): both compilers build it all.
     # RGPU_BUILD_TESTS=ON outright: the main job configured the same build folder without tests.
     # RGPU_REQUIRE_DOCKER_ROOTS: a root that is missing fails the configure, where a plain build
     # would leave out the tests that need it.
+    # Both compile each product library in batches (RGPU_UNITY_BUILD), as the release does.
     phase "build: GCC Release" build build Release -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_REQUIRE_DOCKER_ROOTS=ON \
+      -DRGPU_UNITY_BUILD=ON \
       -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}" \
       -DRGPU_RELEASE_DIST="$PWD/dist" -DRGPU_MINIMAL_ROOTS="$minimal_roots"
     phase "tests: GCC Release" test_release
     # -O1 and line tables only: what the sanitizers' reports need, at a fraction of -O2 -g's cost.
+    # No precompiled headers: clang's record the clone's absolute path, so ccache would find none
+    # of a clone elsewhere's objects (GCC's are hashed as preprocessed text, and hit).
     phase "build: clang ASan+UBSan" build build-asan Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+      -DRGPU_UNITY_BUILD=ON -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON \
       -DCMAKE_C_FLAGS_DEBUG="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
       -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_SANITIZE=ON -DRGPU_REQUIRE_DOCKER_ROOTS=ON \
       -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}"
