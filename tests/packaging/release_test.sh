@@ -9,6 +9,10 @@
 # admission decisions over both request corpora, on several fixture machines.
 # Usage: tests/packaging/release_test.sh BUILD_DIR DIST ROOT12 ROOT13 ROOT_UNSTABLE
 source "$(dirname "$0")/common.sh"
+# This test never installs the package on this machine (only inside its copies of the bare roots),
+# so it never removes it either: common.sh's exit trap would, and took the package from under the
+# Ansible test running beside it (which holds the dpkg lock this one does not need).
+trap 'rm -rf "$work"' EXIT
 dist=$(cd "$2" && pwd)
 roots=("$3" "$4" "$5")
 src=$(cd "$(dirname "$0")/../.." && pwd)
