@@ -95,6 +95,45 @@ Result<Change> write_file_atomic(const RootFs& fs, std::string_view machine_path
   return Change{Change::Kind::write, std::string(machine_path), std::to_string(content.size()) + " bytes"};
 }
 
+std::optional<std::string> read_link(const RootFs& fs, std::string_view machine_path) {
+  auto target = host_target(fs, machine_path);
+  if (!target) return std::nullopt;
+  std::error_code ec;
+  auto read = std::filesystem::read_symlink(*target, ec);
+  if (ec) return std::nullopt;
+  return read.string();
+}
+
+Result<Change> write_link_atomic(const RootFs& fs, std::string_view machine_path, std::string_view target) {
+  RGPU_TRY_ASSIGN(const std::filesystem::path path, host_target(fs, machine_path));
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) {
+    if (!S_ISLNK(st.st_mode))
+      return fail(path.string() + " exists and is not a symbolic link; it is left as it is: remove it if it is stale.");
+    if (read_link(fs, machine_path) == std::string(target))
+      return Change{Change::Kind::unchanged, std::string(machine_path), ""};
+  }
+  RGPU_TRY(make_parents(path.parent_path()));
+  // symlink() never replaces, so the link is made under a free hidden name, then renamed over.
+  std::string hidden = ".";
+  hidden += path.filename().string();
+  hidden += ".tmp.";
+  hidden += std::to_string(::getpid());
+  std::filesystem::path tmp;
+  for (int attempt = 0;; ++attempt) {
+    tmp = path.parent_path() / (hidden + "." + std::to_string(attempt));
+    if (::symlink(std::string(target).c_str(), tmp.c_str()) == 0) break;
+    if (errno != EEXIST || attempt == 100) return tl::unexpected(io_error("create a link beside", path, errno));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return tl::unexpected(io_error("replace", path, err));
+  }
+  sync_directory(path.parent_path());
+  return Change{Change::Kind::write, std::string(machine_path), "link to " + std::string(target)};
+}
+
 Result<Change> remove_file(const RootFs& fs, std::string_view machine_path) {
   RGPU_TRY_ASSIGN(const std::filesystem::path target, host_target(fs, machine_path));
   if (::unlink(target.c_str()) != 0) {

@@ -8,6 +8,10 @@ Result<Change> MachineFileSink::write(std::string_view machine_path, std::string
 
 Result<Change> MachineFileSink::remove(std::string_view machine_path) { return remove_file(fs_, machine_path); }
 
+Result<Change> MachineFileSink::link(std::string_view machine_path, std::string_view target) {
+  return write_link_atomic(fs_, machine_path, target);
+}
+
 Result<Change> DryRunFileSink::write(std::string_view machine_path, std::string_view content, mode_t) {
   auto existing = fs_.read_file(machine_path);
   const bool same = existing && *existing == content;
@@ -18,6 +22,12 @@ Result<Change> DryRunFileSink::write(std::string_view machine_path, std::string_
 Result<Change> DryRunFileSink::remove(std::string_view machine_path) {
   const bool present = fs_.kind(machine_path) != NodeKind::missing;
   return Change{present ? Change::Kind::remove : Change::Kind::unchanged, std::string(machine_path), ""};
+}
+
+Result<Change> DryRunFileSink::link(std::string_view machine_path, std::string_view target) {
+  const bool same = read_link(fs_, machine_path) == std::string(target);
+  return Change{same ? Change::Kind::unchanged : Change::Kind::write, std::string(machine_path),
+                same ? "" : "link to " + std::string(target)};
 }
 
 }  // namespace rgpu

@@ -16,6 +16,8 @@ class FileSink {
   virtual Result<Change> write(std::string_view machine_path, std::string_view content, mode_t mode = 0644) = 0;
   /// Removes the file; `unchanged` when it is absent.
   virtual Result<Change> remove(std::string_view machine_path) = 0;
+  /// Makes the path a symbolic link to `target` (see write_link_atomic); `unchanged` when it is one.
+  virtual Result<Change> link(std::string_view machine_path, std::string_view target) = 0;
 };
 
 /// Applies every change to the machine under the root.
@@ -24,6 +26,7 @@ class MachineFileSink final : public FileSink {
   explicit MachineFileSink(const RootFs& fs) : fs_(fs) {}
   Result<Change> write(std::string_view machine_path, std::string_view content, mode_t mode) override;
   Result<Change> remove(std::string_view machine_path) override;
+  Result<Change> link(std::string_view machine_path, std::string_view target) override;
 
  private:
   const RootFs& fs_;
@@ -35,6 +38,7 @@ class DryRunFileSink final : public FileSink {
   explicit DryRunFileSink(const RootFs& fs) : fs_(fs) {}
   Result<Change> write(std::string_view machine_path, std::string_view content, mode_t mode) override;
   Result<Change> remove(std::string_view machine_path) override;
+  Result<Change> link(std::string_view machine_path, std::string_view target) override;
 
  private:
   const RootFs& fs_;

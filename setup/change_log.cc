@@ -36,6 +36,10 @@ Result<Change> ChangeLog::LoggedSink::remove(std::string_view machine_path) {
   return logged(inner_.remove(machine_path));
 }
 
+Result<Change> ChangeLog::LoggedSink::link(std::string_view machine_path, std::string_view target) {
+  return logged(inner_.link(machine_path, target));
+}
+
 Result<CommandResult> ChangeLog::LoggedRunner::do_run(const Argv& argv, std::chrono::seconds timeout,
                                                       const std::map<std::string, std::string>& env) {
   log_.started_.push_back(command_line(argv));

@@ -51,6 +51,7 @@ class ChangeLog {
     LoggedSink(FileSink& inner, Changes& log) : inner_(inner), log_(log) {}
     Result<Change> write(std::string_view machine_path, std::string_view content, mode_t mode) override;
     Result<Change> remove(std::string_view machine_path) override;
+    Result<Change> link(std::string_view machine_path, std::string_view target) override;
 
    private:
     Result<Change> logged(Result<Change> change);
