@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "cdi-gen/char_links.h"
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_index.h"
 #include "cdi-gen/spec_writer.h"
@@ -39,6 +40,12 @@ int run_generate(const GlobalOptions& global) {
     return report_failure(views.error());
   }
   changes->insert(changes->end(), views->begin(), views->end());
+  auto links = cdi::write_char_links(fs, sink, cdi::read_spec_index(fs));
+  if (!links) {
+    print_warnings(report->warnings);
+    return report_failure(links.error());
+  }
+  changes->insert(changes->end(), links->begin(), links->end());
   setup::attach_cdi_names(fs, *report);
   probe::note_missing_gpus(fs, report->inventory);  // the hotplug unit runs this: a lost GPU stays missing
   print_warnings(report->warnings);
@@ -55,6 +62,10 @@ int run_views(const GlobalOptions& global) {
   MachineFileSink sink(fs);
   auto changes = grants::refresh_views(fs, sink);
   if (!changes) return report_failure(changes.error());
+  // A spec that changed may map a node without its /dev/char link (cdi-gen/char_links.h).
+  auto links = cdi::write_char_links(fs, sink, cdi::read_spec_index(fs));
+  if (!links) return report_failure(links.error());
+  changes->insert(changes->end(), links->begin(), links->end());
   for (const auto& c : *changes) {
     if (c.kind != Change::Kind::unchanged)
       std::cout << to_string(c.kind) << " " << fs.host_path(c.target).string() << "\n";
@@ -100,7 +111,9 @@ Runner attach_cdi(CLI::App& sub, GlobalOptions& global) {
   CLI::App* list = sub.add_subcommand("list", "List every CDI name the specs in /etc/cdi define, with its file.");
   add_root_option(*list, global);
   CLI::App* views = sub.add_subcommand(
-      "views", "Rebuild each repository's CDI view (/var/lib/rediacc/gpu/cdi/REPO: the names it holds) from /etc/cdi.");
+      "views",
+      "Rebuild each repository's CDI view (/var/lib/rediacc/gpu/cdi/REPO: the names it holds) from /etc/cdi, and give "
+      "each node the specs map its /dev/char link.");
   add_root_option(*views, global);
   auto output = std::make_shared<OutputFormat>(OutputFormat::table);
   add_output_option(*list, *output, {OutputFormat::table, OutputFormat::wide, OutputFormat::json},

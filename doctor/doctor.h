@@ -14,6 +14,8 @@ std::vector<Check> host_driver_checks(const Facts& facts);
 /// Each GPU's PCIe link and NUMA node: a link narrower than its maximum warns.
 std::vector<Check> placement_checks(const Facts& facts);
 std::vector<Check> device_node_checks(const Facts& facts);
+/// Layer 2: the /dev/char link of each node the specs map (device_nodes/char_links.cc).
+Check char_link_check(const Facts& facts);
 std::vector<Check> runtime_checks(const Facts& facts);
 std::vector<Check> spec_checks(const Facts& facts);
 /// Every grant's name defined, grantable and reaching the card it was granted on; every reservation

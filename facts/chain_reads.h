@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cdi-gen/char_links.h"
 #include "cdi-gen/spec_index.h"
 #include "core/command_runner.h"
 #include "core/root_fs.h"
@@ -45,6 +46,17 @@ struct HostReads {
   /// Which of the nodes the checks look at (each GPU's and partition's nodes the probe found,
   /// /dev/nvidiactl, /dev/kfd, /dev/dxg) are character devices.
   std::set<std::string> char_devices = {};
+  /// The running kernel's release (/proc/sys/kernel/osrelease); empty when it cannot be read.
+  std::string kernel_release = "";
+  /// The modules the running kernel's modules.dep lists, by name ("nvidia-current" for
+  /// updates/dkms/nvidia-current.ko.xz); absent when it cannot be read. After a kernel update
+  /// that DKMS did not build the driver for, the GPU's module is not among them.
+  std::optional<std::set<std::string>> kernel_modules = std::nullopt;
+  /// The /dev/char link of each character node the specs map (cdi::char_links).
+  std::vector<cdi::CharLink> char_links = {};
+  /// /sys/fs/cgroup is the unified hierarchy (cgroup v2): devices are then allowed by a BPF
+  /// program that systemd builds anew at every daemon-reload for the systemd cgroup driver.
+  bool cgroup_v2 = false;
 };
 
 /// One of our specs (rediacc.io/dri, rediacc.io/amd).

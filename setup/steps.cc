@@ -8,6 +8,7 @@
 
 #include <boost/process/search_path.hpp>
 
+#include "cdi-gen/char_links.h"
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
 #include "core/init_system.h"
@@ -237,6 +238,23 @@ Result<std::string> step_views(SetupContext& ctx) {
   return std::string(ctx.log.changed() ? "written" : "unchanged");
 }
 
+// After every spec is written: each character node they map gets its /dev/char link, or the
+// first systemctl daemon-reload would take it from running containers (cdi-gen/char_links.h).
+Result<std::string> step_char_links(SetupContext& ctx) {
+  auto index = cdi::read_spec_index(ctx.fs);
+  // Our specs as the step before wrote them: in a dry run they are not on disk, and the plan
+  // must still name the links the real run makes.
+  const auto ours = cdi::generate_specs(ctx.fs, ctx.report.inventory);
+  for (const auto* spec : {&ours.dri, &ours.amd}) {
+    if (spec->devices.empty()) continue;
+    if (auto devices = cdi::parse_spec(cdi::spec_text(*spec), cdi::spec_path(*spec)))
+      index.devices.insert(index.devices.end(), devices->begin(), devices->end());
+  }
+  RGPU_TRY_ASSIGN(const auto changes, cdi::write_char_links(ctx.fs, ctx.log.sink(), index));
+  if (changes.empty()) return std::string("unchanged");
+  return std::to_string(changes.size()) + " link(s) for nodes that had none";
+}
+
 Result<void> run_all(SetupContext& ctx, const std::vector<Argv>& commands) {
   for (const auto& argv : commands) RGPU_TRY(installers::run_step(ctx.log.act(), argv, std::chrono::seconds(120)));
   return {};
@@ -367,6 +385,7 @@ const std::vector<SetupStep>& setup_steps() {
        step_nvidia_spec},
       {"rediacc-specs", "rediacc.io CDI specs", {"probe"}, "", step_our_specs},
       {"repository-views", "repository CDI views", {"probe"}, "", step_views},
+      {"char-links", "/dev/char links of the specs' nodes", {"probe"}, "", step_char_links},
       {"units", "systemd units and udev rule", {"probe"}, "", step_units},
       {"selinux", "SELinux device booleans", {"probe"}, "", step_selinux},
       {"inventory", "inventory", {"probe"}, "", step_inventory},

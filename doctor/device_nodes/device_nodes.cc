@@ -118,6 +118,7 @@ std::vector<Check> device_node_checks(const Facts& f) {
                             "load amdgpu with KFD support (a kernel with CONFIG_HSA_AMD), then rediacc-gpu setup"));
   out.push_back(dxg(f));
   out.push_back(selinux_devices(f));
+  out.push_back(char_link_check(f));
   return out;
 }
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <map>
+#include <optional>
 
 #include "core/joined.h"
 #include "doctor/doctor.h"
@@ -37,12 +39,36 @@ Check no_gpu_of(const Facts& f, probe::Vendor vendor, const char* id, const std:
   return kCheck.skip(id, no_gpu_observed(f, vendor, kind));
 }
 
+// A kernel update whose driver module was not built for it (DKMS failed, or the headers were
+// missing): named as such, before anything further down the chain is blamed.
+std::optional<Check> module_not_built(const Facts& f, const char* id, std::initializer_list<const char*> names,
+                                      const std::string& driver) {
+  const auto& host = f.chain.host;
+  if (!host.kernel_modules) return std::nullopt;
+  for (const char* name : names) {
+    if (host.kernel_modules->count(name)) return std::nullopt;
+  }
+  const std::string kernel = host.kernel_release;
+  return kCheck.fail(
+      id,
+      "no " + driver + " module for the running kernel " + kernel + " (/lib/modules/" + kernel +
+          "/modules.dep lists none)",
+      "the kernel was updated and the " + driver +
+          " driver was not built for it (DKMS failed, or this kernel's headers were missing): the module "
+          "cannot load, so no GPU reaches a container, whatever the specs and grants say",
+      "install this kernel's headers (apt install linux-headers-" + kernel + ", dnf install kernel-devel-" + kernel +
+          ", zypper install kernel-default-devel), rebuild (dkms autoinstall), load the module, then run "
+          "rediacc-gpu setup; or boot the previous kernel");
+}
+
 Check nvidia_driver(const Facts& f) {
   if (!has_vendor(f.fresh, probe::Vendor::nvidia))
     return no_gpu_of(f, probe::Vendor::nvidia, "nvidia-driver", "NVIDIA");
   if (auto wsl = wsl_nvidia_driver(f)) return *wsl;
   const auto& version = f.nvidia_module;
   if (!version) {
+    // Debian builds the module as nvidia-current, Ubuntu and NVIDIA's own packages as nvidia.
+    if (auto unbuilt = module_not_built(f, "nvidia-driver", {"nvidia", "nvidia-current"}, "NVIDIA")) return *unbuilt;
     return kCheck.fail("nvidia-driver", "an NVIDIA GPU, but /proc/driver/nvidia/version is missing",
                        "the NVIDIA kernel module is not loaded: no container can reach the GPU, whatever the runtime",
                        "install or load the NVIDIA driver (modprobe nvidia), then run rediacc-gpu setup");
@@ -126,6 +152,7 @@ Check amdgpu(const Facts& f) {
                        "/dev/kfd",
                        "read the kernel log for amdgpu's probe error (journalctl -k | grep amdgpu) and lspci -k");
   }
+  if (auto unbuilt = module_not_built(f, "amdgpu", {"amdgpu"}, "amdgpu")) return *unbuilt;
   return kCheck.fail("amdgpu", "an AMD GPU, but no GPU is bound to amdgpu and the module is not loaded",
                      "without amdgpu there are no render nodes and no /dev/kfd",
                      "load amdgpu (modprobe amdgpu; check that it is not blacklisted), then run rediacc-gpu setup");

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/admit_on.h"
+#include "tests/support/doctor_json.h"
 #include "tests/support/fake_tools.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
@@ -18,18 +19,6 @@
 
 using namespace rgpu::test;
 using nlohmann::json;
-
-namespace {
-
-json check_of(const json& doc, const std::string& id) {
-  for (const auto& c : doc["checks"]) {
-    if (c["id"] == id) return c;
-  }
-  FAIL("no check " << id << " in " << doc.dump(2));
-  return {};
-}
-
-}  // namespace
 
 TEST_CASE("doctor: Docker's version is judged on each of Rediacc's five server distributions") {
   for (const auto& server : rediacc_servers()) {

@@ -394,7 +394,7 @@ TEST_CASE("setup: a failing install is one failed step: every step that does not
   CHECK(fs::exists(root.host("/etc/rediacc/gpu/inventory.json")));
   CHECK(fs::exists(root.host("/etc/cdi/rediacc.io-dri.json")));
   CHECK(fs::exists(root.host("/etc/udev/rules.d/90-rediacc-gpu.rules")));
-  CHECK_THAT(r.out, Catch::Contains("[8/8] inventory ... "));
+  CHECK_THAT(r.out, Catch::Contains("[9/9] inventory ... "));
   // The last line names what failed.
   CHECK_THAT(r.err, Catch::EndsWith("but \"NVIDIA Container Toolkit\" failed (and what needs it did not run); run "
                                     "setup again once it is fixed.\n"));
@@ -411,12 +411,12 @@ TEST_CASE("setup: progress in a log: each step's header before it runs, each com
   FakeTools fakes;
   auto r = setup(root, fakes, "auto");
   REQUIRE(r.exit_code == 0);
-  const std::string header = "[2/8] NVIDIA Container Toolkit ... \n";
+  const std::string header = "[2/9] NVIDIA Container Toolkit ... \n";
   const auto at = r.out.find(header);
   REQUIRE(at != std::string::npos);
   const auto run = r.out.find("      run chroot " + root.str() + " apt-get update\n", at);
   const auto outcome =
-      r.out.find("[2/8] NVIDIA Container Toolkit ... install nvidia-container-toolkit-base 1.20.0", at);
+      r.out.find("[2/9] NVIDIA Container Toolkit ... install nvidia-container-toolkit-base 1.20.0", at);
   CHECK(run != std::string::npos);
   CHECK(outcome != std::string::npos);
   CHECK(run < outcome);
@@ -474,8 +474,8 @@ TEST_CASE("setup: progress shows each step with its outcome and duration") {
   FakeTools fakes;
   auto r = setup(root, fakes, "auto");
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Matches("(.|\n)*\\[1/8\\] probe \\.\\.\\. 1 GPU, platform native [0-9.]+s\n(.|\n)*"));
-  CHECK_THAT(r.out, Catch::Contains("[8/8] inventory ... "));
+  CHECK_THAT(r.out, Catch::Matches("(.|\n)*\\[1/9\\] probe \\.\\.\\. 1 GPU, platform native [0-9.]+s\n(.|\n)*"));
+  CHECK_THAT(r.out, Catch::Contains("[9/9] inventory ... "));
 }
 
 TEST_CASE("setup: -o json is one object: each step's outcome, duration and changes, and whether anything changed") {
@@ -492,7 +492,7 @@ TEST_CASE("setup: -o json is one object: each step's outcome, duration and chang
   CHECK(one["ok"] == true);
   CHECK(one["changed"] == true);
   CHECK(one["root"] == root.str());
-  REQUIRE(one["steps"].size() == 8);
+  REQUIRE(one["steps"].size() == 9);
   CHECK(one["steps"][0]["step"] == "probe");
   CHECK(one["steps"][0]["seconds"].is_number());
   CHECK(one["steps"][2]["outcome"] == "written");
@@ -602,7 +602,7 @@ TEST_CASE("setup: a real run on this machine's own root, in a throwaway overlay 
                         "--install-nvidia-toolkit", "auto"});
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("[1/8] probe ... ") && Catch::Contains("[8/8] inventory"));
+  CHECK_THAT(r.out, Catch::Contains("[1/9] probe ... ") && Catch::Contains("[9/9] inventory"));
   CHECK_THAT(r.out, Catch::Contains("\nwrote /var/lib/rediacc/gpu/"));  // the lock, at least: it ran as root's
   for (std::size_t i = 0; i < watched.size(); ++i) {
     INFO(watched[i]);

@@ -151,7 +151,7 @@ TEST_CASE("setup: a dry run on an NVIDIA machine plans the toolkit and the spec 
   root.write("/etc/os-release", kDebian);
   FakeTools fakes;
   const auto planned = dry_run_on(root, fakes, ToolkitMode::automatic);
-  REQUIRE(planned.steps.size() == 8);
+  REQUIRE(planned.steps.size() == 9);
   const auto& toolkit = planned.steps[1];
   CHECK(toolkit.outcome == "would install nvidia-container-toolkit-base 1.20.0 (apt)");
   const auto planned_lines = lines(toolkit.changes);
