@@ -41,6 +41,24 @@ Error gone(const std::string& node, const std::string& why) {
                "; check that the GPU is still there (rediacc-gpu doctor) and run rediacc-gpu setup."};
 }
 
+// The NVIDIA driver makes its control nodes at their first use, not at boot: after a reboot
+// /dev/nvidia-uvm is missing until something runs CUDA. Saying "check the GPU, run setup" for one
+// sends the operator round in circles; the cause and its one command are named instead.
+bool lazy_nvidia_node(std::string_view node) {
+  return node == "/dev/nvidia-uvm" || node == "/dev/nvidia-uvm-tools" || node == "/dev/nvidia-modeset" ||
+         node == "/dev/nvidiactl";
+}
+
+Error missing(const std::string& node) {
+  if (lazy_nvidia_node(node))
+    return Error{"cannot tell which hardware " + node +
+                 " reaches: it is not on this machine yet; the NVIDIA driver makes its control nodes at first use, so "
+                 "after a boot none is there until something runs CUDA: make them with nvidia-ctk system "
+                 "create-device-nodes --control-devices --load-kernel-modules (rediacc-gpu's boot unit runs it), "
+                 "then try again."};
+  return gone(node, "it is not on this machine");
+}
+
 // "GPU UUID" of an NVIDIA information file when it says `minor` is its Device Minor.
 std::optional<std::string> uuid_for_minor(const std::string& text, unsigned minor) {
   const auto fields = parse_colon_pairs(text);
@@ -511,7 +529,7 @@ Result<HardwareReader::Number> HardwareReader::number_of(const NodeRef& node, Se
     return tl::unexpected(gone(node.path, "the spec gives it the type \"" + node.type + "\""));
   if (spec_type && (node.major != 0 || *spec_type == 'p')) return numbers(*spec_type, node.major, node.minor);
   const auto st = lstat(node.path, seen, kept);
-  if (!st) return tl::unexpected(gone(node.path, "it is not on this machine"));
+  if (!st) return tl::unexpected(missing(node.path));
   char type = 0;
   if (S_ISCHR(st->st_mode)) type = 'c';
   if (S_ISBLK(st->st_mode)) type = 'b';

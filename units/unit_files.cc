@@ -45,11 +45,19 @@ std::vector<UnitFile> nvidia_units(const UnitOptions& o) {
   for (const char* strategy : kNameStrategyArgs) generate += std::string(" ") + strategy;
   if (o.wsl) generate += " --mode=wsl";
   for (const auto& hook : o.nvidia_disabled_hooks) generate += " --disable-hook=" + hook;
+  // The driver makes its control nodes (nvidia-uvm, -uvm-tools, -modeset) at first use: made here,
+  // at boot and before the repositories' daemons (their views come after this unit), so the spec
+  // maps them and a container started before any CUDA run finds them. Not under WSL: /dev/dxg.
+  const std::string nodes =
+      o.wsl ? ""
+            : "# The control nodes the driver makes only at first use, before the spec maps them.\n"
+              "ExecStartPre=" +
+                  o.nvidia_ctk_path + " system create-device-nodes --control-devices --load-kernel-modules\n";
   std::string spec_unit = std::string(kSetupHeader) +
                           "[Unit]\nDescription=Regenerate the NVIDIA CDI spec in /etc/cdi for rediacc-gpu\n"
                           "After=nvidia-persistenced.service systemd-modules-load.service\n"
                           "ConditionPathExists=" +
-                          o.nvidia_ctk_path + "\n\n[Service]\nType=oneshot\nExecStart=" + generate +
+                          o.nvidia_ctk_path + "\n\n[Service]\nType=oneshot\n" + nodes + "ExecStart=" + generate +
                           "\n\n[Install]\nWantedBy=multi-user.target nvidia-persistenced.service\n";
   std::string daemon_dropin = std::string(kSetupHeader) +
                               "# The NVIDIA spec mounts /run/nvidia-persistenced/socket into containers. Binding the\n"
