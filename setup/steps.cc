@@ -220,7 +220,8 @@ Result<std::string> step_nvidia_spec(SetupContext& ctx) {
 }
 
 Result<std::string> step_our_specs(SetupContext& ctx) {
-  auto specs = cdi::generate_specs(ctx.fs, ctx.report.inventory);
+  ctx.ours = cdi::generate_specs(ctx.fs, ctx.report.inventory);
+  const auto& specs = ctx.ours;
   ctx.report.warnings.insert(ctx.report.warnings.end(), specs.warnings.begin(), specs.warnings.end());
   RGPU_TRY(cdi::write_specs(ctx.log.sink(), {specs.dri, specs.amd}));
   return std::to_string(specs.dri.devices.size() + specs.amd.devices.size()) + " devices";
@@ -242,10 +243,9 @@ Result<std::string> step_views(SetupContext& ctx) {
 // first systemctl daemon-reload would take it from running containers (cdi-gen/char_links.h).
 Result<std::string> step_char_links(SetupContext& ctx) {
   auto index = cdi::read_spec_index(ctx.fs);
-  // Our specs as the step before wrote them: in a dry run they are not on disk, and the plan
+  // Our specs as the specs step wrote them: in a dry run they are not on disk, and the plan
   // must still name the links the real run makes.
-  const auto ours = cdi::generate_specs(ctx.fs, ctx.report.inventory);
-  for (const auto* spec : {&ours.dri, &ours.amd}) {
+  for (const auto* spec : {&ctx.ours.dri, &ctx.ours.amd}) {
     if (spec->devices.empty()) continue;
     if (auto devices = cdi::parse_spec(cdi::spec_text(*spec), cdi::spec_path(*spec)))
       index.devices.insert(index.devices.end(), devices->begin(), devices->end());

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cdi-gen/generate.h"
 #include "core/command_runner.h"
 #include "core/host_policy.h"
 #include "core/result.h"
@@ -43,6 +44,7 @@ struct SetupContext {
   probe::ProbeReport report{};
   ToolkitChoice toolkit = ToolkitChoice::not_needed;  ///< decided by the probe step
   std::vector<grants::GrantMove> moved_grants = {};   ///< found by the views step, once the specs are written
+  cdi::GeneratedSpecs ours = {};                      ///< our specs as the specs step wrote (or planned) them
 };
 
 struct SetupStep {
