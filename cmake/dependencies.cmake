@@ -42,9 +42,26 @@ if(RGPU_SELF_CONTAINED)
   rgpu_static_archive(PkgConfig::LIBDRM libdrm.a /usr/include/libdrm)
   rgpu_static_archive(yaml-cpp libyaml-cpp.a)
   rgpu_static_archive(Boost::filesystem libboost_filesystem.a)
+  # What Boost's own static variant defines (auto-linking off, an MSVC feature), as below.
+  set_target_properties(Boost::filesystem PROPERTIES INTERFACE_COMPILE_DEFINITIONS BOOST_ALL_NO_LIB)
   # Its single-file amalgamation, built as its own CMake build would (runtime CPU dispatch).
   add_library(rgpu_simdjson STATIC ${RGPU_SIMDJSON_SOURCE}/singleheader/simdjson.cpp)
-  target_include_directories(rgpu_simdjson SYSTEM PUBLIC ${RGPU_SIMDJSON_SOURCE}/singleheader)
+  # Where libsimdjson-dev installed this very header (the same Debian source), the compiler finds
+  # it there as in the ordinary build, and each file's command line is the ordinary build's: CI
+  # compiles the product once for the release and the tests (ccache). Elsewhere, the source's.
+  # Debian's package is built with threads, which its CMake target says to its users.
+  target_compile_definitions(rgpu_simdjson PUBLIC SIMDJSON_THREADS_ENABLED=1)
+  file(SHA256 ${RGPU_SIMDJSON_SOURCE}/singleheader/simdjson.h rgpu_source_sum)
+  set(rgpu_installed_sum "")
+  foreach(dir IN LISTS CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)  # as the compiler looks
+    if(EXISTS ${dir}/simdjson.h)
+      file(SHA256 ${dir}/simdjson.h rgpu_installed_sum)
+      break()
+    endif()
+  endforeach()
+  if(NOT rgpu_installed_sum STREQUAL rgpu_source_sum)
+    target_include_directories(rgpu_simdjson SYSTEM PUBLIC ${RGPU_SIMDJSON_SOURCE}/singleheader)
+  endif()
   add_library(simdjson::simdjson ALIAS rgpu_simdjson)
   # glibc stays shared (NVML is dlopen'ed, and a static glibc cannot load it); the C++ runtime
   # is linked in; the file is stripped here so the packages carry the very file that was tested.
@@ -55,6 +72,10 @@ else()
   find_package(simdjson 3 REQUIRED)  # the admission decision reads bodies with its DOM
   find_package(yaml-cpp REQUIRED)
   find_package(Boost 1.74 REQUIRED COMPONENTS filesystem)  # Boost.Process links Boost.Filesystem
+  # BOOST_FILESYSTEM_DYN_LINK only marks declarations dllimport, which ELF has not: the code is
+  # the same without it, and the release's static build (above) then compiles the same command
+  # lines, so CI compiles the product once for both.
+  set_target_properties(Boost::filesystem PROPERTIES INTERFACE_COMPILE_DEFINITIONS BOOST_ALL_NO_LIB)
 endif()
 if(RGPU_BUILD_TESTS)
   if(RGPU_SELF_CONTAINED)

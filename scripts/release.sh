@@ -68,10 +68,13 @@ arm64_libraries() {
   echo "$dir/usr/lib/aarch64-linux-gnu"
 }
 
-# build ARCH [CMAKE_ARG...]: the self-contained executable and its two packages, into $work/ARCH.
+# build ARCH [CMAKE_ARG...]: the self-contained executable and its two packages, built in
+# build-release-ARCH: a folder at the checkout's top, as the test command's GCC build is, so that
+# ccache (which sees paths relative to the build folder) finds the x86_64 objects there and CI
+# compiles the product once for both.
 build() {
   local arch=$1; shift
-  local dir=$work/$arch
+  local dir=$PWD/build-release-$arch
   say "building $arch"
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRGPU_BUILD_TESTS=OFF -DRGPU_SELF_CONTAINED=ON -DRGPU_UNITY_BUILD=ON \
     -DRGPU_SIMDJSON_SOURCE="$simdjson" \

@@ -90,9 +90,9 @@ phase() {
 }
 print_phases() {
   local rc=$?
-  # A failure before end_roots: the roots' job is left to finish (each root is cached whole or not
-  # at all), not cut off half-made.
-  [ -z "${roots_pid:-}" ] || wait "$roots_pid" 2>/dev/null || true
+  # A failure while a job runs beside: it is left to finish (each root is cached whole or not at
+  # all), not cut off half-made.
+  [ -z "${beside_pid:-}" ] || wait "$beside_pid" 2>/dev/null || true
   echo
   echo "phase times (this run: ${SECONDS}s)"
   printf '  %s\n' "${PHASES[@]}"
@@ -106,36 +106,42 @@ print_phases() {
 }
 LAUNCHER=()
 
+# beside NAME COMMAND...: runs COMMAND in the background, its output kept in a log, at a lower
+# priority, so that what runs in front (compilers, tests) keeps the CPU it asks for and this job
+# takes what is left (the archive's and the disk's waits, the tests' sleeps). One at a time.
+# await_beside waits for it; its own time and the wait go in the table as one phase.
+beside() {
+  beside_name=$1; shift
+  beside_dir=$(mktemp -d)
+  (
+    start=$SECONDS rc=0
+    renice -n 10 -p "$BASHPID" >/dev/null
+    "$@" >"$beside_dir/log" 2>&1 || rc=$?
+    echo $((SECONDS - start)) >"$beside_dir/seconds"
+    exit "$rc"
+  ) &
+  beside_pid=$!
+}
+await_beside() {  # await_beside WHAT_RAN_IN_FRONT
+  local waited=$SECONDS rc=0
+  CURRENT=$beside_name
+  wait "$beside_pid" || rc=$?
+  beside_pid=
+  [ "$rc" = 0 ] || { tail -n 60 "$beside_dir/log" >&2; return 1; }
+  CURRENT=
+  PHASES+=("$(printf '%-34s %6ss (beside %s; then waited %ss)' "$beside_name" "$(cat "$beside_dir/seconds")" \
+    "$1" $((SECONDS - waited)))")
+}
 # The Docker 26 and 28.5 roots and the bare Debian 12, 13 and unstable roots (where the release's
 # executable must run alone), made beside the release: debootstrap waits mostly on the archive and
-# the disk, the release's compilers on the CPU. Their folders go to a file, one per line.
-begin_roots() {
-  roots_dir=$(mktemp -d)
-  (
-    start=$SECONDS
-    for root in "docker-root.sh 26" "docker-root.sh 28" "minimal-root.sh 12" "minimal-root.sh 13" \
-      "minimal-root.sh unstable"; do
-      # shellcheck disable=SC2086 # the script's name and its argument
-      bash scripts/$root >>"$roots_dir/folders"
-    done
-    echo $((SECONDS - start)) >"$roots_dir/seconds"
-  ) 2>"$roots_dir/log" &
-  roots_pid=$!
-}
-# Waits for begin_roots' job; its time goes in the table as the phase's, beside what was waited.
-end_roots() {
-  local waited=$SECONDS
-  local rc=0
-  wait "$roots_pid" || rc=$?
-  roots_pid=
-  [ "$rc" = 0 ] || { cat "$roots_dir/log" >&2; return 1; }
-  waited=$((SECONDS - waited))
-  local folders
-  mapfile -t folders <"$roots_dir/folders"
-  docker26_root=${folders[0]} docker28_root=${folders[1]}
-  minimal_roots="${folders[2]};${folders[3]};${folders[4]}"
-  PHASES+=("$(printf '%-34s %6ss (beside the release; then waited %ss)' "Docker 26, 28.5 and bare roots" \
-    "$(cat "$roots_dir/seconds")" "$waited")")
+# the disk, the release's compilers on the CPU. Their folders, one per line, to FILE.
+make_roots() {
+  local root
+  for root in "docker-root.sh 26" "docker-root.sh 28" "minimal-root.sh 12" "minimal-root.sh 13" \
+    "minimal-root.sh unstable"; do
+    # shellcheck disable=SC2086 # the script's name and its argument
+    bash scripts/$root >>"$1"
+  done
 }
 # Each ctest run's output is also kept in its build folder, for the closing count of tests.
 test_release() { (cd build && ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))" | tee ctest.log); }
@@ -164,13 +170,16 @@ case "${1:-}" in
       "${RELEASE_TEST_DEPS[@]}"
     phase "clang-format check" check_format
     # Debian 13's Docker 26 and unstable's 28.5 (CDI), Compose and buildx in cached debootstrap roots.
-    begin_roots
+    roots_file=$(mktemp)
+    beside "Docker 26, 28.5 and bare roots" make_roots "$roots_file"
     use_test_cache
-    # The release's seven files, tested by the GCC run below (packaging.release).
-    phase "release: x86_64 and aarch64" bash scripts/release.sh dist "${LAUNCHER[@]}"
-    CURRENT="Docker 26, 28.5 and bare roots"
-    end_roots
-    CURRENT=
+    # The release's seven files, tested by the GCC run below (packaging.release); warnings are
+    # errors here too. Its x86_64 objects are the GCC build's below (same flags, same depth).
+    phase "release: x86_64 and aarch64" bash scripts/release.sh dist -DRGPU_WERROR=ON "${LAUNCHER[@]}"
+    await_beside "the release"
+    mapfile -t folders <"$roots_file"
+    docker26_root=${folders[0]} docker28_root=${folders[1]}
+    minimal_roots="${folders[2]};${folders[3]};${folders[4]}"
     # Warnings are errors here (RGPU_WERROR), never in a packager's build. GCC builds everything
     # optimised and runs every test; clang builds everything again with AddressSanitizer + UBSan
     # and runs the tests that run our code again (all but the packages', the manual's and Docker
@@ -183,15 +192,17 @@ case "${1:-}" in
       -DRGPU_UNITY_BUILD=ON \
       -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}" \
       -DRGPU_RELEASE_DIST="$PWD/dist" -DRGPU_MINIMAL_ROOTS="$minimal_roots"
-    phase "tests: GCC Release" test_release
+    # clang's build runs beside GCC's tests, which leave a third of the CPU to waits on daemons.
     # -O1 and line tables only: what the sanitizers' reports need, at a fraction of -O2 -g's cost.
     # No precompiled headers: clang's record the clone's absolute path, so ccache would find none
     # of a clone elsewhere's objects (GCC's are hashed as preprocessed text, and hit).
-    phase "build: clang ASan+UBSan" build build-asan Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    beside "build: clang ASan+UBSan" build build-asan Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DRGPU_UNITY_BUILD=ON -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON \
       -DCMAKE_C_FLAGS_DEBUG="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
       -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_SANITIZE=ON -DRGPU_REQUIRE_DOCKER_ROOTS=ON \
       -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}"
+    phase "tests: GCC Release" test_release
+    await_beside "GCC's tests"
     phase "tests: clang ASan+UBSan" test_sanitized
     ;;
   release)
