@@ -264,12 +264,23 @@ TEST_CASE("rediacc host: checkpoints in the daemon's own directory pass the gate
     if (line.find("Error") != std::string::npos) criu_errors += line + "\n";
   }
   INFO("criu: " << criu_errors);
-  if (criu_stuck) {
+  // A machine whose / is a chroot (a debootstrap'd root the test command is checked in) is one
+  // CRIU refuses to dump from: the container's root is not its mount namespace's.
+  const bool chrooted = criu_errors.find("has another root than mntns") != std::string::npos;
+  const bool dumped = !criu_stuck && !chrooted;
+  if (!dumped) {
     // The gate let the dump through to runc; CRIU, not the gate, never finished it.
-    WARN("CRIU in the Docker " << cdi_docker_major()
-                               << " root never finished dumping the container (it waited for a trap this machine's "
-                                  "kernel did not deliver, CRIU issue 162's signature) and was stopped; the dump "
-                                  "and restore are judged by the gate's answers alone");
+    if (criu_stuck)
+      WARN("CRIU in the Docker " << cdi_docker_major()
+                                 << " root never finished dumping the container (it waited for a trap this machine's "
+                                    "kernel did not deliver, CRIU issue 162's signature) and was stopped; the dump "
+                                    "and restore are judged by the gate's answers alone");
+    else
+      WARN("CRIU in the Docker "
+           << cdi_docker_major()
+           << " root refused to dump the container because this machine's / is a chroot (\"The "
+              "root task has another root than mntns\"), as in a debootstrap'd check root; a "
+              "machine's own / is not; the dump and restore are judged by the gate's answers alone");
     CHECK_THAT(created.err, !Catch::Contains("authorization denied"));
   } else {
     CHECK(created.exit_code == 0);
@@ -283,7 +294,7 @@ TEST_CASE("rediacc host: checkpoints in the daemon's own directory pass the gate
   const auto restored = docker.docker({"start", "--checkpoint", "cp1", "svc"});
   INFO(restored.err);
   CHECK_THAT(restored.err, !Catch::Contains("authorization denied"));
-  if (criu_stuck) {
+  if (!dumped) {
     docker.docker({"stop", "-t", "1", "svc"});
   } else if (restored.exit_code == 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2500));
