@@ -1,6 +1,9 @@
-// rediacc-gpu cdi generate | list: our CDI specs, and every CDI name the machine defines.
+// rediacc-gpu cdi generate | nvidia | views | list: our CDI specs, the NVIDIA spec, the
+// repositories' views, and every CDI name the machine defines.
 
+#include <chrono>
 #include <iostream>
+#include <thread>
 
 #include "cdi-gen/char_links.h"
 #include "cdi-gen/generate.h"
@@ -10,10 +13,14 @@
 #include "cli/output_format.h"
 #include "cli/render.h"
 #include "core/file_sink.h"
+#include "core/machine_paths.h"
 #include "grants/views.h"
 #include "probe/inventory_file.h"
 #include "probe/missing_gpus.h"
+#include "probe/probe.h"
 #include "setup/machine_probe.h"
+#include "setup/nvidia_spec.h"
+#include "units/unit_files.h"
 
 namespace rgpu::cli {
 namespace {
@@ -56,13 +63,11 @@ int run_generate(const GlobalOptions& global) {
   return kExitOk;
 }
 
-// What the path unit runs when /etc/cdi or the grants change.
-int run_views(const GlobalOptions& global) {
-  RootFs fs(global.root);
-  MachineFileSink sink(fs);
+// Each repository's view, and the /dev/char link of each node a spec maps (a spec that changed
+// may map one without: cdi-gen/char_links.h), rebuilt from /etc/cdi as it is; what changed printed.
+int follow_specs(const RootFs& fs, FileSink& sink) {
   auto changes = grants::refresh_views(fs, sink);
   if (!changes) return report_failure(changes.error());
-  // A spec that changed may map a node without its /dev/char link (cdi-gen/char_links.h).
   auto links = cdi::write_char_links(fs, sink, cdi::read_spec_index(fs));
   if (!links) return report_failure(links.error());
   changes->insert(changes->end(), links->begin(), links->end());
@@ -71,6 +76,47 @@ int run_views(const GlobalOptions& global) {
       std::cout << to_string(c.kind) << " " << fs.host_path(c.target).string() << "\n";
   }
   return kExitOk;
+}
+
+struct NvidiaFlags {
+  int wait_seconds = 0;
+  setup::NvidiaSpecOptions spec;
+};
+
+// What rediacc-gpu-nvidia-spec.service runs at boot and when the nvidia module loads. The module
+// can load after the unit starts, and NVML answer a moment after the module: each try that finds
+// the driver not ready, or gets an unusable spec, is tried again until --wait runs out, and the
+// last good spec stays in place meanwhile.
+int run_nvidia(const GlobalOptions& global, NvidiaFlags flags) {
+  RootFs fs(global.root);
+  MachineFileSink sink(fs);
+  ProcessRunner runner;
+  flags.spec.wsl = probe::wsl_kernel(fs);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(flags.wait_seconds);
+  for (;;) {
+    auto outcome = setup::refresh_nvidia_spec(fs, sink, runner, runner, flags.spec);
+    if (!outcome) return report_failure(outcome.error());
+    if (outcome->nodes_warning) print_warning(*outcome->nodes_warning);
+    if (outcome->hold == setup::NvidiaSpecHold::none) {
+      std::cout << to_string(outcome->installed) << " " << fs.host_path(paths::kNvidiaSpec).string() << "\n";
+      break;
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      return report_failure(Error{outcome->reason + "; " + fs.host_path(paths::kNvidiaSpec).string() +
+                                  " is kept as it was. " + units::kNvidiaSpecUnit +
+                                  " runs again when the nvidia module loads; to wait longer, run rediacc-gpu cdi "
+                                  "nvidia --wait 300."});
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  // The views and /dev/char links follow the new spec here too: without systemd no path unit does.
+  return follow_specs(fs, sink);
+}
+
+// What the path unit runs when /etc/cdi or the grants change.
+int run_views(const GlobalOptions& global) {
+  RootFs fs(global.root);
+  MachineFileSink sink(fs);
+  return follow_specs(fs, sink);
 }
 
 int run_cdi_list(const GlobalOptions& global, OutputFormat output) {
@@ -108,6 +154,17 @@ Runner attach_cdi(CLI::App& sub, GlobalOptions& global) {
   CLI::App* generate =
       sub.add_subcommand("generate", "Write the rediacc.io/dri and rediacc.io/amd specs into /etc/cdi.");
   add_root_option(*generate, global);
+  CLI::App* nvidia = sub.add_subcommand(
+      "nvidia",
+      "Make the NVIDIA driver's control nodes and regenerate /etc/cdi/nvidia.yaml with nvidia-ctk (the boot unit "
+      "runs it, and again when the nvidia module loads); the last good spec stays while the driver is not ready.");
+  add_root_option(*nvidia, global);
+  auto nvidia_flags = std::make_shared<NvidiaFlags>();
+  nvidia->add_option("--wait", nvidia_flags->wait_seconds, "Seconds to keep trying while the driver is not ready")
+      ->check(CLI::Range(0, 3600));
+  nvidia->add_option("--nvidia-ctk", nvidia_flags->spec.nvidia_ctk, "The machine's nvidia-ctk (default: on PATH)");
+  nvidia->add_option("--disable-hook", nvidia_flags->spec.disabled_hooks,
+                     "A hook nvidia-ctk leaves out of the spec (as setup --nvidia-disable-hook)");
   CLI::App* list = sub.add_subcommand("list", "List every CDI name the specs in /etc/cdi define, with its file.");
   add_root_option(*list, global);
   CLI::App* views = sub.add_subcommand(
@@ -118,8 +175,9 @@ Runner attach_cdi(CLI::App& sub, GlobalOptions& global) {
   auto output = std::make_shared<OutputFormat>(OutputFormat::table);
   add_output_option(*list, *output, {OutputFormat::table, OutputFormat::wide, OutputFormat::json},
                     "Output format: table, wide (adds the hooks, mounts and net devices each name brings) or json");
-  return [&global, generate, views, output] {
+  return [&global, generate, nvidia, nvidia_flags, views, output] {
     if (generate->parsed()) return run_generate(global);
+    if (nvidia->parsed()) return run_nvidia(global, *nvidia_flags);
     return views->parsed() ? run_views(global) : run_cdi_list(global, *output);
   };
 }

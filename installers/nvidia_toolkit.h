@@ -59,6 +59,12 @@ struct ToolkitOutcome {
 Result<ToolkitOutcome> ensure_toolkit(const RootFs& fs, const PackageManager& pm, FileSink& sink, CommandRunner& query,
                                       CommandRunner& act, const ToolkitWanted& wanted);
 
+/// The command that makes the driver's control nodes (/dev/nvidia-uvm, -uvm-tools, -modeset),
+/// which it makes only at first use; and the driver's own helper where the toolkit is not there.
+inline constexpr const char* kMakeControlNodes =
+    "nvidia-ctk system create-device-nodes --control-devices --load-kernel-modules";
+inline constexpr const char* kMakeControlNodesWithoutToolkit = "nvidia-modprobe -u -c=0 && nvidia-modprobe -m";
+
 /// Runs one command through `runner`, turning a non-zero exit into an error that shows the output.
 Result<CommandResult> run_step(CommandRunner& runner, const Argv& argv, std::chrono::seconds timeout);
 

@@ -16,6 +16,7 @@
 #include "core/selinux_devices.h"
 #include "core/split.h"
 #include "core/state_paths.h"
+#include "docker/cgroup_record.h"
 #include "docker/repo_plugin.h"
 #include "docker/running_daemons.h"
 #include "grants/store.h"
@@ -25,6 +26,7 @@
 #include "probe/missing_gpus.h"
 #include "probe/nfd_features.h"
 #include "setup/machine_probe.h"
+#include "setup/nvidia_spec.h"
 #include "units/activation.h"
 #include "units/unit_files.h"
 
@@ -32,7 +34,6 @@ namespace rgpu::setup {
 namespace {
 
 constexpr const char* kShadowingSpec = "/var/run/cdi/nvidia.yaml";
-constexpr std::chrono::seconds kGenerateTimeout{300};
 
 // Ownership is a record, not the spec's content: nvidia-cdi-refresh and our boot unit regenerate
 // the spec (new driver, persistenced restarted), and it stays ours through every regeneration.
@@ -195,28 +196,34 @@ Result<std::string> step_nvidia_spec(SetupContext& ctx) {
   }
   if (!has_nvidia_gpu(ctx.report.inventory))
     return without_nvidia_gpu(ctx, "skipped: no NVIDIA GPU for a spec to describe", "; the spec is kept");
-  // Generated beside our state, never in /etc/cdi (a consumer would read a half-made spec), then
-  // installed only if it differs: a re-run on an unchanged machine changes no file.
   // Under another root, that machine's nvidia-ctk runs inside it (chroot), reading its own driver
   // and devices and writing machine paths; this machine's nvidia-ctk would describe this machine.
-  Argv argv = {"nvidia-ctk", "cdi", "generate", std::string("--output=") + state::kGeneratedNvidiaSpec};
-  argv.insert(argv.end(), units::kNameStrategyArgs.begin(), units::kNameStrategyArgs.end());
-  if (!ctx.fs.is_host_root()) argv.insert(argv.begin(), {"chroot", ctx.fs.root().string()});
-  if (ctx.report.inventory.platform == probe::Platform::wsl) argv.push_back("--mode=wsl");
-  for (const auto& hook : ctx.options.nvidia_disabled_hooks) argv.push_back("--disable-hook=" + hook);
-  // Generating into our scratch file changes nothing; installing a different spec does, below.
-  RGPU_TRY_ASSIGN(const auto ran, installers::run_step(ctx.log.scratch(), argv, kGenerateTimeout));
-  if (!ran.performed) {  // a dry run: nvidia-ctk did not run, so only the plan can be told
-    ctx.log.plan({Change::Kind::run, command_line(argv), ""});
+  const NvidiaSpecOptions options{ctx.report.inventory.platform == probe::Platform::wsl,
+                                  ctx.options.nvidia_disabled_hooks};
+  RGPU_TRY_ASSIGN(const auto outcome,
+                  refresh_nvidia_spec(ctx.fs, ctx.log.sink(), ctx.log.act(), ctx.log.scratch(), options));
+  if (outcome.nodes_warning) ctx.report.warnings.push_back(*outcome.nodes_warning);
+  if (!outcome.performed) {  // a dry run: nvidia-ctk did not run, so only the plan can be told
+    ctx.log.plan(
+        {Change::Kind::run, command_line(nvidia_generate_argv(ctx.fs, options, state::kGeneratedNvidiaSpec)), ""});
     ctx.log.plan({Change::Kind::write, paths::kNvidiaSpec, "as nvidia-ctk generates it"});
     return std::string("planned");
   }
-  auto spec = ctx.fs.read_file(state::kGeneratedNvidiaSpec);
-  if (!spec) return fail(command_line(argv) + " exited 0 but wrote no spec: " + spec.error().message);
-  RGPU_TRY_ASSIGN(const auto installed, ctx.log.sink().write(paths::kNvidiaSpec, *spec, 0644));
+  switch (outcome.hold) {
+    case NvidiaSpecHold::none: break;
+    // Provisioning may come before the driver: the boot unit makes the spec once it loads.
+    case NvidiaSpecHold::driver_not_loaded:
+      ctx.report.warnings.push_back(outcome.reason + ": " + paths::kNvidiaSpec + " is kept as it is; " +
+                                    units::kNvidiaSpecUnit +
+                                    " makes it when the nvidia module loads (or run rediacc-gpu cdi nvidia then)");
+      return std::string("kept: the NVIDIA driver is not ready");
+    case NvidiaSpecHold::generate_failed: return fail(outcome.reason);
+    case NvidiaSpecHold::spec_unusable:
+      return fail(outcome.reason + "; " + paths::kNvidiaSpec + " is kept as it was. Make the driver's control nodes (" +
+                  installers::kMakeControlNodes + ") and run setup again.");
+  }
   RGPU_TRY(ctx.log.sink().write(state::kNvidiaSpecOwned, kOwnedText, 0644));
-  MachineFileSink(ctx.fs).remove(state::kGeneratedNvidiaSpec);  // our own scratch file: not a change
-  return std::string(installed.kind == Change::Kind::unchanged ? "unchanged" : "written");
+  return std::string(outcome.installed == Change::Kind::unchanged ? "unchanged" : "written");
 }
 
 Result<std::string> step_our_specs(SetupContext& ctx) {
@@ -359,6 +366,8 @@ Result<std::string> step_inventory(SetupContext& ctx) {
   attach_cdi_names(ctx.fs, ctx.report);
   RGPU_TRY(probe::record_inventory(ctx.fs, ctx.log.sink(), ctx.report.inventory));
   RGPU_TRY(ctx.log.sink().write(state::kNfdFeaturePath, probe::nfd_features(ctx.report.inventory)));
+  // What doctor's cgroup-change compares the machine with later (docker/cgroup_record.h).
+  RGPU_TRY(ctx.log.sink().write(state::kCgroupRecord, docker::cgroup_record_text(docker::cgroups_now(ctx.fs)), 0644));
   const auto& inv = ctx.report.inventory;
   std::string outcome = std::to_string(inv.cdi_devices.size()) + " grantable CDI names";
   if (!inv.missing_gpus.empty()) outcome += ", " + std::to_string(inv.missing_gpus.size()) + " GPU(s) kept as missing";

@@ -41,24 +41,30 @@ std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& o) {
 }
 
 std::vector<UnitFile> nvidia_units(const UnitOptions& o) {
-  std::string generate = o.nvidia_ctk_path + " cdi generate --output=" + paths::kNvidiaSpec;
-  for (const char* strategy : kNameStrategyArgs) generate += std::string(" ") + strategy;
-  if (o.wsl) generate += " --mode=wsl";
-  for (const auto& hook : o.nvidia_disabled_hooks) generate += " --disable-hook=" + hook;
-  // The driver makes its control nodes (nvidia-uvm, -uvm-tools, -modeset) at first use: made here,
-  // at boot and before the repositories' daemons (their views come after this unit), so the spec
-  // maps them and a container started before any CUDA run finds them. Not under WSL: /dev/dxg.
-  const std::string nodes =
-      o.wsl ? ""
-            : "# The control nodes the driver makes only at first use, before the spec maps them.\n"
-              "ExecStartPre=" +
-                  o.nvidia_ctk_path + " system create-device-nodes --control-devices --load-kernel-modules\n";
+  // The control nodes the driver makes only at first use (nvidia-uvm, -uvm-tools, -modeset), then
+  // the spec: both by `cdi nvidia`, which keeps the last good spec while the driver is not ready.
+  // At boot it runs before the repositories' daemons (their views come after this unit).
+  std::string refresh = o.tool_path + " cdi nvidia --wait=" + std::to_string(kNvidiaDriverWaitSeconds) +
+                        " --nvidia-ctk=" + o.nvidia_ctk_path;
+  for (const auto& hook : o.nvidia_disabled_hooks) refresh += " --disable-hook=" + hook;
   std::string spec_unit = std::string(kSetupHeader) +
-                          "[Unit]\nDescription=Regenerate the NVIDIA CDI spec in /etc/cdi for rediacc-gpu\n"
+                          "[Unit]\nDescription=Make the NVIDIA driver's control nodes and regenerate the NVIDIA CDI "
+                          "spec in /etc/cdi for rediacc-gpu\n"
                           "After=nvidia-persistenced.service systemd-modules-load.service\n"
                           "ConditionPathExists=" +
-                          o.nvidia_ctk_path + "\n\n[Service]\nType=oneshot\n" + nodes + "ExecStart=" + generate +
+                          o.nvidia_ctk_path +
+                          "\n\n[Service]\nType=oneshot\n"
+                          "# Waits for a driver that loads late; the udev rule starts it again when the module loads.\n"
+                          "ExecStart=" +
+                          refresh + "\nTimeoutStartSec=" + std::to_string(kNvidiaDriverWaitSeconds + 60) +
                           "\n\n[Install]\nWantedBy=multi-user.target nvidia-persistenced.service\n";
+  // Debian's package names the module file nvidia-current.ko: the kernel calls it nvidia_current.
+  std::string rule = std::string(kSetupHeader) +
+                     "# The NVIDIA driver loading (at boot, or after an update or a reload): its control nodes and\n"
+                     "# the NVIDIA spec follow it.\n"
+                     "ACTION==\"add\", SUBSYSTEM==\"module\", KERNEL==\"nvidia|nvidia_current\", "
+                     "RUN+=\"/usr/bin/systemctl --no-block start " +
+                     std::string(kNvidiaSpecUnit) + "\"\n";
   std::string daemon_dropin = std::string(kSetupHeader) +
                               "# The NVIDIA spec mounts /run/nvidia-persistenced/socket into containers. Binding the\n"
                               "# directory, not the socket, carries a restart of nvidia-persistenced through.\n"
@@ -66,7 +72,8 @@ std::vector<UnitFile> nvidia_units(const UnitOptions& o) {
                               "BindReadOnlyPaths=-/run/nvidia-persistenced\n"
                               "BindReadOnlyPaths=-/usr/bin/nvidia-cdi-hook\n";
   return {{"/etc/systemd/system/" + std::string(kNvidiaSpecUnit), spec_unit},
-          {dropin_dir(o.repo_daemon_unit) + "/50-rediacc-gpu.conf", daemon_dropin}};
+          {dropin_dir(o.repo_daemon_unit) + "/50-rediacc-gpu.conf", daemon_dropin},
+          {kNvidiaUdevRule, rule}};
 }
 
 std::vector<UnitFile> plugin_units(const UnitOptions& o) {

@@ -35,6 +35,11 @@ inline constexpr std::array<const char*, 2> kNameStrategyArgs = {"--device-name-
                                                                  "--device-name-strategy=uuid"};
 
 inline constexpr const char* kNvidiaSpecUnit = "rediacc-gpu-nvidia-spec.service";
+/// Starts kNvidiaSpecUnit when the nvidia module loads.
+inline constexpr const char* kNvidiaUdevRule = "/etc/udev/rules.d/90-rediacc-gpu-nvidia.rules";
+/// How long kNvidiaSpecUnit waits for a driver that is not ready yet, before it gives up until the
+/// module loads: the repositories' daemons start after it at boot.
+inline constexpr int kNvidiaDriverWaitSeconds = 60;
 inline constexpr const char* kRefreshUnit = "rediacc-gpu-refresh.service";
 inline constexpr const char* kPluginSocketUnit = "rediacc-gpu-authz@.socket";
 inline constexpr const char* kPluginServiceUnit = "rediacc-gpu-authz@.service";
@@ -49,9 +54,10 @@ inline constexpr const char* kCanaryTimerUnit = "rediacc-gpu-canary@.timer";
 /// the refresh at once.
 std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& options);
 
-/// The NVIDIA spec regenerated at every boot and whenever nvidia-persistenced starts (the spec
-/// mounts its socket only if it existed when generated; under WSL a Windows driver update moves
-/// the driver store), and the drop-in that shows the repositories' daemons the persistenced
+/// The NVIDIA spec regenerated (and the driver's control nodes made) at every boot, whenever
+/// nvidia-persistenced starts (the spec mounts its socket only if it existed when generated; under
+/// WSL a Windows driver update moves the driver store) and when the nvidia module loads (a udev
+/// rule), and the drop-in that shows the repositories' daemons the persistenced
 /// directory, /etc/cdi and nvidia-cdi-hook.
 std::vector<UnitFile> nvidia_units(const UnitOptions& options);
 

@@ -7,6 +7,7 @@
 #include "core/selinux_devices.h"
 #include "doctor/doctor.h"
 #include "doctor/gpu_label.h"
+#include "installers/nvidia_toolkit.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -77,6 +78,49 @@ Check nvidiactl(const Facts& f) {
                      "load the NVIDIA driver (nvidia-modprobe makes the nodes), then rediacc-gpu setup");
 }
 
+// The driver makes /dev/nvidia-uvm, -uvm-tools and -modeset at first use: after a boot they are
+// missing until something runs CUDA or rediacc-gpu-nvidia-spec.service makes them. A spec that
+// maps one that is missing fails every container given its names (and the gate refuses them);
+// one that does not map them gives containers no UVM, which CUDA needs.
+Check nvidia_control_nodes(const Facts& f) {
+  constexpr const char* kId = "nvidia-control-nodes";
+  const bool native = std::any_of(f.fresh.gpus.begin(), f.fresh.gpus.end(), [](const probe::Gpu& g) {
+    return g.vendor == probe::Vendor::nvidia && g.platform == probe::Platform::native;
+  });
+  if (!native) return kCheck.skip(kId, "no NVIDIA GPU on this machine's own bus");
+  if (!f.nvidia_module) return kCheck.skip(kId, "the NVIDIA driver is not loaded (host-driver says so)");
+  std::vector<std::string> missing, mapped_by;
+  for (const char* node : {"/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset"}) {
+    if (f.chain.host.char_devices.count(node)) continue;
+    missing.push_back(node);
+    for (const auto& d : f.specs.devices) {
+      if (std::find(d.device_nodes.begin(), d.device_nodes.end(), node) != d.device_nodes.end() &&
+          std::find(mapped_by.begin(), mapped_by.end(), d.qualified_name) == mapped_by.end())
+        mapped_by.push_back(d.qualified_name);
+    }
+  }
+  if (missing.empty())
+    return kCheck.ok(kId, "/dev/nvidia-uvm, /dev/nvidia-uvm-tools and /dev/nvidia-modeset are character devices",
+                     Evidence("/dev"));
+  // rediacc-gpu cdi nvidia makes them (nvidia-ctk's create-device-nodes, else nvidia-modprobe) and
+  // regenerates the spec that maps them; without the toolkit only the driver's helper is there.
+  const std::string fix = f.chain.nvidia.nvidia_ctk
+                              ? "run rediacc-gpu cdi nvidia (it runs " + std::string(installers::kMakeControlNodes) +
+                                    " and regenerates the NVIDIA spec); at boot rediacc-gpu-nvidia-spec.service does it"
+                              : std::string("run ") + installers::kMakeControlNodesWithoutToolkit;
+  if (!mapped_by.empty()) {
+    if (mapped_by.size() > 3) mapped_by.resize(3), mapped_by.push_back("...");
+    return kCheck.fail(kId, joined(missing) + " missing, and mapped by " + joined(mapped_by),
+                       "the NVIDIA driver makes these at first use, and nothing made them since this boot: a "
+                       "container given those names does not start, and the gate refuses them",
+                       fix);
+  }
+  return kCheck.warn(kId, joined(missing) + " missing",
+                     "the NVIDIA driver makes these at first use: CUDA in a container started now has no UVM, and "
+                     "the NVIDIA spec maps only the nodes there when it was made",
+                     fix);
+}
+
 }  // namespace
 
 // On an enforcing SELinux host a container labelled container_t opens the GPU nodes it was given
@@ -113,12 +157,14 @@ Check selinux_devices(const Facts& f) {
 std::vector<Check> device_node_checks(const Facts& f) {
   auto out = per_gpu_nodes(f);
   out.push_back(nvidiactl(f));
+  out.push_back(nvidia_control_nodes(f));
   out.push_back(shared_node(f, probe::Vendor::amd, "kfd", "/dev/kfd",
                             "ROCm computes through /dev/kfd: without it AMD GPUs only render",
                             "load amdgpu with KFD support (a kernel with CONFIG_HSA_AMD), then rediacc-gpu setup"));
   out.push_back(dxg(f));
   out.push_back(selinux_devices(f));
   out.push_back(char_link_check(f));
+  out.push_back(cgroup_change_check(f));
   return out;
 }
 

@@ -230,7 +230,7 @@ TEST_CASE("setup: what it keeps for itself is in /var/lib/rediacc/gpu, and the d
   }
   std::sort(kept.begin(), kept.end());
   // grants.lock: the views step reads the grants under the lock grant and revoke take.
-  CHECK(kept == std::vector<std::string>{"grants.lock", "nvidia-spec.owned", "setup.lock"});
+  CHECK(kept == std::vector<std::string>{"cgroup.json", "grants.lock", "nvidia-spec.owned", "setup.lock"});
   std::vector<std::string> config;
   for (const auto& e : fs::directory_iterator(root.host("/etc/rediacc/gpu"))) {
     config.push_back(e.path().filename().string());
@@ -246,7 +246,8 @@ TEST_CASE("setup: units written under --root run the programs of that machine, n
   REQUIRE(setup(root, fakes, "auto").exit_code == 0);
   const auto spec_unit = root.read("/etc/systemd/system/rediacc-gpu-nvidia-spec.service");
   CHECK_THAT(spec_unit, Catch::Contains("ConditionPathExists=/usr/bin/nvidia-ctk\n"));
-  CHECK_THAT(spec_unit, Catch::Contains("ExecStart=/usr/bin/nvidia-ctk cdi generate"));
+  CHECK_THAT(spec_unit,
+             Catch::Contains("ExecStart=/usr/bin/rediacc-gpu cdi nvidia --wait=60 --nvidia-ctk=/usr/bin/nvidia-ctk\n"));
   CHECK_THAT(root.read("/etc/systemd/system/rediacc-gpu-authz@.service"),
              Catch::Contains("ExecStart=/usr/bin/rediacc-gpu authz-plugin"));
   CHECK_THAT(root.read("/etc/systemd/system/rediacc-gpu-refresh.service"),
@@ -257,7 +258,8 @@ TEST_CASE("setup: units written under --root run the programs of that machine, n
   REQUIRE(run_tool({"setup", "--root", root.str(), "--tool-path", "/opt/rediacc/bin/rediacc-gpu"}, "", fakes.env())
               .exit_code == 0);
   CHECK_THAT(root.read("/etc/systemd/system/rediacc-gpu-nvidia-spec.service"),
-             Catch::Contains("ExecStart=/usr/local/bin/nvidia-ctk cdi generate"));
+             Catch::Contains("ExecStart=/opt/rediacc/bin/rediacc-gpu cdi nvidia --wait=60 "
+                             "--nvidia-ctk=/usr/local/bin/nvidia-ctk\n"));
   CHECK_THAT(root.read("/etc/systemd/system/rediacc-gpu-authz@.service"),
              Catch::Contains("ExecStart=/opt/rediacc/bin/rediacc-gpu authz-plugin"));
   CHECK(run_tool({"setup", "--root", root.str(), "--tool-path", "bin/rediacc-gpu"}).exit_code == 2);
@@ -664,8 +666,8 @@ TEST_CASE("setup: --nvidia-disable-hook reaches nvidia-ctk, the boot unit and nv
                                   " --disable-hook=enable-cuda-compat "
                                   "--disable-hook=update-ldcache"));
   const std::string unit = "/etc/systemd/system/" + std::string(rgpu::units::kNvidiaSpecUnit);
-  CHECK_THAT(root.read(unit), Catch::Contains("cdi generate --output=/etc/cdi/nvidia.yaml" + kNameStrategies +
-                                              " --disable-hook=enable-cuda-compat --disable-hook=update-ldcache"));
+  CHECK_THAT(root.read(unit), Catch::Contains("cdi nvidia --wait=60 --nvidia-ctk=/usr/bin/nvidia-ctk"
+                                              " --disable-hook=enable-cuda-compat --disable-hook=update-ldcache\n"));
   CHECK_THAT(root.read("/etc/rediacc/gpu/nvidia-cdi-refresh.env"),
              Catch::Contains("NVIDIA_CTK_CDI_GENERATE_DISABLED_HOOKS=enable-cuda-compat,update-ldcache\n"));
   // nvidia-cdi-refresh names each GPU by index and by UUID too, whatever its version's default.

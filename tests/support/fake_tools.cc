@@ -80,7 +80,10 @@ if [ -n "$out" ]; then
   out="$target$out"
   mkdir -p "${out%/*}"
   if [ "$tool" = nvidia-ctk ]; then
-    printf -- '---\ncdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n    deviceNodes:\n    - path: /dev/nvidia0\n' > "$out"
+    # Under WSL (--mode=wsl) the GPU is /dev/dxg, as nvidia-ctk's WSL mode maps it.
+    node=/dev/nvidia0
+    case " $* " in *" --mode=wsl "*) node=/dev/dxg;; esac
+    printf -- '---\ncdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n    deviceNodes:\n    - path: %s\n' "$node" > "$out"
   else
     echo "fake $tool output" > "$out"
   fi
@@ -96,7 +99,7 @@ FakeTools::FakeTools(const std::filesystem::path& dir) : dir_(dir) { write_fakes
 void FakeTools::write_fakes() const {
   dir_.write("/calls.log", "");
   for (const char* tool : {"apt-get", "dnf", "yum", "zypper", "rpm", "curl", "gpg", "nvidia-ctk", "systemctl",
-                           "udevadm", "chroot", "journalctl", "setsebool"}) {
+                           "udevadm", "chroot", "journalctl", "setsebool", "nvidia-modprobe"}) {
     std::string body = std::string(kPrelude) + kTarget;
     const std::string name = tool;
     if (name == "chroot") body += kChroot;

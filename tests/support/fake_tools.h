@@ -1,6 +1,6 @@
 #pragma once
 // Recording fakes of the programs setup runs (apt-get, dnf, yum, rpm, zypper, curl, gpg,
-// nvidia-ctk, systemctl, udevadm, chroot) and doctor reads (journalctl: an empty kernel log),
+// nvidia-ctk, nvidia-modprobe, systemctl, udevadm, chroot) and doctor reads (journalctl: an empty kernel log),
 // written as small shell scripts into a bin directory that the tests put first on PATH. Each
 // appends its command line to a log; the package managers
 // "install" into the machine they were pointed at (chroot ROOT, --installroot, --root): dpkg's
