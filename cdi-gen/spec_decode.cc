@@ -165,6 +165,7 @@ struct Edits {
   std::vector<probe::NodeRef> nodes;
   Carried carried;
   bool empty = true;
+  bool additional_gids = false;
 };
 
 // True for a list field that holds at least one entry, or any other non-null value (intelRdt).
@@ -278,7 +279,7 @@ Edits decode_edits(const YAML::Node& n, const std::string& what, int& at_least) 
   check_intel_rdt(get(f, "intelRdt"), what, at_least);
   if (const auto gids = list_field(f, "additionalGids", what); !is_null(gids)) {
     for (const auto& g : gids) as_int(g, "additionalGids", 0, kU32);
-    if (gids.size() > 0) need(at_least, 70);
+    if (gids.size() > 0) need(at_least, 70), out.additional_gids = true;
   }
   decode_net_devices(list_field(f, "netDevices", what), what, out.carried, at_least);
   for (const char* field : {"env", "deviceNodes", "hooks", "mounts", "intelRdt", "additionalGids", "netDevices"}) {
@@ -348,6 +349,8 @@ std::vector<IndexedDevice> decode(const YAML::Node& root, const std::string& whe
     std::sort(paths.begin(), paths.end());
     paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
     out.push_back({kind + "=" + name, where, std::move(paths), std::move(nodes), std::move(carried)});
+    out.back().spec_version = declared;
+    out.back().additional_gids = common.additional_gids || edits.additional_gids;
   }
   if (declared < at_least)
     throw Bad{"declares cdiVersion " + version + " but uses what " + spec_version_text(at_least) +

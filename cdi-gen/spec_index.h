@@ -53,6 +53,12 @@ struct IndexedDevice {
   /// and what the hardware a name reaches is judged by.
   std::vector<probe::NodeRef> nodes;
   Carried carried;
+  /// Its spec's declared cdiVersion as spec_version_number gives it (1.0.0 is 100): a daemon
+  /// whose CDI library knows no later release refuses the whole file.
+  int spec_version = 0;
+  /// Its edits (the spec's or its own) add supplementary groups (CDI 0.7.0), which Docker applies
+  /// only from 29.5: before, a container not running as root loses the nodes only that group opens.
+  bool additional_gids = false;
 };
 
 /// A spec file that was skipped, and why.

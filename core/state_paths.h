@@ -32,6 +32,9 @@ inline constexpr const char* kCanaryEnvDir = "/etc/rediacc/gpu/canary";
 /// When each grant was last seen in use (usage, metrics and doctor keep it): what doctor's
 /// granted-but-idle note reads. Rebuilt when removed.
 inline constexpr const char* kGrantUseRecord = "/var/lib/rediacc/gpu/grant-use.json";
+/// The host's cgroup mode and each repository daemon's cgroup driver as setup last found them
+/// (docker/cgroup_record.h): doctor names a change since.
+inline constexpr const char* kCgroupRecord = "/var/lib/rediacc/gpu/cgroup.json";
 /// NVIDIA's armoured repository key as downloaded; removed once dearmored into the keyring.
 inline constexpr const char* kDownloadedKey = "/var/lib/rediacc/gpu/nvidia-container-toolkit.gpgkey";
 

@@ -16,6 +16,8 @@ std::vector<Check> placement_checks(const Facts& facts);
 std::vector<Check> device_node_checks(const Facts& facts);
 /// Layer 2: the /dev/char link of each node the specs map (device_nodes/char_links.cc).
 Check char_link_check(const Facts& facts);
+/// Whether the host's cgroup mode or a repository daemon's cgroup driver changed since setup (cgroup_change.cc).
+Check cgroup_change_check(const Facts& facts);
 std::vector<Check> runtime_checks(const Facts& facts);
 std::vector<Check> spec_checks(const Facts& facts);
 /// Every grant's name defined, grantable and reaching the card it was granted on; every reservation

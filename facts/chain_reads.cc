@@ -7,6 +7,7 @@
 
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_writer.h"
+#include "core/state_paths.h"
 #include "installers/dpkg_status.h"
 #include "probe/probe.h"
 
@@ -45,13 +46,16 @@ void read_kernel_modules(const RootFs& fs, HostReads& r) {
 HostReads read_host(const RootFs& fs, const probe::Inventory& fresh, const cdi::SpecIndex& specs) {
   HostReads r;
   r.char_links = cdi::char_links(fs, specs);
-  r.cgroup_v2 = fs.kind("/sys/fs/cgroup/cgroup.controllers") == NodeKind::file;
+  r.cgroup_v2 = docker::host_cgroup_v2(fs);
+  if (auto text = fs.read_file(state::kCgroupRecord)) r.cgroup_record = docker::parse_cgroup_record(*text);
   read_kernel_modules(fs, r);
   r.nouveau_module = fs.kind("/sys/module/nouveau") == NodeKind::directory;
   r.amdgpu_module = fs.kind("/sys/module/amdgpu") == NodeKind::directory;
   r.wsl_kernel = probe::wsl_kernel(fs);
   r.dxg = fs.kind("/dev/dxg") != NodeKind::missing;
-  std::vector<std::string> nodes = {"/dev/nvidiactl", "/dev/kfd", "/dev/dxg"};
+  // The NVIDIA driver's control nodes too: it makes them only at first use.
+  std::vector<std::string> nodes = {"/dev/nvidiactl",      "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
+                                    "/dev/nvidia-modeset", "/dev/kfd",        "/dev/dxg"};
   for (const auto& g : fresh.gpus) {
     nodes.insert(nodes.end(), g.device_nodes.begin(), g.device_nodes.end());
     for (const auto& p : g.partitions) nodes.insert(nodes.end(), p.device_nodes.begin(), p.device_nodes.end());

@@ -14,6 +14,7 @@
 #include "cdi-gen/spec_index.h"
 #include "core/command_runner.h"
 #include "core/root_fs.h"
+#include "docker/cgroup_record.h"
 #include "docker/running_daemons.h"
 #include "facts/daemon_answers.h"
 #include "facts/docker_reads.h"
@@ -44,7 +45,7 @@ struct HostReads {
   bool selinux_enforcing = false;
   std::map<std::string, std::optional<bool>> selinux_booleans = {};
   /// Which of the nodes the checks look at (each GPU's and partition's nodes the probe found,
-  /// /dev/nvidiactl, /dev/kfd, /dev/dxg) are character devices.
+  /// /dev/nvidiactl and the NVIDIA control nodes, /dev/kfd, /dev/dxg) are character devices.
   std::set<std::string> char_devices = {};
   /// The running kernel's release (/proc/sys/kernel/osrelease); empty when it cannot be read.
   std::string kernel_release = "";
@@ -57,6 +58,9 @@ struct HostReads {
   /// /sys/fs/cgroup is the unified hierarchy (cgroup v2): devices are then allowed by a BPF
   /// program that systemd builds anew at every daemon-reload for the systemd cgroup driver.
   bool cgroup_v2 = false;
+  /// The cgroup mode and repository daemons' drivers as setup last recorded them
+  /// (state::kCgroupRecord); absent when none was recorded or it does not parse.
+  std::optional<docker::CgroupRecord> cgroup_record = std::nullopt;
 };
 
 /// One of our specs (rediacc.io/dri, rediacc.io/amd).

@@ -27,9 +27,10 @@ std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<docker
                                       const std::vector<std::pair<std::string, std::string>>& also) {
   std::vector<DaemonAnswer> out;
   std::set<std::string> asked, repos;
-  const auto ask = [&](const std::string& label, bool rootless, const std::string& address, const std::string& pid) {
+  const auto ask = [&](const std::string& label, bool rootless, const std::string& address, const std::string& pid,
+                       const std::string& repo) {
     if (!asked.insert(address).second) return;
-    DaemonAnswer a{label, rootless, pid, get(address, "/info"), get(address, "/version")};
+    DaemonAnswer a{label, rootless, pid, get(address, "/info"), get(address, "/version"), repo};
     if (!a.info.is_null() || !a.version.is_null()) out.push_back(std::move(a));
   };
   for (const auto& d : daemons) {
@@ -37,13 +38,13 @@ std::vector<DaemonAnswer> ask_daemons(const RootFs& fs, const std::vector<docker
     const auto repo = docker::plugin_repo(fs, d);
     if (!address) continue;
     if (repo) repos.insert(*repo);
-    ask("dockerd " + d.pid + (repo ? " of repository " + *repo : ""), !d.root_user, *address, d.pid);
+    ask("dockerd " + d.pid + (repo ? " of repository " + *repo : ""), !d.root_user, *address, d.pid, repo.value_or(""));
   }
   // Repository daemons that may run outside this root's /proc, as their plugins reach them.
   for (const auto& [repo, address] : repo_hosts) {
-    if (!repos.count(repo)) ask("the daemon of repository " + repo, false, address, "");
+    if (!repos.count(repo)) ask("the daemon of repository " + repo, false, address, "", repo);
   }
-  for (const auto& [label, address] : also) ask(label, false, address, "");
+  for (const auto& [label, address] : also) ask(label, false, address, "", "");
   return out;
 }
 

@@ -20,6 +20,7 @@ struct DaemonAnswer {
   std::string pid = "";    ///< its process, when found in /proc; empty for one reached only by address
   nlohmann::json info;     ///< GET /info; null when it did not answer
   nlohmann::json version;  ///< GET /version; null when it did not answer
+  std::string repo = "";   ///< the repository whose plugin it runs behind (its CDI view); empty: none
 };
 
 /// Asks each daemon of `daemons`, each repository daemon of `repo_hosts` (docker::repo_daemon_addresses)

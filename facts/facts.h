@@ -16,6 +16,7 @@
 #include "docker/running_daemons.h"
 #include "facts/chain_reads.h"
 #include "facts/daemon_answers.h"
+#include "facts/driver_libraries.h"
 #include "facts/kernel_log.h"
 #include "facts/lost_gpus.h"
 #include "facts/policy/policy_reads.h"
@@ -53,6 +54,9 @@ struct Facts {
   std::optional<probe::NvmlReport> nvml = std::nullopt;
   /// The NVIDIA kernel module's version from /proc/driver/nvidia/version; absent when it is not loaded.
   std::optional<std::string> nvidia_module = std::nullopt;
+  /// Running containers given another version's driver libraries than that module's (a driver
+  /// updated since they started); empty when the module is not loaded.
+  std::vector<ContainerDriverLibraries> containers_on_other_driver = {};
   /// The GPUs the NVIDIA driver lists in /proc/driver/nvidia/gpus, whatever the bus shows now.
   std::vector<probe::MissingGpu> nvidia_driver_gpus = {};
   /// The kernel's log of this boot, from the first source that could be read.

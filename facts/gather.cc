@@ -70,6 +70,7 @@ Facts gather(Sources s) {
   f.answers = ask_daemons(s.fs, f.daemons, f.repo_daemon_hosts, named_daemon(s.docker_host));
   // The loaded module's own word: the version its user-space libraries in a spec must match.
   f.nvidia_module = s.probe.nvidia.asked ? s.probe.nvidia.module_version : probe::nvidia_module_version(s.fs);
+  if (f.nvidia_module) f.containers_on_other_driver = containers_on_other_driver(s.fs, *f.nvidia_module);
   f.nvidia_driver_gpus = probe::nvidia_driver_gpus(s.fs);
   f.kernel_log = read_kernel_log(s.fs, &s.runner);
   f.presence = gpu_presence({.fs = s.fs,

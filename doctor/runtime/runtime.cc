@@ -8,8 +8,8 @@
 namespace rgpu::doctor {
 
 std::vector<Check> runtime_checks(const Facts& f) {
-  return {toolkit(f),    nvidia_spec(f), shadowing_spec(f), refresh_wired(f),   docker_daemon(f),
-          docker_cdi(f), daemon_cdi(f),  spec_dirs(f),      daemon_spec_dirs(f)};
+  return {toolkit(f),    nvidia_spec(f), containers_driver(f), shadowing_spec(f), refresh_wired(f),   docker_daemon(f),
+          docker_cdi(f), daemon_cdi(f),  daemon_gpu_path(f),   spec_dirs(f),      daemon_spec_dirs(f)};
 }
 
 }  // namespace rgpu::doctor

@@ -17,6 +17,10 @@ Check shadowing_spec(const Facts& facts);
 /// Whether nvidia-cdi-refresh writes /etc/cdi/nvidia.yaml, as its drop-in's environment file says.
 Check refresh_wired(const Facts& facts);
 
+// driver_update.cc
+/// No running container holds another driver's libraries than the loaded module's.
+Check containers_driver(const Facts& facts);
+
 // docker_config.cc
 /// No daemon configuration adds the nvidia runtime or makes another runtime the default.
 Check docker_daemon(const Facts& facts);
@@ -30,5 +34,8 @@ Check spec_dirs(const Facts& facts);
 Check daemon_spec_dirs(const Facts& facts);
 /// Whether each reachable daemon attaches CDI devices (its version, CDISpecDirs in /info).
 Check daemon_cdi(const Facts& facts);
+/// What each reachable daemon's Docker release does with GPUs, and whether it reads every spec it
+/// is served (its CDI library's newest cdiVersion) and applies their additionalGids (29.5).
+Check daemon_gpu_path(const Facts& facts);
 
 }  // namespace rgpu::doctor
