@@ -143,6 +143,11 @@ make_roots() {
     bash scripts/$root >>"$1"
   done
 }
+install_beside_roots() {
+  install_packages debootstrap xz-utils
+  beside "Docker 26, 28.5 and bare roots" make_roots "$roots_file"
+  install_packages "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}" "${RELEASE_DEPS[@]}" "${RELEASE_TEST_DEPS[@]}"
+}
 # Each ctest run's output is also kept in its build folder, for the closing count of tests.
 test_release() { (cd build && ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))" | tee ctest.log); }
 test_sanitized() {
@@ -166,17 +171,16 @@ case "${1:-}" in
   test)
     rm -f build/ctest.log build-asan/ctest.log
     trap print_phases EXIT
-    phase "install packages" install_packages "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}" "${RELEASE_DEPS[@]}" \
-      "${RELEASE_TEST_DEPS[@]}"
-    phase "clang-format check" check_format
-    # Debian 13's Docker 26 and unstable's 28.5 (CDI), Compose and buildx in cached debootstrap roots.
+    # Debian 13's Docker 26 and unstable's 28.5 (CDI), Compose and buildx in cached debootstrap roots,
+    # made beside the rest of the install and the release: debootstrap first, which makes them.
     roots_file=$(mktemp)
-    beside "Docker 26, 28.5 and bare roots" make_roots "$roots_file"
+    phase "install packages" install_beside_roots
+    phase "clang-format check" check_format
     use_test_cache
     # The release's seven files, tested by the GCC run below (packaging.release); warnings are
     # errors here too. Its x86_64 objects are the GCC build's below (same flags, same depth).
     phase "release: x86_64 and aarch64" bash scripts/release.sh dist -DRGPU_WERROR=ON "${LAUNCHER[@]}"
-    await_beside "the release"
+    await_beside "the install and the release"
     mapfile -t folders <"$roots_file"
     docker26_root=${folders[0]} docker28_root=${folders[1]}
     minimal_roots="${folders[2]};${folders[3]};${folders[4]}"
