@@ -407,3 +407,17 @@ TEST_CASE("cli: grant of a numbered name warns that it can move to another card,
     CHECK(r.err.empty());
   }
 }
+
+// Issue: "setup --help says --repo-daemon-unit defaults to rediacc-docker@.service; it defaults to
+// auto (finding renet's units first)". The prose never names another default than the option's.
+TEST_CASE("cli: setup --help says --repo-daemon-unit's default is auto, as the option is, nowhere the template") {
+  const auto r = run_tool({"setup", "--help"});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("--repo-daemon-unit TEXT=auto"));
+  std::string flat;  // the help's prose rewrapped onto one line
+  for (char c : r.out) flat += c == '\n' ? ' ' : c;
+  while (flat.find("  ") != std::string::npos) flat.replace(flat.find("  "), 2, " ");
+  CHECK_THAT(flat, !Catch::Contains("default `rediacc-docker@.service`") &&
+                       Catch::Contains("its default, `auto`, is renet's `rediacc-docker-.service` where renet's units "
+                                       "or sockets are found, else `rediacc-docker@.service`"));
+}
