@@ -9,6 +9,7 @@
 #include "cdi-gen/spec_writer.h"
 #include "core/state_paths.h"
 #include "installers/dpkg_status.h"
+#include "installers/nvidia_toolkit.h"
 #include "probe/probe.h"
 
 namespace rgpu::facts {
@@ -54,8 +55,8 @@ HostReads read_host(const RootFs& fs, const probe::Inventory& fresh, const cdi::
   r.wsl_kernel = probe::wsl_kernel(fs);
   r.dxg = fs.kind("/dev/dxg") != NodeKind::missing;
   // The NVIDIA driver's control nodes too: it makes them only at first use.
-  std::vector<std::string> nodes = {"/dev/nvidiactl",      "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
-                                    "/dev/nvidia-modeset", "/dev/kfd",        "/dev/dxg"};
+  std::vector<std::string> nodes = {"/dev/nvidiactl", "/dev/kfd", "/dev/dxg"};
+  nodes.insert(nodes.end(), installers::kNvidiaControlNodes.begin(), installers::kNvidiaControlNodes.end());
   for (const auto& g : fresh.gpus) {
     nodes.insert(nodes.end(), g.device_nodes.begin(), g.device_nodes.end());
     for (const auto& p : g.partitions) nodes.insert(nodes.end(), p.device_nodes.begin(), p.device_nodes.end());

@@ -3,6 +3,7 @@
 // nvidia-container-toolkit-base (nvidia-ctk, nvidia-cdi-hook, the refresh units; nothing that
 // configures a container runtime), pinned.
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -59,6 +60,9 @@ struct ToolkitOutcome {
 Result<ToolkitOutcome> ensure_toolkit(const RootFs& fs, const PackageManager& pm, FileSink& sink, CommandRunner& query,
                                       CommandRunner& act, const ToolkitWanted& wanted);
 
+/// The NVIDIA driver's control nodes that it makes only at first use, not at boot.
+inline constexpr std::array<const char*, 3> kNvidiaControlNodes = {"/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
+                                                                   "/dev/nvidia-modeset"};
 /// The command that makes the driver's control nodes (/dev/nvidia-uvm, -uvm-tools, -modeset),
 /// which it makes only at first use; and the driver's own helper where the toolkit is not there.
 inline constexpr const char* kMakeControlNodes =

@@ -1,7 +1,6 @@
 #include "setup/nvidia_spec.h"
 
 #include <algorithm>
-#include <array>
 
 #include "cdi-gen/spec_index.h"
 #include "core/machine_paths.h"
@@ -14,8 +13,6 @@ namespace {
 
 constexpr std::chrono::seconds kGenerateTimeout{300};
 constexpr std::chrono::seconds kNodesTimeout{60};
-constexpr std::array<const char*, 3> kControlNodes = {"/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
-                                                      "/dev/nvidia-modeset"};
 
 Argv in_machine(const RootFs& fs, Argv argv) {
   if (!fs.is_host_root()) argv.insert(argv.begin(), {"chroot", fs.root().string()});
@@ -30,7 +27,7 @@ std::string how_it_ended(const Result<CommandResult>& r) {
 
 std::optional<std::string> make_control_nodes(const RootFs& fs, CommandRunner& act, const std::string& nvidia_ctk) {
   // Each there already: nothing to make, and a run that changes nothing says so.
-  if (std::all_of(kControlNodes.begin(), kControlNodes.end(),
+  if (std::all_of(installers::kNvidiaControlNodes.begin(), installers::kNvidiaControlNodes.end(),
                   [&](const char* node) { return fs.kind(node) == NodeKind::char_device; }))
     return std::nullopt;
   const auto ctk = act.run(

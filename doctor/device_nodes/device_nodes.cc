@@ -90,7 +90,7 @@ Check nvidia_control_nodes(const Facts& f) {
   if (!native) return kCheck.skip(kId, "no NVIDIA GPU on this machine's own bus");
   if (!f.nvidia_module) return kCheck.skip(kId, "the NVIDIA driver is not loaded (host-driver says so)");
   std::vector<std::string> missing, mapped_by;
-  for (const char* node : {"/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset"}) {
+  for (const char* node : installers::kNvidiaControlNodes) {
     if (f.chain.host.char_devices.count(node)) continue;
     missing.push_back(node);
     for (const auto& d : f.specs.devices) {
