@@ -31,7 +31,7 @@ Decision post(const std::string& uri, const std::string& body) {
   return decide(web_holding({"nvidia.com/gpu=all"}), kGateRepo, req("POST", uri, body));
 }
 
-Decision create(const std::string& body) { return post("/v1.53/containers/create", body); }
+Decision create_body(const std::string& body) { return post("/v1.53/containers/create", body); }
 
 // A create body of exactly `size` bytes: a long environment, as a real workload may carry.
 std::string create_body_of(size_t size) {
@@ -45,14 +45,14 @@ std::string create_body_of(size_t size) {
 
 TEST_CASE(
     "admission: a field the gate does not know is refused while it carries a value, named with the API it knows") {
-  refused(create(R"({"Image":"img","HostConfig":{"FutureDevices":["/dev/dri/renderD128"]}})"),
+  refused(create_body(R"({"Image":"img","HostConfig":{"FutureDevices":["/dev/dri/renderD128"]}})"),
           "HostConfig sets \"FutureDevices\", a field the gate does not know (it knows Docker's API up to 1.56)");
-  refused(create(R"({"Image":"img","NetDevices":{"eth9":{}}})"), "the create body sets \"NetDevices\"");
+  refused(create_body(R"({"Image":"img","NetDevices":{"eth9":{}}})"), "the create body sets \"NetDevices\"");
   // Zero values, which the CLI sends for every field it knows, pass: dockerd applies nothing for them.
   for (const char* zero : {"null", "false", "0", "0.0", "\"\"", "[]", "{}"}) {
     INFO(zero);
-    allowed(
-        create(std::string(R"({"Image":"img","Future":)") + zero + R"(,"HostConfig":{"FutureDevices":)" + zero + "}}"));
+    allowed(create_body(std::string(R"({"Image":"img","Future":)") + zero + R"(,"HostConfig":{"FutureDevices":)" +
+                        zero + "}}"));
   }
   // Every object of a body that dockerd decodes into a struct.
   refused(post("/v1.53/containers/abc/update", R"({"Memory":0,"FutureDevices":["/dev/kfd"]})"),
@@ -81,10 +81,10 @@ TEST_CASE(
           "the volume body sets \"Backing\"");
   // Go matches a key to a field without case, and only with its own folding: "privileged" is
   // Privileged; a dotless i makes a key dockerd 20.10 ignores, and a newer one might not.
-  refused(create(R"({"HostConfig":{"privileged":true}})"), "--privileged");
-  refused(create("{\"HostConfig\":{\"Pr\\u0131vileged\":true}}"), "HostConfig sets \"Pr\xC4\xB1vileged\"");
+  refused(create_body(R"({"HostConfig":{"privileged":true}})"), "--privileged");
+  refused(create_body("{\"HostConfig\":{\"Pr\\u0131vileged\":true}}"), "HostConfig sets \"Pr\xC4\xB1vileged\"");
   // Fields of every version from 20.10 to the newest read are known, judged or harmless.
-  allowed(create(
+  allowed(create_body(
       R"({"Image":"img","MacAddress":"02:42:ac:11:00:02","HostConfig":{"KernelMemory":1048576,"Annotations":{},"Mounts":[{"Type":"bind","Source":"/srv/rediacc-gpu/web/data","Target":"/d","BindOptions":{"ReadOnlyForceRecursive":true,"CreateMountpoint":true}},{"Type":"image","Source":"img","Target":"/i","ImageOptions":{"Subpath":"usr"}}]}})"));
   allowed(post("/v1.53/containers/abc/exec", R"({"Cmd":["true"],"ConsoleSize":[24,80],"Detach":true})"));
 }
@@ -166,8 +166,8 @@ TEST_CASE("admission: bodies up to dockerd's 4 MiB plugin limit are judged, a la
     const std::string body = create_body_of(size);
     REQUIRE(body.size() == size);
     input += authz_post("/v1.53/containers/create", body) + "\n";
-    if (size == 4 * kMiB) allowed(create(body));
-    if (size == 4 * kMiB + 1) refused(create(body), "over 4 MiB");
+    if (size == 4 * kMiB) allowed(create_body(body));
+    if (size == 4 * kMiB + 1) refused(create_body(body), "over 4 MiB");
   }
   const auto out = run_tool({"admit", "--repo", "web", "--jsonl", "--root", root.str()}, input);
   const auto lines = rgpu::split(out.out, '\n', rgpu::EmptyFields::keep);
@@ -178,6 +178,6 @@ TEST_CASE("admission: bodies up to dockerd's 4 MiB plugin limit are judged, a la
   CHECK(lines[2] == "{\"Allow\":true}");
   CHECK_THAT(lines[3], Catch::Contains("over 4 MiB"));
   // A body dockerd cut or dropped still fails closed.
-  refused(create(""), "no body");
-  refused(create(create_body_of(2 * kMiB).substr(0, kMiB)), "not valid JSON");
+  refused(create_body(""), "no body");
+  refused(create_body(create_body_of(2 * kMiB).substr(0, kMiB)), "not valid JSON");
 }

@@ -26,7 +26,7 @@ PolicyRules with_roots(BindRoots roots) {
   return rules;
 }
 
-Decision create(const std::string& host_config, GateWorld& world = null_world(), const PolicyRules& rules = {}) {
+Decision create_bound(const std::string& host_config, GateWorld& world = null_world(), const PolicyRules& rules = {}) {
   return decide(grants::GrantSet{}, kGateRepo,
                 req("POST", "/v1.47/containers/create", R"({"Image":"img","HostConfig":)" + host_config + "}"),
                 DecideOptions{.world = world, .policy = rules});
@@ -37,7 +37,7 @@ std::string binds(const std::string& spec) { return R"({"Binds":[")" + spec + R"
 std::string mount(const std::string& fields) { return R"({"Mounts":[{)" + fields + "}]}"; }
 
 // A stored container as the daemon describes it (the fixture, from a cgroup v1 daemon), with `edit`.
-FakeWorld storing(const std::function<void(json&)>& edit) {
+FakeWorld storing_edited(const std::function<void(json&)>& edit) {
   auto inspect = inspect_fixture("plain-26.1.5.json");
   edit(inspect);
   FakeWorld world;
@@ -55,31 +55,33 @@ Decision start(FakeWorld& world, const PolicyRules& rules = {}) {
 
 TEST_CASE("bind roots: a bind passes only under a root of the repository's, read-only where the root is") {
   // The strict policy's default: the repository's own directory, nothing of the system.
-  allowed(create(binds("/srv/rediacc-gpu/web/data:/data")));
-  allowed(create(binds("/srv/rediacc-gpu/web:/data:ro")));
-  refused(create(binds("/srv/rediacc-gpu/other:/x")),
+  allowed(create_bound(binds("/srv/rediacc-gpu/web/data:/data")));
+  allowed(create_bound(binds("/srv/rediacc-gpu/web:/data:ro")));
+  refused(create_bound(binds("/srv/rediacc-gpu/other:/x")),
           "lies outside the directories repository \"web\" may bind from: /srv/rediacc-gpu/web; bind a directory "
           "under one of them, or use a named volume");
   for (const char* system : {"/usr/bin", "/usr/bin/runc", "/etc/systemd/system", "/etc/cron.d", "/root/.ssh",
                              "/etc/shadow", "/lib/modules", "/boot", "/opt/rediacc", "/home", "/srv", "/tmp"}) {
-    refused(create(binds(std::string(system) + ":/x")), "lies outside the directories");
-    refused(create(mount(R"("Type":"bind","Source":")" + std::string(system) + R"(","Target":"/x")")),
+    refused(create_bound(binds(std::string(system) + ":/x")), "lies outside the directories");
+    refused(create_bound(mount(R"("Type":"bind","Source":")" + std::string(system) + R"(","Target":"/x")")),
             "lies outside the directories");
   }
   // A read-only root takes read-only binds alone, however dockerd is told.
   const auto rules = with_roots({{.path = "/srv/certs", .read_only = true}, {.path = "/srv/{repo}"}});
-  allowed(create(binds("/srv/certs/x:/c:ro"), null_world(), rules));
-  allowed(create(binds("/srv/certs:/c:ro,rslave"), null_world(), rules));
-  refused(create(binds("/srv/certs:/c"), null_world(), rules), "may bind it only read-only");
-  refused(create(binds("/srv/certs:/c:rw"), null_world(), rules), "may bind it only read-only");
-  allowed(create(mount(R"("Type":"bind","Source":"/srv/certs","Target":"/c","ReadOnly":true)"), null_world(), rules));
-  refused(create(mount(R"("Type":"bind","Source":"/srv/certs","Target":"/c")"), null_world(), rules), "read-only");
-  allowed(create(binds("/srv/web/data:/d"), null_world(), rules));  // {repo} is the repository
+  allowed(create_bound(binds("/srv/certs/x:/c:ro"), null_world(), rules));
+  allowed(create_bound(binds("/srv/certs:/c:ro,rslave"), null_world(), rules));
+  refused(create_bound(binds("/srv/certs:/c"), null_world(), rules), "may bind it only read-only");
+  refused(create_bound(binds("/srv/certs:/c:rw"), null_world(), rules), "may bind it only read-only");
+  allowed(
+      create_bound(mount(R"("Type":"bind","Source":"/srv/certs","Target":"/c","ReadOnly":true)"), null_world(), rules));
+  refused(create_bound(mount(R"("Type":"bind","Source":"/srv/certs","Target":"/c")"), null_world(), rules),
+          "read-only");
+  allowed(create_bound(binds("/srv/web/data:/d"), null_world(), rules));  // {repo} is the repository
   // No root at all: only named volumes.
-  refused(create(binds("/srv/x:/x"), null_world(), with_roots({})), "may bind none on this machine");
-  allowed(create(binds("data:/x"), null_world(), with_roots({})));
+  refused(create_bound(binds("/srv/x:/x"), null_world(), with_roots({})), "may bind none on this machine");
+  allowed(create_bound(binds("data:/x"), null_world(), with_roots({})));
   // A root that names the repository's mount allows nothing where the mount is not known.
-  refused(create(binds("/mnt/rediacc/mounts/a/x:/x"), null_world(), rules_of(HostPolicy::rediacc)),
+  refused(create_bound(binds("/mnt/rediacc/mounts/a/x:/x"), null_world(), rules_of(HostPolicy::rediacc)),
           "its own mount (not found now");
 }
 
@@ -87,41 +89,41 @@ TEST_CASE("bind roots: a source is judged as dockerd will mount it, never as it 
   // The issue's request: "\" first, which dockerd's check reads as "/", a relative path once cleaned.
   std::string climb;
   for (int i = 0; i < 30; ++i) climb += "../";
-  refused(create(mount(R"("Type":"bind","Source":"\\/)" + climb +
-                       R"(run/rediacc","Target":"/r",)"
-                       R"("BindOptions":{"CreateMountpoint":true})")),
+  refused(create_bound(mount(R"("Type":"bind","Source":"\\/)" + climb +
+                             R"(run/rediacc","Target":"/r",)"
+                             R"("BindOptions":{"CreateMountpoint":true})")),
           "dockerd reads a backslash as '/'");
-  refused(create(mount(R"("Type":"bind","Source":"/srv/rediacc-gpu/web\\..\\..\\..\\etc","Target":"/r")")),
+  refused(create_bound(mount(R"("Type":"bind","Source":"/srv/rediacc-gpu/web\\..\\..\\..\\etc","Target":"/r")")),
           "backslash");
-  refused(create(mount(R"("Type":"bind","Source":"srv/rediacc-gpu/web","Target":"/r")")),
+  refused(create_bound(mount(R"("Type":"bind","Source":"srv/rediacc-gpu/web","Target":"/r")")),
           "that dockerd would not take either (the source is not absolute)");
   // What dockerd refuses anyway is refused: a reader that disagrees with it cannot be fooled.
-  refused(create(mount(R"("Type":"BIND","Source":"/srv/rediacc-gpu/web","Target":"/r")")), "unknown mount type");
-  refused(create(binds("/srv/rediacc-gpu/web:/x:ro,rw")), "an unknown mode");
+  refused(create_bound(mount(R"("Type":"BIND","Source":"/srv/rediacc-gpu/web","Target":"/r")")), "unknown mount type");
+  refused(create_bound(binds("/srv/rediacc-gpu/web:/x:ro,rw")), "an unknown mode");
   // Cleaned as dockerd cleans: a path that climbs out of a root is judged where it lands.
-  refused(create(binds("/srv/rediacc-gpu/web/../../../etc:/x")), "reaches /etc/cdi");
-  allowed(create(binds("/srv/rediacc-gpu/web/./a/../b:/x")));
+  refused(create_bound(binds("/srv/rediacc-gpu/web/../../../etc:/x")), "reaches /etc/cdi");
+  allowed(create_bound(binds("/srv/rediacc-gpu/web/./a/../b:/x")));
 }
 
 TEST_CASE("bind roots: a stored container and --volumes-from are judged as a create would be") {
-  auto backslash = storing([](json& c) {
+  auto backslash = storing_edited([](json& c) {
     c["HostConfig"]["Mounts"] = json::array(
         {{{"Type", "bind"}, {"Source", "\\/../../run/rediacc"}, {"Target", "/r"}, {"BindOptions", json::object()}}});
   });
   refused(start(backslash), "dockerd reads a backslash as '/'");
-  auto system = storing([](json& c) { c["HostConfig"]["Binds"] = {"/usr/bin:/x"}; });
+  auto system = storing_edited([](json& c) { c["HostConfig"]["Binds"] = {"/usr/bin:/x"}; });
   refused(start(system), "lies outside the directories repository \"web\" may bind from");
   // --volumes-from copies the other container's mount points, as the daemon lists them.
-  auto source = storing([](json& c) {
+  auto source = storing_edited([](json& c) {
     c["Mounts"] = json::array({{{"Type", "bind"}, {"Source", "/etc/systemd/system"}, {"RW", true}}});
   });
-  refused(create(R"({"VolumesFrom":["db"]})", source), "a mount of container \"db\" (--volumes-from)");
-  auto certs = storing([](json& c) {
+  refused(create_bound(R"({"VolumesFrom":["db"]})", source), "a mount of container \"db\" (--volumes-from)");
+  auto certs = storing_edited([](json& c) {
     c["Mounts"] = json::array({{{"Type", "bind"}, {"Source", "/srv/certs"}, {"RW", true}}});
   });
   const auto rules = with_roots({{.path = "/srv/certs", .read_only = true}});
-  refused(create(R"({"VolumesFrom":["db"]})", certs, rules), "may bind it only read-only");
-  allowed(create(R"({"VolumesFrom":["db:ro"]})", certs, rules));
+  refused(create_bound(R"({"VolumesFrom":["db"]})", certs, rules), "may bind it only read-only");
+  allowed(create_bound(R"({"VolumesFrom":["db:ro"]})", certs, rules));
 }
 
 TEST_CASE("named volumes: one whose stored options mount anything is refused wherever a container uses it") {
@@ -130,46 +132,46 @@ TEST_CASE("named volumes: one whose stored options mount anything is refused whe
   world.volumes["vol"] = "type=none device=/etc o=bind";
   world.volumes["plain"] = "";
   const std::string why = "volume \"vol\" mounts type=none device=/etc o=bind from the host when a container starts";
-  refused(create(binds("vol:/x"), world), why);
-  refused(create(binds("vol:/x:ro,nocopy"), world), why);
-  refused(create(mount(R"("Type":"volume","Source":"vol","Target":"/x")"), world), why);
-  allowed(create(binds("plain:/x"), world));
-  allowed(create(binds("/x"), world));  // an anonymous volume is made now, with no options
-  auto stored = storing([](json& c) { c["HostConfig"]["Binds"] = {"vol:/x"}; });
+  refused(create_bound(binds("vol:/x"), world), why);
+  refused(create_bound(binds("vol:/x:ro,nocopy"), world), why);
+  refused(create_bound(mount(R"("Type":"volume","Source":"vol","Target":"/x")"), world), why);
+  allowed(create_bound(binds("plain:/x"), world));
+  allowed(create_bound(binds("/x"), world));  // an anonymous volume is made now, with no options
+  auto stored = storing_edited([](json& c) { c["HostConfig"]["Binds"] = {"vol:/x"}; });
   stored.volumes = world.volumes;
   refused(start(stored), why);
-  auto holder = storing([](json& c) {
+  auto holder = storing_edited([](json& c) {
     c["Mounts"] = json::array({{{"Type", "volume"}, {"Name", "vol"}, {"Driver", "local"}, {"RW", true}}});
   });
   holder.volumes = world.volumes;
-  refused(create(R"({"VolumesFrom":["holder"]})", holder), why);
+  refused(create_bound(R"({"VolumesFrom":["holder"]})", holder), why);
   world.volumes.erase("vol");
-  allowed(create(binds("vol:/x"), world));  // not known to this world: not judged
+  allowed(create_bound(binds("vol:/x"), world));  // not known to this world: not judged
 }
 
 TEST_CASE("gate: the host's cgroup namespace, a lower OOM score and a log driver that ships output are refused") {
-  refused(create(R"({"CgroupnsMode":"host"})"), "--cgroupns host");
+  refused(create_bound(R"({"CgroupnsMode":"host"})"), "--cgroupns host");
   FakeWorld v1;
   v1.cgroupns_default = "host";
-  allowed(create(R"({"CgroupnsMode":"host"})", v1));  // the host's is every container's default there
+  allowed(create_bound(R"({"CgroupnsMode":"host"})", v1));  // the host's is every container's default there
   FakeWorld v2;
   v2.cgroupns_default = "private";
-  refused(create(R"({"CgroupnsMode":"host"})", v2), "--cgroupns host");
-  allowed(create(R"({"CgroupnsMode":"private"})"));
-  refused(create(R"({"OomScoreAdj":-1})"), "--oom-score-adj below 0");
-  refused(create(R"({"OomScoreAdj":-1000})"), "--oom-score-adj");
-  allowed(create(R"({"OomScoreAdj":0})"));
-  allowed(create(R"({"OomScoreAdj":500})"));
+  refused(create_bound(R"({"CgroupnsMode":"host"})", v2), "--cgroupns host");
+  allowed(create_bound(R"({"CgroupnsMode":"private"})"));
+  refused(create_bound(R"({"OomScoreAdj":-1})"), "--oom-score-adj below 0");
+  refused(create_bound(R"({"OomScoreAdj":-1000})"), "--oom-score-adj");
+  allowed(create_bound(R"({"OomScoreAdj":0})"));
+  allowed(create_bound(R"({"OomScoreAdj":500})"));
   for (const char* local : {R"({"Type":""})", R"({"Type":"json-file","Config":{"max-size":"10m"}})",
                             R"({"Type":"local"})", R"({"Type":"journald"})", R"({"Type":"none"})",
                             R"({"Type":"syslog"})", R"({"Type":"syslog","Config":{"syslog-facility":"daemon"}})"}) {
-    allowed(create(std::string(R"({"LogConfig":)") + local + "}"));
+    allowed(create_bound(std::string(R"({"LogConfig":)") + local + "}"));
   }
   for (const char* network :
        {R"({"Type":"syslog","Config":{"syslog-address":"tcp://127.0.0.1:514"}})", R"({"Type":"gelf"})",
         R"({"Type":"fluentd"})", R"({"Type":"splunk","Config":{"splunk-url":"http://127.0.0.1:1"}})",
         R"({"Type":"awslogs"})", R"({"Type":"some/plugin:latest"})"}) {
-    refused(create(std::string(R"({"LogConfig":)") + network + "}"), "sends the container's output");
+    refused(create_bound(std::string(R"({"LogConfig":)") + network + "}"), "sends the container's output");
   }
 }
 
@@ -201,7 +203,7 @@ TEST_CASE("attack round: a raw '#' in the URI, which dockerd keeps in the path o
 }
 
 TEST_CASE("attack round: docker cp mounts the stored mounts, so it is judged as a start of the container") {
-  auto system = storing([](json& c) { c["HostConfig"]["Binds"] = {"/usr/bin:/x"}; });
+  auto system = storing_edited([](json& c) { c["HostConfig"]["Binds"] = {"/usr/bin:/x"}; });
   for (const char* method : {"GET", "HEAD", "PUT"}) {
     INFO(method);
     CHECK(route_of(method, "/v1.47/containers/w/archive?path=/x")->kind == RouteKind::container_archive);
@@ -209,21 +211,21 @@ TEST_CASE("attack round: docker cp mounts the stored mounts, so it is judged as 
                    DecideOptions{.world = system}),
             "lies outside the directories");
   }
-  auto plain = storing([](json&) {});
+  auto plain = storing_edited([](json&) {});
   allowed(decide(grants::GrantSet{}, kGateRepo, req("GET", "/v1.47/containers/w/archive?path=/etc", "", ""),
                  DecideOptions{.world = plain}));
 }
 
 TEST_CASE("attack round: a start mounts the container's stored mount points, judged whatever the HostConfig says") {
-  auto forged = storing([](json& c) {
+  auto forged = storing_edited([](json& c) {
     c["Mounts"] = json::array({{{"Type", "image"}, {"Source", "/"}, {"Destination", "/host"}, {"RW", true}}});
   });
   refused(start(forged), "a mount of the container of \"/\"");
-  auto nameless = storing([](json& c) {
+  auto nameless = storing_edited([](json& c) {
     c["Mounts"] = json::array({{{"Type", "volume"}, {"Source", "/etc"}, {"Destination", "/x"}, {"RW", true}}});
   });
   refused(start(nameless), "a mount of the container of \"/etc\" into the container reaches /etc/cdi");
-  auto own = storing([](json& c) {
+  auto own = storing_edited([](json& c) {
     c["Mounts"] = json::array({{{"Type", "bind"},
                                 {"Source", "/srv/rediacc-gpu/web/data"},
                                 {"Destination", "/d"},
@@ -236,15 +238,15 @@ TEST_CASE("attack round: a start mounts the container's stored mount points, jud
 TEST_CASE("attack round: no bind at the paths dockerd hands on to joined networks, and no shared propagation") {
   for (const char* target : {"/etc/hosts", "/etc/resolv.conf", "/etc/hostname", "/etc//hosts"}) {
     INFO(target);
-    refused(create(binds(std::string("/srv/rediacc-gpu/web/h:") + target)), "which dockerd manages");
-    refused(create(mount(R"("Type":"volume","Source":"v","Target":")" + std::string(target) + "\"")),
+    refused(create_bound(binds(std::string("/srv/rediacc-gpu/web/h:") + target)), "which dockerd manages");
+    refused(create_bound(mount(R"("Type":"volume","Source":"v","Target":")" + std::string(target) + "\"")),
             "which dockerd manages");
   }
-  refused(create(binds("/srv/rediacc-gpu/web:/x:rshared")), "rshared propagation");
-  refused(create(mount(R"("Type":"bind","Source":"/srv/rediacc-gpu/web","Target":"/x",)"
-                       R"("BindOptions":{"Propagation":"shared"})")),
+  refused(create_bound(binds("/srv/rediacc-gpu/web:/x:rshared")), "rshared propagation");
+  refused(create_bound(mount(R"("Type":"bind","Source":"/srv/rediacc-gpu/web","Target":"/x",)"
+                             R"("BindOptions":{"Propagation":"shared"})")),
           "shared propagation");
-  allowed(create(binds("/srv/rediacc-gpu/web:/x:rslave")));
+  allowed(create_bound(binds("/srv/rediacc-gpu/web:/x:rslave")));
 }
 
 TEST_CASE(
@@ -252,19 +254,21 @@ TEST_CASE(
     "repository's loopback traffic") {
   const auto rules = rules_of(HostPolicy::rediacc);
   const std::string why = "keeps CAP_NET_RAW";
-  refused(create(R"({"NetworkMode":"host"})", null_world(), rules), why);
-  refused(create(R"({"NetworkMode":"host","CapDrop":["ALL"],"CapAdd":["NET_RAW"]})", null_world(), rules), why);
-  refused(create(R"({"NetworkMode":"host","CapDrop":["NET_RAW"],"CapAdd":["net_raw"]})", null_world(), rules), why);
-  allowed(create(R"({"NetworkMode":"host","CapDrop":["NET_RAW"]})", null_world(), rules));
-  allowed(create(R"({"NetworkMode":"host","CapDrop":"cap_net_raw"})", null_world(), rules));
-  allowed(create(R"({"NetworkMode":"host","CapDrop":["ALL"],"CapAdd":["NET_BIND_SERVICE"]})", null_world(), rules));
-  allowed(create(R"({"NetworkMode":"bridge"})", null_world(), rules));
+  refused(create_bound(R"({"NetworkMode":"host"})", null_world(), rules), why);
+  refused(create_bound(R"({"NetworkMode":"host","CapDrop":["ALL"],"CapAdd":["NET_RAW"]})", null_world(), rules), why);
+  refused(create_bound(R"({"NetworkMode":"host","CapDrop":["NET_RAW"],"CapAdd":["net_raw"]})", null_world(), rules),
+          why);
+  allowed(create_bound(R"({"NetworkMode":"host","CapDrop":["NET_RAW"]})", null_world(), rules));
+  allowed(create_bound(R"({"NetworkMode":"host","CapDrop":"cap_net_raw"})", null_world(), rules));
+  allowed(
+      create_bound(R"({"NetworkMode":"host","CapDrop":["ALL"],"CapAdd":["NET_BIND_SERVICE"]})", null_world(), rules));
+  allowed(create_bound(R"({"NetworkMode":"bridge"})", null_world(), rules));
   // Joining a container that is on the host's network is being on it.
-  auto host_service = storing([](json& c) { c["HostConfig"]["NetworkMode"] = "host"; });
-  refused(create(R"({"NetworkMode":"container:svc"})", host_service, rules), why);
-  allowed(create(R"({"NetworkMode":"container:svc","CapDrop":["NET_RAW"]})", host_service, rules));
-  auto bridged = storing([](json& c) { c["HostConfig"]["NetworkMode"] = "bridge"; });
-  allowed(create(R"({"NetworkMode":"container:svc"})", bridged, rules));
+  auto host_service = storing_edited([](json& c) { c["HostConfig"]["NetworkMode"] = "host"; });
+  refused(create_bound(R"({"NetworkMode":"container:svc"})", host_service, rules), why);
+  allowed(create_bound(R"({"NetworkMode":"container:svc","CapDrop":["NET_RAW"]})", host_service, rules));
+  auto bridged = storing_edited([](json& c) { c["HostConfig"]["NetworkMode"] = "bridge"; });
+  allowed(create_bound(R"({"NetworkMode":"container:svc"})", bridged, rules));
 }
 
 TEST_CASE("attack round: a repository's network is a bridge of its own, never the host's interfaces or a plugin") {

@@ -29,11 +29,11 @@ using namespace rgpu::test;
 namespace {
 
 // A machine with the links a distribution has and those a tenant could make in its own volume.
-struct Machine {
+struct GateMachine {
   FixtureRoot root;
   RootFs fs{root.path()};
   HostPathJudge judge{fs};
-  Machine() {
+  GateMachine() {
     for (const char* d : {"/dev/dri", "/sys/bus/pci", "/run/udev", "/run/cdi", "/opt/cdi", "/etc/rediacc/gpu",
                           "/srv/data", "/srv/volumes/vol/_data", "/proc/1"}) {
       root.mkdir(d);
@@ -65,7 +65,7 @@ Decision create_on(GateWorld& machine, const std::string& host_config) {
   return decide(grants, "web", r, DecideOptions{.world = machine, .policy = srv_roots()});
 }
 
-Decision create(const std::string& host_config) { return create_on(null_world(), host_config); }
+Decision create_hardened(const std::string& host_config) { return create_on(null_world(), host_config); }
 
 std::string caps(const std::string& field, const std::string& json_value) {
   return "{\"" + field + "\":" + json_value + "}";
@@ -75,31 +75,31 @@ std::string caps(const std::string& field, const std::string& json_value) {
 
 TEST_CASE("gate: capabilities are judged as dockerd normalises them (Go upper-casing, CAP_ prefix, one string)") {
   // U+0131 dotless i and U+017F long s upper-case into ASCII in Go: dockerd grants CAP_SYS_ADMIN.
-  refused(create(caps("CapAdd", R"(["SYS_ADMıN"])")), "capability CAP_SYS_ADMIN (written \"SYS_ADMıN\")");
-  refused(create(caps("CapAdd", R"(["cap_ſys_ptrace"])")), "CAP_SYS_PTRACE");
-  refused(create(caps("CapAdd", R"(["\u017fys_module"])")), "CAP_SYS_MODULE");
+  refused(create_hardened(caps("CapAdd", R"(["SYS_ADMıN"])")), "capability CAP_SYS_ADMIN (written \"SYS_ADMıN\")");
+  refused(create_hardened(caps("CapAdd", R"(["cap_ſys_ptrace"])")), "CAP_SYS_PTRACE");
+  refused(create_hardened(caps("CapAdd", R"(["\u017fys_module"])")), "CAP_SYS_MODULE");
   // CapAdd is a StrSlice: one string is one capability.
-  refused(create(caps("CapAdd", R"("SYS_ADMIN")")), "CAP_SYS_ADMIN");
+  refused(create_hardened(caps("CapAdd", R"("SYS_ADMIN")")), "CAP_SYS_ADMIN");
   // Added after the drop: a name in both lists is granted.
-  refused(create(R"({"CapAdd":["SYS_ADMIN"],"CapDrop":["SYS_ADMIN"]})"), "CAP_SYS_ADMIN");
-  refused(create(R"({"CapAdd":["ALL"],"CapDrop":["SYS_ADMIN"]})"), "gives every capability");
-  refused(create(caps("CapAdd", R"(["all"])")), "gives every capability");
+  refused(create_hardened(R"({"CapAdd":["SYS_ADMIN"],"CapDrop":["SYS_ADMIN"]})"), "CAP_SYS_ADMIN");
+  refused(create_hardened(R"({"CapAdd":["ALL"],"CapDrop":["SYS_ADMIN"]})"), "gives every capability");
+  refused(create_hardened(caps("CapAdd", R"(["all"])")), "gives every capability");
   for (const char* cap : {"DAC_READ_SEARCH", "SYS_PTRACE", "BPF", "PERFMON", "SYS_BOOT", "MAC_ADMIN", "MAC_OVERRIDE",
                           "SYS_RAWIO", "SYSLOG", "SYS_TIME", "CHECKPOINT_RESTORE"}) {
-    refused(create(caps("CapAdd", std::string("[\"") + cap + "\"]")), std::string("CAP_") + cap);
+    refused(create_hardened(caps("CapAdd", std::string("[\"") + cap + "\"]")), std::string("CAP_") + cap);
   }
   // Look-alikes whose upper case is not ASCII name nothing dockerd knows, and neither do typos.
   for (const char* cap : {"SYS_ADMİN", "SYS_ADM\u0131N_", "ＳYS_ADMIN", "SYS_ADMIN ", "CAP_CAP_SYS_ADMIN", ""}) {
-    refused(create(caps("CapAdd", std::string("[\"") + cap + "\"]")), "no capability Docker knows");
+    refused(create_hardened(caps("CapAdd", std::string("[\"") + cap + "\"]")), "no capability Docker knows");
   }
-  refused(create(caps("CapAdd", "[null]")), "no capability Docker knows");
-  refused(create(caps("CapDrop", R"(["NOT_A_CAP"])")), "no capability Docker knows");
-  refused(create(caps("CapAdd", "{}")), "not a list");
+  refused(create_hardened(caps("CapAdd", "[null]")), "no capability Docker knows");
+  refused(create_hardened(caps("CapDrop", R"(["NOT_A_CAP"])")), "no capability Docker knows");
+  refused(create_hardened(caps("CapAdd", "{}")), "not a list");
   // What GPU workloads ask for passes.
-  allowed(create(caps("CapAdd", R"(["IPC_LOCK","sys_nice","CAP_SYS_RESOURCE","NET_ADMIN","ſetuid"])")));
-  allowed(create(caps("CapAdd", R"("ipc_lock")")));
-  allowed(create(R"({"CapDrop":["ALL"],"CapAdd":["CHOWN"]})"));
-  allowed(create(R"({"CapAdd":null,"CapDrop":"NET_RAW"})"));
+  allowed(create_hardened(caps("CapAdd", R"(["IPC_LOCK","sys_nice","CAP_SYS_RESOURCE","NET_ADMIN","ſetuid"])")));
+  allowed(create_hardened(caps("CapAdd", R"("ipc_lock")")));
+  allowed(create_hardened(R"({"CapDrop":["ALL"],"CapAdd":["CHOWN"]})"));
+  allowed(create_hardened(R"({"CapAdd":null,"CapDrop":"NET_RAW"})"));
 }
 
 TEST_CASE("gate: capability normalisation agrees with Go's strings.ToUpper for every rune that matters") {
@@ -156,34 +156,34 @@ TEST_CASE("gate: security options are judged in every form dockerd parses") {
                           "NO-NEW-PRIVILEGES",
                           "Label=disable",
                           ""}) {
-    refused(create(std::string(R"({"SecurityOpt":[")") + opt + R"("]})"), "security option");
+    refused(create_hardened(std::string(R"({"SecurityOpt":[")") + opt + R"("]})"), "security option");
   }
   // The CLI reads a profile file and sends its JSON inline; one that allows by default is
   // unconfined by another name.
-  refused(create(R"({"SecurityOpt":["seccomp={\"defaultAction\":\"SCMP_ACT_ALLOW\"}"]})"), "inline profile");
+  refused(create_hardened(R"({"SecurityOpt":["seccomp={\"defaultAction\":\"SCMP_ACT_ALLOW\"}"]})"), "inline profile");
   const std::string allows_mount =
       R"(seccomp={\"defaultAction\":\"SCMP_ACT_ERRNO\",\"syscalls\":[{\"names\":[\"mount\"],\"action\":\"SCMP_ACT_ALLOW\"}]})";
-  refused(create(R"({"SecurityOpt":[")" + allows_mount + R"("]})"), "inline profile");
-  refused(create(R"({"SecurityOpt":"no-new-privileges"})"), "not a list");
-  allowed(create(
+  refused(create_hardened(R"({"SecurityOpt":[")" + allows_mount + R"("]})"), "inline profile");
+  refused(create_hardened(R"({"SecurityOpt":"no-new-privileges"})"), "not a list");
+  allowed(create_hardened(
       R"({"SecurityOpt":["no-new-privileges","no-new-privileges=true","no-new-privileges:1","apparmor=docker-default"]})"));
-  allowed(create(R"({"SecurityOpt":["apparmor=","seccomp="]})"));  // empty: the daemon's own defaults
+  allowed(create_hardened(R"({"SecurityOpt":["apparmor=","seccomp="]})"));  // empty: the daemon's own defaults
 }
 
 TEST_CASE("gate: masked and read-only paths replaced at all are refused (--security-opt systempaths=unconfined)") {
-  refused(create(R"({"MaskedPaths":[],"ReadonlyPaths":[]})"), "MaskedPaths");
-  refused(create(R"({"ReadonlyPaths":["/proc/sys"]})"), "ReadonlyPaths");
-  refused(create(R"({"MaskedPaths":["/proc/kcore"]})"), "systempaths=unconfined");
-  allowed(create(R"({"MaskedPaths":null,"ReadonlyPaths":null})"));
+  refused(create_hardened(R"({"MaskedPaths":[],"ReadonlyPaths":[]})"), "MaskedPaths");
+  refused(create_hardened(R"({"ReadonlyPaths":["/proc/sys"]})"), "ReadonlyPaths");
+  refused(create_hardened(R"({"MaskedPaths":["/proc/kcore"]})"), "systempaths=unconfined");
+  allowed(create_hardened(R"({"MaskedPaths":null,"ReadonlyPaths":null})"));
 }
 
 TEST_CASE("gate: host namespaces are refused, another container's stays allowed") {
-  refused(create(R"({"PidMode":"host"})"), "--pid host");
-  refused(create(R"({"IpcMode":"host"})"), "--shm-size");
-  refused(create(R"({"NetworkMode":"host"})"), "--network host");
-  refused(create(R"({"UsernsMode":"host"})"), "remapping");
-  refused(create(R"({"CgroupParent":"/other"})"), "CgroupParent");
-  allowed(create(
+  refused(create_hardened(R"({"PidMode":"host"})"), "--pid host");
+  refused(create_hardened(R"({"IpcMode":"host"})"), "--shm-size");
+  refused(create_hardened(R"({"NetworkMode":"host"})"), "--network host");
+  refused(create_hardened(R"({"UsernsMode":"host"})"), "remapping");
+  refused(create_hardened(R"({"CgroupParent":"/other"})"), "CgroupParent");
+  allowed(create_hardened(
       R"({"PidMode":"container:db","IpcMode":"shareable","NetworkMode":"bridge","UTSMode":"","UsernsMode":""})"));
   refused(decide(GrantSet{}, "web",
                  AuthzRequest{"POST", "/v1.41/containers/create", "application/json",
@@ -192,7 +192,7 @@ TEST_CASE("gate: host namespaces are refused, another container's stays allowed"
 }
 
 TEST_CASE("gate: bind sources are resolved on the machine before they are judged") {
-  Machine m;
+  GateMachine m;
   MachineWorld fs(m.judge);
   const auto bind = [&](const std::string& source) {
     return create_on(fs, std::string(R"({"Binds":[")") + source + R"(:/x"]})");
@@ -236,17 +236,18 @@ TEST_CASE("gate: a protected directory moved behind a link is followed once the 
 }
 
 TEST_CASE("gate: Compose before 2.30 sends a CDI name as a raw device, and is told to upgrade") {
-  refused(create(R"({"Devices":[{"PathOnHost":"nvidia.com/gpu=all","PathInContainer":"nvidia.com/gpu=all"}]})"),
-          "Compose before 2.30 sends devices: [nvidia.com/gpu=all]; upgrade Docker Compose to 2.30 or later");
+  refused(
+      create_hardened(R"({"Devices":[{"PathOnHost":"nvidia.com/gpu=all","PathInContainer":"nvidia.com/gpu=all"}]})"),
+      "Compose before 2.30 sends devices: [nvidia.com/gpu=all]; upgrade Docker Compose to 2.30 or later");
 }
 
 TEST_CASE("gate: every protected host path is refused as a bind source, and none of its parents passes") {
   for (const auto p : protected_host_paths()) {
     const std::string path(p);
-    refused(create(R"({"Binds":[")" + path + R"(:/x"]})"), "into the container");
-    refused(create(R"({"Binds":[")" + path + R"(/sub:/x"]})"), "into the container");
+    refused(create_hardened(R"({"Binds":[")" + path + R"(:/x"]})"), "into the container");
+    refused(create_hardened(R"({"Binds":[")" + path + R"(/sub:/x"]})"), "into the container");
     for (auto slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/', slash - 1)) {
-      refused(create(R"({"Binds":[")" + path.substr(0, slash) + R"(:/x"]})"), "into the container");
+      refused(create_hardened(R"({"Binds":[")" + path.substr(0, slash) + R"(:/x"]})"), "into the container");
     }
   }
 }

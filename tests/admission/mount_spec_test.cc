@@ -12,7 +12,7 @@
 #include "tests/support/run_binary.h"
 
 using namespace rgpu::admission;
-using Kind = MountSpec::Kind;
+using MountKind = MountSpec::Kind;
 
 namespace {
 
@@ -40,42 +40,42 @@ TEST_CASE("mounts: Go's path.Clean, relative paths included") {
 
 TEST_CASE("mounts: a bind source that starts with a backslash passes dockerd's check and mounts a relative path") {
   const auto spec = bind_mount("\\/../../../../run/rediacc");
-  CHECK(spec.kind == Kind::bind);
+  CHECK(spec.kind == MountKind::bind);
   CHECK(spec.source == "../../../run/rediacc");
   CHECK(bind_mount("\\").source == "\\");
   // Binds are judged absolute as written: a backslash source is a volume's name there.
-  CHECK(parse_bind("\\/../x:/y").kind == Kind::volume);
+  CHECK(parse_bind("\\/../x:/y").kind == MountKind::volume);
 }
 
 TEST_CASE("mounts: Binds entries are split and read as dockerd reads them") {
   const auto b = parse_bind("/srv/data/../data:/d:ro,rslave");
-  CHECK(b.kind == Kind::bind);
+  CHECK(b.kind == MountKind::bind);
   CHECK(b.source == "/srv/data");
   CHECK(b.read_only);
-  CHECK(parse_bind("/srv/data:/d").kind == Kind::bind);
+  CHECK(parse_bind("/srv/data:/d").kind == MountKind::bind);
   CHECK_FALSE(parse_bind("/srv/data:/d").read_only);
-  CHECK(parse_bind("/d").kind == Kind::volume);  // a target alone: an anonymous volume
-  CHECK(parse_bind("vol:/d:nocopy").kind == Kind::volume);
-  CHECK(parse_bind("/srv:/d:nocopy").kind == Kind::invalid);  // a bind takes no volume option
-  CHECK(parse_bind("vol:/d:rshared").kind == Kind::invalid);  // a volume takes no propagation
-  CHECK(parse_bind("/srv:/d:ro,rw").kind == Kind::invalid);
-  CHECK(parse_bind("/srv:ro").kind == Kind::invalid);  // a target and a mode
-  CHECK(parse_bind("/a:/b:ro:x").kind == Kind::invalid);
-  CHECK(parse_bind(":/b").kind == Kind::invalid);
-  CHECK(parse_bind("/a:/").kind == Kind::invalid);  // the container's root
+  CHECK(parse_bind("/d").kind == MountKind::volume);  // a target alone: an anonymous volume
+  CHECK(parse_bind("vol:/d:nocopy").kind == MountKind::volume);
+  CHECK(parse_bind("/srv:/d:nocopy").kind == MountKind::invalid);  // a bind takes no volume option
+  CHECK(parse_bind("vol:/d:rshared").kind == MountKind::invalid);  // a volume takes no propagation
+  CHECK(parse_bind("/srv:/d:ro,rw").kind == MountKind::invalid);
+  CHECK(parse_bind("/srv:ro").kind == MountKind::invalid);  // a target and a mode
+  CHECK(parse_bind("/a:/b:ro:x").kind == MountKind::invalid);
+  CHECK(parse_bind(":/b").kind == MountKind::invalid);
+  CHECK(parse_bind("/a:/").kind == MountKind::invalid);  // the container's root
 }
 
 TEST_CASE("mounts: Mounts objects are read as dockerd reads them") {
   CHECK(parse_mount(MountFields{.type = "bind", .source = "/srv", .target = "/x", .read_only = true}).read_only);
-  CHECK(parse_mount(MountFields{.type = "BIND", .source = "/srv", .target = "/x"}).kind == Kind::invalid);
-  CHECK(parse_mount(MountFields{.type = "npipe", .source = "/srv", .target = "/x"}).kind == Kind::invalid);
+  CHECK(parse_mount(MountFields{.type = "BIND", .source = "/srv", .target = "/x"}).kind == MountKind::invalid);
+  CHECK(parse_mount(MountFields{.type = "npipe", .source = "/srv", .target = "/x"}).kind == MountKind::invalid);
   CHECK(parse_mount(MountFields{.type = "volume", .source = "v", .target = "/x"}).source == "v");
-  CHECK(parse_mount(MountFields{.type = "tmpfs", .source = "/srv", .target = "/x"}).kind == Kind::invalid);
-  CHECK(parse_mount(MountFields{.type = "tmpfs", .target = "/x"}).kind == Kind::other);
+  CHECK(parse_mount(MountFields{.type = "tmpfs", .source = "/srv", .target = "/x"}).kind == MountKind::invalid);
+  CHECK(parse_mount(MountFields{.type = "tmpfs", .target = "/x"}).kind == MountKind::other);
   CHECK(parse_mount(
             MountFields{
                 .type = "volume", .source = "v", .target = "/x", .volume_options = true, .volume_subpath = "a/../../b"})
-            .kind == Kind::invalid);
+            .kind == MountKind::invalid);
 }
 
 namespace {
@@ -169,10 +169,10 @@ class SourceMaker {
 // The mirror's answer in the oracle's words.
 nlohmann::json answer(const MountSpec& spec) {
   switch (spec.kind) {
-    case Kind::invalid: return nlohmann::json::array({"invalid"});
-    case Kind::bind: return nlohmann::json::array({"bind", spec.read_only, spec.source});
-    case Kind::volume: return nlohmann::json::array({"volume", spec.read_only, spec.source});
-    case Kind::other: return nlohmann::json::array({"other", spec.read_only, ""});
+    case MountKind::invalid: return nlohmann::json::array({"invalid"});
+    case MountKind::bind: return nlohmann::json::array({"bind", spec.read_only, spec.source});
+    case MountKind::volume: return nlohmann::json::array({"volume", spec.read_only, spec.source});
+    case MountKind::other: return nlohmann::json::array({"other", spec.read_only, ""});
   }
   return {};
 }

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void tool(const FixtureRoot& machine, std::vector<std::string> args) {
+void views_tool(const FixtureRoot& machine, std::vector<std::string> args) {
   args.insert(args.end(), {"--root", machine.str()});
   const auto r = run_tool(args);
   INFO(r.out << r.err);
@@ -66,10 +66,10 @@ TEST_CASE("views: a repository's view holds only the names it holds, each spec's
           "[oracle]") {
   FixtureRoot machine;
   two_nvidia_datacenter(machine, true);  // nvidia.yaml with top-level containerEdits, renderD128 and renderD129
-  tool(machine, {"cdi", "generate"});
-  tool(machine, {"grant", "web", "--device", "nvidia.com/gpu=0"});
-  tool(machine, {"grant", "web", "--device", "rediacc.io/dri=renderD129"});
-  tool(machine, {"grant", "ci", "--device", "rediacc.io/dri=renderD128"});
+  views_tool(machine, {"cdi", "generate"});
+  views_tool(machine, {"grant", "web", "--device", "nvidia.com/gpu=0"});
+  views_tool(machine, {"grant", "web", "--device", "rediacc.io/dri=renderD129"});
+  views_tool(machine, {"grant", "ci", "--device", "rediacc.io/dri=renderD128"});
   const auto web = machine.host("/var/lib/rediacc/gpu/cdi/web");
   const auto ci = machine.host("/var/lib/rediacc/gpu/cdi/ci");
   CHECK(files_in(web) == std::vector<std::string>{"nvidia.yaml", "rediacc.io-dri.json"});
@@ -95,10 +95,10 @@ TEST_CASE("views: a repository's view holds only the names it holds, each spec's
   CHECK(dri["devices"][0]["annotations"]["org.mobyproject.buildkit.device.autoallow"] == "true");
 
   // Revoked: the name leaves the view at once; a repository holding nothing keeps an empty view.
-  tool(machine, {"revoke", "ci", "--device", "rediacc.io/dri=renderD128"});
+  views_tool(machine, {"revoke", "ci", "--device", "rediacc.io/dri=renderD128"});
   CHECK(fs::is_directory(ci));
   CHECK(files_in(ci).empty());
-  tool(machine, {"revoke", "web", "--device", "nvidia.com/gpu=0"});
+  views_tool(machine, {"revoke", "web", "--device", "nvidia.com/gpu=0"});
   CHECK(files_in(web) == std::vector<std::string>{"rediacc.io-dri.json"});
 
   // Nothing changed: a rebuild writes nothing.
@@ -111,8 +111,8 @@ TEST_CASE("views: a regenerated nvidia.yaml reaches every view, and a conflictin
           "[oracle]") {
   FixtureRoot machine;
   two_nvidia_datacenter(machine, true);
-  tool(machine, {"cdi", "generate"});
-  tool(machine, {"grant", "web", "--device", "nvidia.com/gpu=all"});
+  views_tool(machine, {"cdi", "generate"});
+  views_tool(machine, {"grant", "web", "--device", "nvidia.com/gpu=all"});
   // The toolkit regenerates the spec (a driver update): the view follows at `cdi views`, which the
   // path unit runs whenever /etc/cdi changes.
   auto spec = machine.read("/etc/cdi/nvidia.yaml");
@@ -146,8 +146,8 @@ TEST_CASE("views: a regenerated nvidia.yaml reaches every view, and a conflictin
 TEST_CASE("views: grants that do not parse leave every view as it was, and say so") {
   FixtureRoot machine;
   intel_discrete(machine);
-  tool(machine, {"cdi", "generate"});
-  tool(machine, {"grant", "web", "--device", "rediacc.io/dri=renderD128"});
+  views_tool(machine, {"cdi", "generate"});
+  views_tool(machine, {"grant", "web", "--device", "rediacc.io/dri=renderD128"});
   const std::string before = machine.read("/var/lib/rediacc/gpu/cdi/web/rediacc.io-dri.json");
   machine.write("/etc/rediacc/gpu/grants.json", "{not json");
   const auto r = run_tool({"cdi", "views", "--root", machine.str()});
@@ -159,14 +159,14 @@ TEST_CASE("views: grants that do not parse leave every view as it was, and say s
 TEST_CASE("views: the build mark keeps a device's own annotations and a spec's version of 0.6.0 or later", "[oracle]") {
   FixtureRoot machine;
   intel_discrete(machine);
-  tool(machine, {"cdi", "generate"});
-  tool(machine, {"grant", "web", "--device", "rediacc.io/dri=renderD128"});
+  views_tool(machine, {"cdi", "generate"});
+  views_tool(machine, {"grant", "web", "--device", "rediacc.io/dri=renderD128"});
   machine.write("/etc/cdi/fpga.yaml",
                 "cdiVersion: 0.7.0\nkind: example.com/fpga\ndevices:\n- name: a\n  annotations:\n"
                 "    example.com/slot: \"1\"\n    org.mobyproject.buildkit.device.autoallow: \"false\"\n"
                 "  containerEdits:\n    deviceNodes:\n    - path: /dev/dri/renderD128\n");
   grant_by_hand(machine, "web", "example.com/fpga=a");
-  tool(machine, {"cdi", "views"});
+  views_tool(machine, {"cdi", "views"});
   const auto view = json::parse(machine.read("/var/lib/rediacc/gpu/cdi/web/fpga.yaml"));
   CHECK(view["cdiVersion"] == "0.7.0");
   CHECK(view["devices"][0]["annotations"] ==

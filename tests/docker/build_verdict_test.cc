@@ -41,7 +41,7 @@ void machine_with_view(const FixtureRoot& root) {
 
 // dockerd 4242 of repository web, started `ago` before now with its daemon.json, listening on the
 // socket a stand-in answers at (its /proc/4242/root/run/d.sock).
-void repository_daemon(const FixtureRoot& root, const std::string& config, std::chrono::seconds ago) {
+void build_repo_daemon(const FixtureRoot& root, const std::string& config, std::chrono::seconds ago) {
   root.write("/proc/4242/cmdline",
              "/usr/sbin/dockerd\0--host=unix:///run/d.sock\0--authorization-plugin=rediacc-gpu-web\0--config-file\0"s +
                  kConfig + "\0"s);
@@ -74,7 +74,7 @@ std::pair<admission::Refusal, nlohmann::json> gate_and_doctor(const FixtureRoot&
   using namespace std::chrono_literals;
   fs::remove(root.host("/proc/4242/root/run/d.sock"));  // the last stand-in's
   StandInDaemon daemon(root, "4242", std::map<std::string, nlohmann::json>{{"/info", info}});
-  repository_daemon(root, config, 0s);
+  build_repo_daemon(root, config, 0s);
   const auto answer = docker::docker_call_at("unix://" + daemon.socket(), "GET", "/info", 5s);
   REQUIRE(answer);
   auto refused = plugin::spec_dirs_refusal(nlohmann::json::parse(answer->body), RootFs(root.host("/proc/4242/root")),
@@ -129,22 +129,22 @@ TEST_CASE("BuildKit: the gate refuses a daemon's builder exactly where doctor sa
   machine_with_view(root);
   using namespace std::chrono_literals;
 
-  repository_daemon(root, R"({"cdi-spec-dirs":["/etc/cdi"]})", 0s);
+  build_repo_daemon(root, R"({"cdi-spec-dirs":["/etc/cdi"]})", 0s);
   CHECK(same_builder_verdict(root) == "host network");  // network-host is on unless turned off
-  repository_daemon(root, R"({"builder":{"entitlements":{"network-host":false}}})", 0s);
+  build_repo_daemon(root, R"({"builder":{"entitlements":{"network-host":false}}})", 0s);
   CHECK(same_builder_verdict(root) == "");
-  repository_daemon(root, R"({"builder":{"entitlements":{"network-host":false,"security-insecure":true}}})", 0s);
+  build_repo_daemon(root, R"({"builder":{"entitlements":{"network-host":false,"security-insecure":true}}})", 0s);
   CHECK(same_builder_verdict(root) == "privileged");
   // Two spellings of one key, which Go merges with the last winning: neither side guesses.
-  repository_daemon(root, R"({"builder":{"entitlements":{"network-host":false}},"Builder":{"entitlements":{}}})", 0s);
+  build_repo_daemon(root, R"({"builder":{"entitlements":{"network-host":false}},"Builder":{"entitlements":{}}})", 0s);
   CHECK(same_builder_verdict(root) == "unjudged");
   // Written after the daemon started, which reads its builder only then.
-  repository_daemon(root, R"({"builder":{"entitlements":{"network-host":false}}})", 600s);
+  build_repo_daemon(root, R"({"builder":{"entitlements":{"network-host":false}}})", 600s);
   CHECK(same_builder_verdict(root) == "changed since its start");
 
   // Where the machine's policy lets containers share the host's network, builds may too.
   root.write(state::kHostPolicyPath, host_policy_text({HostPolicy::rediacc, "renet's units are here"}));
-  repository_daemon(root, "{}", 0s);
+  build_repo_daemon(root, "{}", 0s);
   CHECK(same_builder_verdict(root) == "");
 }
 

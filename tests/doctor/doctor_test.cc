@@ -42,7 +42,7 @@ struct Doctor {
   }
 };
 
-Doctor doctor(const FixtureRoot& root) {
+Doctor doctor_json_on(const FixtureRoot& root) {
   auto r = run_tool({"doctor", "-o", "json", "--root", root.str()});
   INFO(r.out << r.err);
   REQUIRE_FALSE(r.out.empty());
@@ -73,7 +73,7 @@ TEST_CASE("doctor: a link narrower than its maximum warns, a lower speed alone d
     root.write(dir + "/max_link_width", "16\n");
     root.write(dir + "/numa_node", "-1\n");
   }
-  const auto d = doctor(root);
+  const auto d = doctor_json_on(root);
   std::map<std::string, nlohmann::json> by_gpu;
   for (const auto& c : d.checks) {
     if (c["id"] == "pcie-link") by_gpu[c["observed"].get<std::string>().substr(0, 40)] = c;
@@ -129,7 +129,7 @@ TEST_CASE("doctor: the container check needs both --repo and --image, one alone 
 TEST_CASE("doctor: a healthy NVIDIA machine passes every check, each with what it saw") {
   FixtureRoot root;
   healthy_nvidia(root);
-  const auto d = doctor(root);
+  const auto d = doctor_json_on(root);
   INFO(d.text);
   CHECK(d.exit_code == 0);
   for (const auto& c : d.checks) {
@@ -172,7 +172,7 @@ TEST_CASE("doctor: on every fixture machine, each ok names what it read to say s
     build(root);
     run_tool({"cdi", "generate", "--root", root.str()});
     run_tool({"probe", "--root", root.str()});
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     size_t passed = 0;
     for (const auto& c : d.checks) {
       INFO(name << ": " << c.dump());
@@ -190,20 +190,20 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     FixtureRoot root;
     healthy_nvidia(root);
     fs::remove(root.host("/proc/driver/nvidia/version"));
-    expect(doctor(root), "nvidia-driver", 1, "fail", "modprobe nvidia");
+    expect(doctor_json_on(root), "nvidia-driver", 1, "fail", "modprobe nvidia");
   }
   SECTION("layer 1: nouveau is loaded") {
     FixtureRoot root;
     healthy_nvidia(root);
     root.mkdir("/sys/module/nouveau");
-    expect(doctor(root), "nouveau", 1, "fail", "blacklist nouveau");
+    expect(doctor_json_on(root), "nouveau", 1, "fail", "blacklist nouveau");
   }
   SECTION("layer 1: a GPU bound to a nouveau built into the kernel (no /sys/module/nouveau)") {
     FixtureRoot root;
     healthy_nvidia(root);
     fs::remove(root.host("/sys/bus/pci/devices/0001:c1:00.0/driver"));
     root.link("/sys/bus/pci/devices/0001:c1:00.0/driver", "../../../bus/pci/drivers/nouveau");
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     expect(d, "nouveau", 1, "fail", "blacklist nouveau");
     CHECK_THAT(d.check("nouveau")["observed"].get<std::string>(),
                Catch::Contains("nouveau drives") && Catch::Contains("0001:c1:00.0"));
@@ -215,7 +215,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
       REQUIRE(fs::remove(root.host("/sys/bus/pci/devices/" + gpu + "/driver")));
       root.link("/sys/bus/pci/devices/" + gpu + "/driver", "../../../bus/pci/drivers/vfio-pci");
     }
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     INFO(d.text);
     expect(d, "amdgpu", 1, "fail", "amdgpu's probe error");
   }
@@ -223,7 +223,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     FixtureRoot root;
     healthy_nvidia(root);
     fs::remove(root.host("/sys/bus/pci/devices/0001:c1:00.0/config"));
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     CHECK(d.check("gpu-present")["status"] == "ok");
     CHECK_THAT(d.check("gpu-present")["observed"].get<std::string>(),
                Catch::Contains("2 recorded GPU(s) on the PCI bus, 1 answering from their configuration space (1 could "
@@ -233,7 +233,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     FixtureRoot root;
     healthy_nvidia(root);
     root.write("/var/log/kern.log", "Nov 29 kernel: NVRM: GPU 0000:41:00.0: RmInitAdapter failed! (0x22:0x56:667)\n");
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     expect(d, "kernel-log", 1, "fail", "reload the driver");
     CHECK_THAT(d.check("kernel-log")["observed"].get<std::string>(), Catch::Contains("RmInitAdapter failed"));
   }
@@ -241,7 +241,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     FixtureRoot root;
     wsl2_nvidia(root);
     root.write("/usr/lib/wsl/lib/fake-nvml.conf", "driver 581.57\ninit_error 9\n");
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     expect(d, "wsl-gpu", 1, "fail", "Windows");
     CHECK_THAT(d.check("wsl-gpu")["observed"].get<std::string>(),
                Catch::Contains("/usr/lib/wsl/lib/libnvidia-ml.so.1") && Catch::Contains("did not initialise"));
@@ -251,13 +251,13 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     FixtureRoot root;
     wsl2_nvidia(root);
     fs::remove(root.host("/usr/lib/wsl/lib/libnvidia-ml.so.1"));
-    expect(doctor(root), "wsl-gpu", 1, "fail", "Windows");
+    expect(doctor_json_on(root), "wsl-gpu", 1, "fail", "Windows");
   }
   SECTION("layer 1: a GPU with no driver bound") {
     FixtureRoot root;
     healthy_nvidia(root);
     fs::remove(root.host("/sys/bus/pci/devices/0001:c1:00.0/driver"));
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     expect(d, "gpu-driver", 1, "fail", "lspci -k");
     CHECK_THAT(d.check("gpu-driver")["observed"].get<std::string>(), Catch::Contains("0001:c1:00.0"));
   }
@@ -266,7 +266,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     healthy_nvidia(root);
     // NVML fails: the probe falls back to /proc/driver/nvidia and says so.
     root.write("/usr/lib/x86_64-linux-gnu/fake-nvml.conf", "driver 550.54.15\ninit_error 9\n");
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     bool warned = false;
     for (const auto& c : d.checks) {
       warned = warned || (c["id"] == "probe" && c["layer"] == 1 && c["status"] == "warn" &&
@@ -279,7 +279,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     FixtureRoot root;
     healthy_nvidia(root);
     fs::remove(root.host("/dev/nvidia0"));
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     expect(d, "device-nodes", 2, "fail", "udevadm trigger");
     CHECK_THAT(d.check("device-nodes")["observed"].get<std::string>(), Catch::Contains("/dev/nvidia0 missing"));
   }
@@ -287,14 +287,14 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     FixtureRoot root;
     wsl2_nvidia(root);
     fs::remove(root.host("/dev/dxg"));
-    expect(doctor(root), "dxg", 2, "fail", "wsl --update");
+    expect(doctor_json_on(root), "dxg", 2, "fail", "wsl --update");
   }
   SECTION("layer 3: the NVIDIA spec is older than the driver loaded") {
     FixtureRoot root;
     healthy_nvidia(root);
     root.write("/proc/driver/nvidia/version",
                "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.86.15  Wed Jan 15 00:43:42 UTC 2025\n");
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     expect(d, "nvidia-spec", 3, "fail", "rediacc-gpu setup");
     CHECK_THAT(d.check("nvidia-spec")["observed"].get<std::string>(),
                Catch::Contains("generated for driver 550.54.15, the driver now is 570.86.15"));
@@ -303,20 +303,20 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     FixtureRoot root;
     healthy_nvidia(root);
     root.write("/etc/docker/daemon.json", R"({"runtimes":{"nvidia":{"path":"nvidia-container-runtime"}}})");
-    expect(doctor(root), "docker-daemon", 3, "fail", "remove the nvidia runtime");
+    expect(doctor_json_on(root), "docker-daemon", 3, "fail", "remove the nvidia runtime");
   }
   SECTION("layer 3: a repository daemon's own configuration, or its answer, runs nvidia by default") {
     using namespace std::string_literals;
     FixtureRoot root;
     healthy_nvidia(root);
-    CHECK(doctor(root).check("docker-daemon")["status"] == "ok");
+    CHECK(doctor_json_on(root).check("docker-daemon")["status"] == "ok");
     // Not /etc/docker/daemon.json: the --config-file the repository daemon was started with.
     root.write(
         "/proc/4242/cmdline",
         "/usr/sbin/dockerd\0--authorization-plugin=rediacc-gpu-web\0--config-file\0/etc/rediacc-docker/web.json\0"s);
     root.write("/proc/4242/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
     root.write("/etc/rediacc-docker/web.json", R"({"default-runtime":"nvidia","cdi-spec-dirs":["/etc/cdi"]})");
-    auto d = doctor(root);
+    auto d = doctor_json_on(root);
     expect(d, "docker-daemon", 3, "fail", "remove the nvidia runtime");
     CHECK_THAT(d.check("docker-daemon")["observed"].get<std::string>(),
                Catch::Contains("/etc/rediacc-docker/web.json makes \"nvidia\" the default runtime"));
@@ -325,7 +325,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     root.write("/etc/rediacc-docker/web.json", R"({"cdi-spec-dirs":["/etc/cdi"]})");
     StandInDaemon answering(root, "4343",
                             {{"/info", {{"DefaultRuntime", "nvidia"}}}, {"/version", {{"Version", "28.5.1"}}}});
-    d = doctor(root);
+    d = doctor_json_on(root);
     expect(d, "docker-daemon", 3, "fail", "remove the nvidia runtime");
     CHECK_THAT(d.check("docker-daemon")["observed"].get<std::string>(),
                Catch::Contains("dockerd 4343") && Catch::Contains("runs \"nvidia\" by default (GET /info)"));
@@ -333,11 +333,11 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
   SECTION("layer 3: nvidia-cdi-refresh's drop-in is there, but its file does not send the spec to /etc/cdi") {
     FixtureRoot root;
     healthy_nvidia(root);
-    CHECK(doctor(root).check("refresh-wired")["status"] == "ok");
+    CHECK(doctor_json_on(root).check("refresh-wired")["status"] == "ok");
     root.write("/etc/rediacc/gpu/nvidia-cdi-refresh.env",
                "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=/etc/cdi/nvidia.yaml\nNVIDIA_CTK_CDI_OUTPUT_FILE_PATH=/var/run/cdi/"
                "nvidia.yaml\n");
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     expect(d, "refresh-wired", 3, "warn", "rediacc-gpu setup");
     CHECK_THAT(d.check("refresh-wired")["observed"].get<std::string>(), Catch::Contains("does not set"));
   }
@@ -346,7 +346,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     healthy_nvidia(root);
     root.write("/var/lib/dpkg/status",
                "Package: nvidia-container-toolkit-base\nStatus: install ok installed\nVersion: 1.14.3-1\n\n");
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     expect(d, "toolkit", 3, "fail", "rediacc-gpu setup");
     CHECK_THAT(d.check("toolkit")["observed"].get<std::string>(),
                Catch::Contains("1.14.3-1 is installed, below 1.18.0"));
@@ -354,31 +354,31 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
   SECTION("layer 3: dockerd reads CDI specs elsewhere than /etc/cdi") {
     FixtureRoot root;
     healthy_nvidia(root);
-    CHECK(doctor(root).check("cdi-spec-dirs")["status"] == "skip");  // no Docker that reads CDI
+    CHECK(doctor_json_on(root).check("cdi-spec-dirs")["status"] == "skip");  // no Docker that reads CDI
     root.write("/var/lib/dpkg/status", "Package: docker.io\nStatus: install ok installed\nVersion: 26.1.5+dfsg1-9\n\n");
     // Docker's default also reads /var/run/cdi, where a spec wins over /etc/cdi.
     root.write("/etc/docker/daemon.json", R"({"features":{"cdi":true}})");
-    auto d = doctor(root);
+    auto d = doctor_json_on(root);
     expect(d, "cdi-spec-dirs", 3, "fail", "\"cdi-spec-dirs\": [\"/etc/cdi\"]");
     CHECK_THAT(d.check("cdi-spec-dirs")["observed"].get<std::string>(),
                Catch::Contains("/etc/docker/daemon.json sets no cdi-spec-dirs"));
     root.write("/etc/docker/daemon.json", R"({"features":{"cdi":true},"cdi-spec-dirs":["/etc/cdi","/opt/cdi"]})");
-    CHECK_THAT(doctor(root).check("cdi-spec-dirs")["observed"].get<std::string>(),
+    CHECK_THAT(doctor_json_on(root).check("cdi-spec-dirs")["observed"].get<std::string>(),
                Catch::Contains("lets dockerd read /opt/cdi"));
     root.write("/etc/docker/daemon.json", R"({"features":{"cdi":true},"cdi-spec-dirs":["/opt/cdi"]})");
-    CHECK_THAT(doctor(root).check("cdi-spec-dirs")["observed"].get<std::string>(),
+    CHECK_THAT(doctor_json_on(root).check("cdi-spec-dirs")["observed"].get<std::string>(),
                Catch::Contains("keeps dockerd from /etc/cdi"));
     root.write("/etc/docker/daemon.json", R"({"features":{"cdi":true},"cdi-spec-dirs":["/etc/cdi"]})");
-    CHECK(doctor(root).check("cdi-spec-dirs")["status"] == "ok");
+    CHECK(doctor_json_on(root).check("cdi-spec-dirs")["status"] == "ok");
 
     // A repository daemon reads the daemon.json its command line names.
     using namespace std::string_literals;
     root.write("/proc/77/cmdline", "dockerd\0--config-file=/etc/rediacc-docker/web.json\0"s);
     root.write("/etc/rediacc-docker/web.json", R"({"features":{"cdi":true}})");
-    CHECK_THAT(doctor(root).check("cdi-spec-dirs")["observed"].get<std::string>(),
+    CHECK_THAT(doctor_json_on(root).check("cdi-spec-dirs")["observed"].get<std::string>(),
                Catch::Equals("/etc/rediacc-docker/web.json sets no cdi-spec-dirs, so dockerd also reads /var/run/cdi"));
     root.write("/etc/rediacc-docker/web.json", R"({"features":{"cdi":true},"cdi-spec-dirs":["/etc/cdi"]})");
-    CHECK(doctor(root).check("cdi-spec-dirs")["status"] == "ok");
+    CHECK(doctor_json_on(root).check("cdi-spec-dirs")["status"] == "ok");
 
     // A spec in /run/cdi (/var/run/cdi) that defines a name of /etc/cdi or a grant is named.
     root.link("/var/run", "../run");
@@ -388,7 +388,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     root.write(
         "/run/cdi/other.json",
         R"({"cdiVersion":"0.5.0","kind":"example.com/x","devices":[{"name":"y","containerEdits":{"deviceNodes":[{"path":"/dev/null"}]}}]})");
-    d = doctor(root);
+    d = doctor_json_on(root);
     expect(d, "cdi-spec-dirs", 3, "fail", "remove the specs named");
     CHECK_THAT(d.check("cdi-spec-dirs")["observed"].get<std::string>(),
                Catch::Equals("/var/run/cdi/evil.json (nvidia.com/gpu=all) defines names /etc/cdi or a grant uses"));
@@ -398,28 +398,28 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     healthy_nvidia(root);
     root.write("/var/lib/dpkg/status",
                "Package: docker.io\nStatus: install ok installed\nVersion: 20.10.24+dfsg1-1\n\n");
-    expect(doctor(root), "docker-cdi", 3, "fail", "Docker 25 or later");
+    expect(doctor_json_on(root), "docker-cdi", 3, "fail", "Docker 25 or later");
     root.write("/var/lib/dpkg/status",
                "Package: docker-ce\nStatus: install ok installed\nVersion: 5:27.5.1-1~debian.12~bookworm\n\n");
-    expect(doctor(root), "docker-cdi", 3, "fail", "\"features\": {\"cdi\": true}");
+    expect(doctor_json_on(root), "docker-cdi", 3, "fail", "\"features\": {\"cdi\": true}");
     root.write("/etc/docker/daemon.json", R"({"features":{"cdi":true}})");
-    CHECK(doctor(root).check("docker-cdi")["status"] == "ok");
+    CHECK(doctor_json_on(root).check("docker-cdi")["status"] == "ok");
     root.write("/var/lib/dpkg/status",
                "Package: docker-ce\nStatus: install ok installed\nVersion: 5:28.2.2-1~debian.12~bookworm\n\n");
     fs::remove(root.host("/etc/docker/daemon.json"));
-    CHECK(doctor(root).check("docker-cdi")["status"] == "ok");
+    CHECK(doctor_json_on(root).check("docker-cdi")["status"] == "ok");
   }
   SECTION("layer 4: an inventory that does not parse") {
     FixtureRoot root;
     healthy_nvidia(root);
     root.write("/etc/rediacc/gpu/inventory.json", "{ not an inventory");
-    expect(doctor(root), "inventory", 4, "fail", "move the file away");
+    expect(doctor_json_on(root), "inventory", 4, "fail", "move the file away");
   }
   SECTION("layer 5: a rootless Docker daemon") {
     FixtureRoot root;
     healthy_nvidia(root);
     root.write("/run/user/1000/docker.sock", "");
-    expect(doctor(root), "rootless", 5, "warn", "--authorization-plugin");
+    expect(doctor_json_on(root), "rootless", 5, "warn", "--authorization-plugin");
   }
   SECTION("layer 5: a dockerd run by a user, its socket elsewhere than /run/user") {
     using namespace std::string_literals;
@@ -427,7 +427,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     healthy_nvidia(root);
     root.write("/proc/4545/cmdline", "/usr/bin/dockerd\0--host=unix:///home/ci/docker.sock\0"s);
     root.write("/proc/4545/status", "Name:\tdockerd\nUid:\t1000\t1000\t1000\t1000\n");
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     expect(d, "rootless", 5, "warn", "--authorization-plugin");
     CHECK_THAT(d.check("rootless")["observed"].get<std::string>(), Catch::Contains("dockerd 4545 (not run by root)"));
   }
@@ -441,7 +441,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     root.write("/proc/4242/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
     process_start(root, "4242", std::chrono::seconds(0));
     root.write("/etc/rediacc-docker/web.json", R"({"cdi-spec-dirs":["/etc/cdi"]})");
-    auto d = doctor(root);
+    auto d = doctor_json_on(root);
     expect(d, "buildkit", 5, "warn", "\"network-host\": false");
     CHECK_THAT(d.check("buildkit")["observed"].get<std::string>(),
                Catch::Contains("dockerd 4242 of repository web: device entitlement on, network-host on, "
@@ -450,13 +450,13 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
                Catch::Contains("web (/etc/rediacc-docker/web.json: network-host is not off)"));
     root.write("/etc/rediacc-docker/web.json",
                R"({"cdi-spec-dirs":["/etc/cdi"],"Builder":{"Entitlements":{"network-host":false,"device":false}}})");
-    d = doctor(root);
+    d = doctor_json_on(root);
     CHECK(d.check("buildkit")["status"] == "ok");
     CHECK_THAT(d.check("buildkit")["observed"].get<std::string>(),
                Catch::Contains("device entitlement off, network-host off, security-insecure off"));
     root.write("/etc/rediacc-docker/web.json",
                R"({"builder":{"entitlements":{"network-host":false,"security-insecure":true}}})");
-    CHECK_THAT(doctor(root).check("buildkit")["meaning"].get<std::string>(),
+    CHECK_THAT(doctor_json_on(root).check("buildkit")["meaning"].get<std::string>(),
                Catch::Contains("security-insecure is on"));
 
     // Two spellings of one key (Go merges them, the last winning): doctor answers as the gate does,
@@ -467,7 +467,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     const auto gate = rgpu::docker::daemon_builder_entitlements(fs, fs, *rgpu::docker::read_daemon(fs, "4242"));
     REQUIRE_FALSE(gate);
     CHECK_THAT(gate.error().message, Catch::Contains("/etc/rediacc-docker/web.json cannot be judged"));
-    d = doctor(root);
+    d = doctor_json_on(root);
     expect(d, "buildkit", 5, "warn", "restart the daemon");
     CHECK_THAT(d.check("buildkit")["meaning"].get<std::string>(),
                Catch::Contains("web (/etc/rediacc-docker/web.json cannot be judged (an object has two keys that "
@@ -476,7 +476,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     // Edited after the daemon started, which reads its builder's entitlements only then.
     root.write("/etc/rediacc-docker/web.json", R"({"builder":{"entitlements":{"network-host":false}}})");
     process_start(root, "4242", std::chrono::seconds(600));
-    CHECK_THAT(doctor(root).check("buildkit")["meaning"].get<std::string>(),
+    CHECK_THAT(doctor_json_on(root).check("buildkit")["meaning"].get<std::string>(),
                Catch::Contains("web (/etc/rediacc-docker/web.json changed after the daemon started"));
   }
   SECTION("layer 5: what a build step's RUN --device reaches, by the version each daemon answers") {
@@ -489,10 +489,10 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     StandInDaemon d29(root, "4329", answers("29.1.0"));
     StandInDaemon d28(root, "4328", answers("28.5.2+dfsg4"));
     StandInDaemon d26(root, "4326", answers("26.1.5+dfsg1"));
-    const auto seen = doctor(root).check("buildkit")["observed"].get<std::string>();
+    const auto seen = doctor_json_on(root).check("buildkit")["observed"].get<std::string>();
     CHECK_THAT(seen, Catch::Contains("dockerd 4329: device entitlement on, network-host on"));
     root.write("/etc/docker/daemon.json", R"({"builder":{"entitlements":{"device":false}}})");
-    CHECK_THAT(doctor(root).check("buildkit")["observed"].get<std::string>(),
+    CHECK_THAT(doctor_json_on(root).check("buildkit")["observed"].get<std::string>(),
                Catch::Contains("dockerd 4329: device entitlement off (devices marked auto-allowed still pass), "
                                "network-host on"));
     CHECK_THAT(seen, Catch::Contains("dockerd 4328: RUN --device: only devices marked auto-allowed (Docker 28 has no "
@@ -514,7 +514,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     root.write("/proc/4444/cmdline", "/usr/bin/dockerd\0--rootless\0"s);
     root.write("/proc/4444/status", "Name:\tdockerd\nUid:\t1000\t1000\t1000\t1000\n");
     root.write("/proc/4545/cmdline", "/usr/bin/containerd\0"s);
-    auto d = doctor(root);
+    auto d = doctor_json_on(root);
     expect(d, "userns", 5, "warn", "\"userns-remap\": \"default\"");
     const auto c = d.check("userns");
     CHECK_THAT(c["observed"].get<std::string>(),
@@ -522,7 +522,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     CHECK(d.exit_code == 0);
 
     root.write("/etc/rediacc-docker/web.json", R"({"cdi-spec-dirs":["/etc/cdi"],"userns-remap":"default"})");
-    d = doctor(root);
+    d = doctor_json_on(root);
     CHECK(d.check("userns")["status"] == "ok");
     CHECK_THAT(d.check("userns")["observed"].get<std::string>(),
                Catch::Contains("dockerd 4242 (plugin rediacc-gpu-web) userns-remap=default") &&
@@ -533,7 +533,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     FixtureRoot root;
     healthy_nvidia(root);
     fs::remove(root.host("/sys/bus/pci/devices/0001:c1:00.0"));
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     expect(d, "rediacc-specs", 4, "fail", "rediacc-gpu cdi generate");
     expect(d, "inventory", 4, "warn", "rediacc-gpu setup");
   }
@@ -543,7 +543,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     root.write(
         "/etc/rediacc/gpu/grants.json",
         R"({"schema":1,"grants":[{"repo":"web","device":"nvidia.com/gpu=7","exclusive":false,"granted_at":"2026-11-29T00:00:00Z"}]})");
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     expect(d, "grants", 5, "warn", "rediacc-gpu revoke web --device nvidia.com/gpu=7");
     CHECK(d.exit_code == 0);  // a warning does not fail
   }
@@ -554,7 +554,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
       {"repo":"ml","device":"nvidia.com/gpu=0","exclusive":true,"granted_at":"2026-11-29T00:00:00Z"},
       {"repo":"web","device":"nvidia.com/gpu=1","exclusive":false,"granted_at":"2026-11-29T00:00:00Z"},
       {"repo":"web","device":"nvidia.com/gpu=all","exclusive":false,"granted_at":"2026-11-29T00:00:00Z"}]})");
-    const auto d = doctor(root);
+    const auto d = doctor_json_on(root);
     expect(d, "grants", 5, "fail", "rediacc-gpu revoke web --device nvidia.com/gpu=all");
     CHECK_THAT(d.check("grants")["observed"].get<std::string>(),
                Catch::Contains("ml holds nvidia.com/gpu=0 exclusively, and web holds nvidia.com/gpu=all"));
@@ -589,7 +589,7 @@ TEST_CASE("doctor: a grant whose name now reaches other hardware fails, one whos
   REQUIRE(run_tool({"cdi", "generate", "--root", cpx.str()}).exit_code == 0);
   REQUIRE(run_tool({"grant", "web", "--device", "amd.com/gpu=3", "--root", cpx.str()}).exit_code == 0);
   REQUIRE(run_tool({"grant", "ml", "--device", "rediacc.io/amd=gpu0-cpx3", "--root", cpx.str()}).exit_code == 0);
-  CHECK(checks_with_id(doctor(cpx), "grants")[0]["status"] == "ok");
+  CHECK(checks_with_id(doctor_json_on(cpx), "grants")[0]["status"] == "ok");
 
   // The same machine after `amd-smi set --compute-partition DPX` and a new spec from amd-ctk.
   FixtureRoot dpx;
@@ -597,7 +597,7 @@ TEST_CASE("doctor: a grant whose name now reaches other hardware fails, one whos
   dpx.write("/etc/rediacc/gpu/grants.json", cpx.read("/etc/rediacc/gpu/grants.json"));
   dpx.write("/etc/cdi/amd.json", amd_ctk_spec("/dev/dri/renderD137"));  // now card 1's partition 1
   REQUIRE(run_tool({"cdi", "generate", "--root", dpx.str()}).exit_code == 0);
-  const auto d = doctor(dpx);
+  const auto d = doctor_json_on(dpx);
   const auto grants = checks_with_id(d, "grants");
   INFO(grants.dump(2));
   REQUIRE(grants.size() == 2);
@@ -617,7 +617,7 @@ TEST_CASE("doctor: a grant whose name now reaches other hardware fails, one whos
   CHECK(d.exit_code == 1);
   // Granting the name again accepts what it reaches now.
   REQUIRE(run_tool({"grant", "web", "--device", "amd.com/gpu=3", "--root", dpx.str()}).exit_code == 0);
-  for (const auto& c : checks_with_id(doctor(dpx), "grants")) CHECK(c["status"] != "fail");
+  for (const auto& c : checks_with_id(doctor_json_on(dpx), "grants")) CHECK(c["status"] != "fail");
 }
 
 // Toolkit 1.18 stopped naming a GPU in MIG mode whole: a grant of its index name silently names
@@ -628,7 +628,7 @@ TEST_CASE("doctor: after a toolkit upgrade drops a MIG GPU's whole name, its gra
   nvidia_mig(upgraded, false);
   REQUIRE(run_tool({"grant", "web", "--device", "nvidia.com/gpu=0", "--root", root.str()}).exit_code == 0);
   root.write("/etc/cdi/nvidia.yaml", upgraded.read("/etc/cdi/nvidia.yaml"));
-  const auto grants = checks_with_id(doctor(root), "grants");
+  const auto grants = checks_with_id(doctor_json_on(root), "grants");
   REQUIRE(grants.size() == 1);
   CHECK(grants[0]["status"] == "warn");
   CHECK(grants[0]["observed"] ==
@@ -640,9 +640,9 @@ TEST_CASE("doctor: after a toolkit upgrade drops a MIG GPU's whole name, its gra
 TEST_CASE("doctor: a MIG device whose capability node is missing fails at layer 2, saying to run nvidia-smi") {
   FixtureRoot root;
   nvidia_mig(root, false);
-  CHECK(doctor(root).check("device-nodes")["status"] == "ok");
+  CHECK(doctor_json_on(root).check("device-nodes")["status"] == "ok");
   fs::remove(root.host("/dev/nvidia-caps/nvidia-cap220"));  // GI 9's compute instance on /dev/nvidia1
-  const auto d = doctor(root);
+  const auto d = doctor_json_on(root);
   expect(d, "device-nodes", 2, "fail", "run nvidia-smi once");
   CHECK_THAT(d.check("device-nodes")["observed"].get<std::string>(),
              Catch::Contains("/dev/nvidia-caps/nvidia-cap220 missing"));
@@ -652,7 +652,7 @@ TEST_CASE("doctor: MIG reconfigured after the NVIDIA spec was made fails, naming
   FixtureRoot root;
   nvidia_mig(root, false);
   REQUIRE(run_tool({"grant", "web", "--device", "nvidia.com/gpu=0:4", "--root", root.str()}).exit_code == 0);
-  CHECK(doctor(root).check("nvidia-mig-spec")["status"] == "ok");
+  CHECK(doctor_json_on(root).check("nvidia-mig-spec")["status"] == "ok");
   // GI 10 (MIG index 4) destroyed, a 1g.10gb made as GI 11, which NVML puts at MIG index 2.
   const std::string conf_path = "/usr/lib/x86_64-linux-gnu/fake-nvml.conf";
   std::string conf = root.read(conf_path);
@@ -660,7 +660,7 @@ TEST_CASE("doctor: MIG reconfigured after the NVIDIA spec was made fails, naming
   REQUIRE(conf.find(gone) != std::string::npos);
   conf.replace(conf.find(gone), gone.size(), "mig 0|2|11|0|1|1|9984|MIG-3e4f5061-7283-594a-b5c6-d7e8f90a1b2c\n");
   root.write(conf_path, conf);
-  const auto d = doctor(root);
+  const auto d = doctor_json_on(root);
   const auto c = d.check("nvidia-mig-spec");
   INFO(c.dump(2));
   CHECK(c["status"] == "fail");
@@ -779,13 +779,13 @@ TEST_CASE(
   // holding what the drop-in binds over its /etc/cdi, the repository's view.
   fs::create_directories(root.host("/proc/4242/root/etc"));
   fs::copy(root.host("/var/lib/rediacc/gpu/cdi/web"), root.host("/proc/4242/root/etc/cdi"));
-  auto d = doctor(root);
+  auto d = doctor_json_on(root);
   CHECK(d.check("repo-cdi-view")["status"] == "ok");
   CHECK_THAT(d.check("repo-cdi-view")["observed"].get<std::string>(), Catch::Contains("web (dockerd 4242)"));
 
   // A spec the repository does not hold in the daemon's directory (a hand copy, another view).
   fs::copy(root.host("/etc/cdi/nvidia.yaml"), root.host("/proc/4242/root/etc/cdi/nvidia.yaml"));
-  d = doctor(root);
+  d = doctor_json_on(root);
   expect(d, "repo-cdi-view", 5, "fail", "/var/lib/rediacc/gpu/cdi/REPO");
   CHECK_THAT(d.check("repo-cdi-view")["observed"].get<std::string>(),
              Catch::Contains("dockerd 4242 of repository web can resolve in /etc/cdi what it does not hold: "
@@ -796,7 +796,7 @@ TEST_CASE(
   // No bind at all: the daemon's /etc/cdi is the machine's.
   fs::remove_all(root.host("/proc/4242/root"));
   fs::create_directory_symlink(root.path(), root.host("/proc/4242/root"));
-  d = doctor(root);
+  d = doctor_json_on(root);
   CHECK_THAT(d.check("repo-cdi-view")["observed"].get<std::string>(),
              Catch::Contains("dockerd 4242 of repository web reads the machine's whole /etc/cdi"));
 }
@@ -813,7 +813,7 @@ TEST_CASE("doctor: a healthy WSL2 NVIDIA machine passes, with the Windows driver
   root.write("/sys/fs/cgroup/cgroup.controllers", "cpu io memory pids\n");
   REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
   REQUIRE(run_tool({"probe", "--root", root.str()}).exit_code == 0);
-  const auto d = doctor(root);
+  const auto d = doctor_json_on(root);
   INFO(d.text);
   for (const auto& c : d.checks) {
     INFO(c.dump());
@@ -833,13 +833,13 @@ TEST_CASE("doctor: amdgpu built into the kernel is judged by the cards bound to 
   FixtureRoot root;
   two_amd_instinct(root);
   fs::remove_all(root.host("/sys/module/amdgpu"));
-  const auto d = doctor(root);
+  const auto d = doctor_json_on(root);
   CHECK(d.check("amdgpu")["status"] == "ok");
   CHECK_THAT(d.check("amdgpu")["observed"].get<std::string>(), Catch::Contains("amdgpu drives 2 of 2 AMD GPU(s)"));
   // Neither bound nor loaded: that is the failure.
   for (const char* addr : {"0000:43:00.0", "0000:c3:00.0"})
     fs::remove(root.host(std::string("/sys/bus/pci/devices/") + addr + "/driver"));
-  const auto unbound = doctor(root);
+  const auto unbound = doctor_json_on(root);
   INFO(unbound.text);
   CHECK(unbound.check("amdgpu")["status"] == "fail");
 }
@@ -847,7 +847,7 @@ TEST_CASE("doctor: amdgpu built into the kernel is judged by the cards bound to 
 TEST_CASE("doctor: a machine with no GPU does not claim every GPU has a driver") {
   FixtureRoot root;
   no_gpu(root);
-  const auto d = doctor(root);
+  const auto d = doctor_json_on(root);
   CHECK(d.check("gpu-driver")["status"] == "skip");
   CHECK(d.check("gpu-driver")["observed"] == "no GPU on the PCI bus");
 }

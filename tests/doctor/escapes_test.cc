@@ -47,8 +47,8 @@ void changelog(const FixtureRoot& root, const std::string& package, const std::s
   REQUIRE(run_program("/bin/gzip", {"-9n", root.host(plain).string()}).exit_code == 0);
 }
 
-json check(const FixtureRoot& root, const FakeTools& fakes, const std::string& id,
-           const std::vector<std::string>& extra = {}) {
+json escape_check(const FixtureRoot& root, const FakeTools& fakes, const std::string& id,
+                  const std::vector<std::string>& extra = {}) {
   std::vector<std::string> args = {"doctor", "-o", "json", "--root", root.str()};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto r = run_tool(args, "", fakes.env());
@@ -86,7 +86,7 @@ TEST_CASE("doctor: the daemons' runc and Docker are judged against the known esc
     fake_runc(root, "1.1.5+ds1", "1.1.5+ds1-1+deb12u1");
     changelog(root, "runc", "runc (1.1.5+ds1-1+deb12u1) bookworm-security\n  * CVE-2024-21626: leaked fds\n");
     changelog(root, "docker.io", "docker.io (20.10.24+dfsg1-1+deb12u1)\n  * Fix CVE-2024-41110: Authz zero length\n");
-    const auto runc = check(root, fakes, "runc-escapes");
+    const auto runc = escape_check(root, fakes, "runc-escapes");
     INFO(runc.dump(2));
     CHECK(runc["status"] == "fail");
     CHECK(runc["layer"] == 5);
@@ -95,7 +95,7 @@ TEST_CASE("doctor: the daemons' runc and Docker are judged against the known esc
                          Catch::Contains("CVE-2025-52565") && Catch::Contains("CVE-2025-52881") &&
                          Catch::Contains("fixed in 1.2.8, 1.3.3, 1.4.0-rc.3") && !Catch::Contains("CVE-2024-21626"));
     // Docker: 41110 patched by Debian; 34040 unpatched, a warning: the gate refuses missing bodies.
-    const auto docker = check(root, fakes, "docker-escapes");
+    const auto docker = escape_check(root, fakes, "docker-escapes");
     INFO(docker.dump(2));
     CHECK(docker["status"] == "warn");
     CHECK_THAT(docker["observed"].get<std::string>(),
@@ -106,23 +106,23 @@ TEST_CASE("doctor: the daemons' runc and Docker are judged against the known esc
   SECTION("a fixed runc and Docker pass") {
     StandInDaemon daemon(root, "4242", answers(info_of({"/etc/cdi"}), {{"Version", "29.3.1"}}));
     fake_runc(root, "1.3.3", "v1.3.3-0-gd842d771");
-    CHECK(check(root, fakes, "runc-escapes")["status"] == "ok");
-    CHECK(check(root, fakes, "docker-escapes")["status"] == "ok");
+    CHECK(escape_check(root, fakes, "runc-escapes")["status"] == "ok");
+    CHECK(escape_check(root, fakes, "docker-escapes")["status"] == "ok");
   }
   SECTION("a distribution build with no changelog to read cannot be told") {
     StandInDaemon daemon(root, "4242", answers(info_of({"/etc/cdi"}), {{"Version", "26.1.4+dfsg1"}}));
     fake_runc(root, "1.1.5+ds1", "1.1.5+ds1-1+deb12u1");
-    const auto runc = check(root, fakes, "runc-escapes");
+    const auto runc = escape_check(root, fakes, "runc-escapes");
     CHECK(runc["status"] == "warn");
     CHECK_THAT(runc["observed"].get<std::string>(), Catch::Contains("cannot tell whether the distribution patched"));
   }
   SECTION("upstream builds are judged on their number") {
     StandInDaemon daemon(root, "4242", answers(info_of({"/etc/cdi"}), {{"Version", "26.1.4"}}));
     fake_runc(root, "1.1.11", "v1.1.11-0-g4bccb38c");
-    const auto runc = check(root, fakes, "runc-escapes");
+    const auto runc = escape_check(root, fakes, "runc-escapes");
     CHECK(runc["status"] == "fail");
     CHECK_THAT(runc["observed"].get<std::string>(), Catch::Contains("CVE-2024-21626") && Catch::Contains("1.1.12"));
-    const auto docker = check(root, fakes, "docker-escapes");
+    const auto docker = escape_check(root, fakes, "docker-escapes");
     CHECK_THAT(docker["observed"].get<std::string>(),
                Catch::Contains("CVE-2024-41110") && Catch::Contains("26.1.5") && Catch::Contains("CVE-2026-34040"));
   }
@@ -135,7 +135,7 @@ TEST_CASE("doctor: each daemon is asked which spec directories it reads, and roo
   fake_runc(root, "1.3.3", "v1.3.3");
   SECTION("a directory beside /etc/cdi fails") {
     StandInDaemon daemon(root, "4242", answers(info_of({"/etc/cdi", "/var/run/cdi"}), {{"Version", "27.5.1"}}));
-    const auto dirs = check(root, fakes, "daemon-cdi-dirs");
+    const auto dirs = escape_check(root, fakes, "daemon-cdi-dirs");
     CHECK(dirs["status"] == "fail");
     CHECK(dirs["layer"] == 3);
     CHECK_THAT(dirs["observed"].get<std::string>(), Catch::Contains("dockerd 4242 also reads /var/run/cdi"));
@@ -145,7 +145,7 @@ TEST_CASE("doctor: each daemon is asked which spec directories it reads, and roo
     info["DiscoveredDevices"] =
         json::parse(R"([{"Source":"cdi","ID":"nvidia.com/gpu=0"},{"Source":"cdi","ID":"nvidia.com/gpu=1"}])");
     StandInDaemon daemon(root, "4242", answers(info, {{"Version", "28.3.0"}}));
-    const auto dirs = check(root, fakes, "daemon-cdi-dirs");
+    const auto dirs = escape_check(root, fakes, "daemon-cdi-dirs");
     CHECK(dirs["status"] == "ok");
     CHECK_THAT(dirs["observed"].get<std::string>(),
                Catch::Contains("dockerd 4242 reads /etc/cdi, its CDI driver sees 2 devices"));
@@ -159,7 +159,7 @@ TEST_CASE("doctor: each daemon is asked which spec directories it reads, and roo
     StandInDaemon rootless(
         root, "4444",
         answers(info_of({"/etc/cdi", "/home/u/.config/cdi", "/run/user/1000/cdi"}), {{"Version", "29.2.0"}}), 1000);
-    const auto dirs = check(root, fakes, "daemon-cdi-dirs");
+    const auto dirs = escape_check(root, fakes, "daemon-cdi-dirs");
     INFO(dirs.dump(2));
     CHECK(dirs["status"] == "fail");
     CHECK_THAT(dirs["observed"].get<std::string>(),
@@ -178,20 +178,20 @@ TEST_CASE("doctor: each daemon is asked which spec directories it reads, and roo
     }
     {
       StandInDaemon daemon(root, "4242", answers(info_of({"/etc/cdi", "/opt/cdi"}), {{"Version", "27.5.1"}}));
-      CHECK_THAT(check(root, fakes, "daemon-cdi-dirs")["observed"].get<std::string>(),
+      CHECK_THAT(escape_check(root, fakes, "daemon-cdi-dirs")["observed"].get<std::string>(),
                  Catch::Contains("reads specs in /opt/cdi, where /opt/cdi is writable by everyone"));
     }
     {
       StandInDaemon daemon(root, "4343", answers(info_of({"/etc/cdi", "/tmp/cdi"}), {{"Version", "27.5.1"}}));
-      CHECK_THAT(check(root, fakes, "daemon-cdi-dirs")["observed"].get<std::string>(),
+      CHECK_THAT(escape_check(root, fakes, "daemon-cdi-dirs")["observed"].get<std::string>(),
                  Catch::Contains("reads specs in /tmp/cdi, where /tmp is writable by everyone"));
     }
     StandInDaemon daemon(root, "4545", answers(info_of({"/etc/cdi"}), {{"Version", "27.5.1"}}));
-    CHECK(check(root, fakes, "daemon-cdi-dirs")["status"] == "ok");
+    CHECK(escape_check(root, fakes, "daemon-cdi-dirs")["status"] == "ok");
   }
   SECTION("rootless 28.2 and later also reads its user's XDG directories") {
     StandInDaemon daemon(root, "4444", answers(info_of({"/etc/cdi"}), {{"Version", "28.2.1"}}), 1000);
-    const auto dirs = check(root, fakes, "daemon-cdi-dirs");
+    const auto dirs = escape_check(root, fakes, "daemon-cdi-dirs");
     CHECK(dirs["status"] == "warn");
     CHECK_THAT(
         dirs["observed"].get<std::string>(),
@@ -209,7 +209,7 @@ TEST_CASE("doctor: a daemon without CDI fails at layer 3 from its own answer, al
   SECTION("Debian 12's dockerd predates CDI") {
     json info = {{"DefaultRuntime", "runc"}};
     StandInDaemon daemon(root, "4242", answers(info, {{"Version", "20.10.24+dfsg1"}}));
-    const auto c = check(root, fakes, "daemon-cdi");
+    const auto c = escape_check(root, fakes, "daemon-cdi");
     CHECK(c["status"] == "fail");
     CHECK(c["layer"] == 3);
     CHECK_THAT(c["observed"].get<std::string>(), Catch::Contains("dockerd 4242 (Docker 20.10.24+dfsg1) predates CDI"));
@@ -217,19 +217,19 @@ TEST_CASE("doctor: a daemon without CDI fails at layer 3 from its own answer, al
   SECTION("Docker 26 with the feature off") {
     json info = {{"DefaultRuntime", "runc"}, {"CDISpecDirs", nullptr}};
     StandInDaemon daemon(root, "4242", answers(info, {{"Version", "26.1.5+dfsg1"}}));
-    const auto c = check(root, fakes, "daemon-cdi");
+    const auto c = escape_check(root, fakes, "daemon-cdi");
     CHECK(c["status"] == "fail");
     CHECK_THAT(c["decision"].get<std::string>(), Catch::Contains("\"features\": {\"cdi\": true}"));
   }
   SECTION("Docker 28.3 with its spec directories passes") {
     StandInDaemon daemon(root, "4242", answers(info_of({"/etc/cdi"}), {{"Version", "28.3.0"}}));
-    CHECK(check(root, fakes, "daemon-cdi")["status"] == "ok");
+    CHECK(escape_check(root, fakes, "daemon-cdi")["status"] == "ok");
   }
   SECTION("a daemon only --docker-host names") {
     StandInDaemon daemon(root, "4343", answers({{"DefaultRuntime", "runc"}}, {{"Version", "20.10.24+dfsg1"}}), 0,
                          false);
-    CHECK(check(root, fakes, "daemon-cdi")["status"] == "skip");
-    const auto c = check(root, fakes, "daemon-cdi", {"--docker-host", "unix://" + daemon.socket()});
+    CHECK(escape_check(root, fakes, "daemon-cdi")["status"] == "skip");
+    const auto c = escape_check(root, fakes, "daemon-cdi", {"--docker-host", "unix://" + daemon.socket()});
     INFO(c.dump());
     CHECK(c["status"] == "fail");
     CHECK(c["layer"] == 3);

@@ -15,7 +15,7 @@ using namespace std::string_literals;
 
 namespace {
 
-json check(const FixtureRoot& root, const std::string& id) {
+json policy_check(const FixtureRoot& root, const std::string& id) {
   const auto r = run_tool({"doctor", "-o", "json", "--root", root.str()});
   const auto doc = json::parse(r.out);
   for (const auto& c : doc["checks"]) {
@@ -32,8 +32,8 @@ void renet_units(const FixtureRoot& root) {
   }
 }
 
-void repository_daemon(const FixtureRoot& root, const std::string& pid, const std::string& id,
-                       const std::string& plugin) {
+void policy_repo_daemon(const FixtureRoot& root, const std::string& pid, const std::string& id,
+                        const std::string& plugin) {
   std::string cmdline = "/usr/bin/dockerd\0-H\0unix:///run/rediacc/docker-"s + id + ".sock\0"s;
   if (!plugin.empty()) cmdline += "--authorization-plugin=" + plugin + '\0';
   root.write("/proc/" + pid + "/cmdline", cmdline);
@@ -45,15 +45,15 @@ void repository_daemon(const FixtureRoot& root, const std::string& pid, const st
 TEST_CASE("doctor: the host policy is named with why, and none recorded on a Rediacc machine fails") {
   FixtureRoot root;
   intel_discrete(root);
-  CHECK(check(root, "host-policy")["status"] == "ok");
+  CHECK(policy_check(root, "host-policy")["status"] == "ok");
   renet_units(root);
-  auto none = check(root, "host-policy");
+  auto none = policy_check(root, "host-policy");
   CHECK(none["status"] == "fail");
   CHECK_THAT(none["meaning"].get<std::string>(), Catch::Contains("refuse every renet service"));
   root.write("/etc/rediacc/gpu/host-policy.json", R"({"policy": "strict", "reason": "--host-policy=strict"})");
-  CHECK(check(root, "host-policy")["status"] == "warn");
+  CHECK(policy_check(root, "host-policy")["status"] == "warn");
   root.write("/etc/rediacc/gpu/host-policy.json", R"({"policy": "rediacc", "reason": "found a Rediacc layout"})");
-  auto ok = check(root, "host-policy");
+  auto ok = policy_check(root, "host-policy");
   CHECK(ok["status"] == "ok");
   CHECK_THAT(ok["observed"].get<std::string>(), Catch::Contains("host policy rediacc (found a Rediacc layout)"));
   CHECK_THAT(
@@ -63,27 +63,27 @@ TEST_CASE("doctor: the host policy is named with why, and none recorded on a Red
   root.write(
       "/etc/rediacc/gpu/host-policy.json",
       R"({"policy": "rediacc", "reason": "r", "bind_roots": ["{mount}", "/srv/x:ro"], "bind_roots_named": true})");
-  CHECK_THAT(check(root, "host-policy")["observed"].get<std::string>(),
+  CHECK_THAT(policy_check(root, "host-policy")["observed"].get<std::string>(),
              Catch::Contains("only from {mount}, /srv/x (read-only) (named by an operator: setup --bind-root)"));
   root.write("/etc/rediacc/gpu/host-policy.json", R"({"policy": "rediacc", "reason": "r", "bind_roots": ["/etc"]})");
-  CHECK(check(root, "host-policy")["status"] == "fail");  // a root no setup would record
+  CHECK(policy_check(root, "host-policy")["status"] == "fail");  // a root no setup would record
   root.write("/etc/rediacc/gpu/host-policy.json", "{not json");
-  CHECK(check(root, "host-policy")["status"] == "fail");
+  CHECK(policy_check(root, "host-policy")["status"] == "fail");
 }
 
 TEST_CASE("doctor: a renet repository daemon running without its own plugin fails") {
   FixtureRoot root;
   intel_discrete(root);
   renet_units(root);
-  repository_daemon(root, "4242", "2816", "rediacc-gpu-2816");
-  CHECK(check(root, "rediacc-daemons")["status"] == "ok");
-  repository_daemon(root, "4343", "2880", "");
-  auto bare = check(root, "rediacc-daemons");
+  policy_repo_daemon(root, "4242", "2816", "rediacc-gpu-2816");
+  CHECK(policy_check(root, "rediacc-daemons")["status"] == "ok");
+  policy_repo_daemon(root, "4343", "2880", "");
+  auto bare = policy_check(root, "rediacc-daemons");
   CHECK(bare["status"] == "fail");
   CHECK_THAT(bare["observed"].get<std::string>(),
              Catch::Contains("dockerd 4343 of repository 2880 runs without any rediacc-gpu plugin"));
-  repository_daemon(root, "4343", "2880", "rediacc-gpu-2816");
-  CHECK_THAT(check(root, "rediacc-daemons")["observed"].get<std::string>(),
+  policy_repo_daemon(root, "4343", "2880", "rediacc-gpu-2816");
+  CHECK_THAT(policy_check(root, "rediacc-daemons")["observed"].get<std::string>(),
              Catch::Contains("calls the plugin of repository 2816"));
 }
 
@@ -104,7 +104,7 @@ TEST_CASE("doctor: what host-network containers reach outside the repositories' 
              "Num       RefCount Protocol Flags    Type St Inode Path\n"
              "0000000000000000: 00000002 00000000 00010000 0001 01 11 @/containerd-shim/abc.sock\n"
              "0000000000000000: 00000002 00000000 00010000 0001 01 12 /run/dbus/system_bus_socket\n");
-  auto c = check(root, "host-network");
+  auto c = policy_check(root, "host-network");
   CHECK(c["status"] == "warn");
   const auto observed = c["observed"].get<std::string>();
   CHECK_THAT(observed, Catch::Contains("127.0.0.1:5555") && Catch::Contains("0.0.0.0:6666") &&
@@ -113,5 +113,5 @@ TEST_CASE("doctor: what host-network containers reach outside the repositories' 
   CHECK_THAT(c["meaning"].get<std::string>(), Catch::Contains("NET_ADMIN"));
   CHECK_THAT(observed, Catch::Contains("the eBPF isolation is not read under --root"));
   root.write("/etc/rediacc/gpu/host-policy.json", R"({"policy": "strict", "reason": "test"})");
-  CHECK(check(root, "host-network")["status"] == "skip");
+  CHECK(policy_check(root, "host-network")["status"] == "skip");
 }

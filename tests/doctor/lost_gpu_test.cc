@@ -20,8 +20,6 @@ using nlohmann::json;
 
 namespace {
 
-std::vector<json> checks(const FixtureRoot& root, const std::string& id) { return doctor_checks(root, id); }
-
 // What the kernel shows once the 4090 fell off the bus: no PCI device, no DRM nodes, no
 // /proc/driver/nvidia entry.
 void fall_off_the_bus(const FixtureRoot& root) {
@@ -37,9 +35,9 @@ TEST_CASE("doctor: a recorded GPU gone from the bus fails by name, and no check 
   FixtureRoot root;
   workstation_numbered(root, {128, 129, 130});
   REQUIRE(tool_on(root, {"probe"}).exit_code == 0);  // records the inventory
-  CHECK(checks(root, "gpu-present")[0]["status"] == "ok");
+  CHECK(doctor_checks(root, "gpu-present")[0]["status"] == "ok");
   fall_off_the_bus(root);
-  const auto present = checks(root, "gpu-present");
+  const auto present = doctor_checks(root, "gpu-present");
   REQUIRE(present.size() == 1);
   CHECK(present[0]["status"] == "fail");
   CHECK(present[0]["layer"] == 1);
@@ -51,7 +49,7 @@ TEST_CASE("doctor: a recorded GPU gone from the bus fails by name, and no check 
              Contains("Xid 79") && Contains("nvidia-smi -r -i 0000:01:00.0") && Contains("rediacc-gpu setup"));
   for (const char* id : {"nvidia-driver", "nvml", "nouveau"}) {
     INFO(id);
-    const auto c = checks(root, id);
+    const auto c = doctor_checks(root, id);
     REQUIRE(c.size() == 1);
     CHECK_THAT(c[0]["observed"].get<std::string>(), !Contains("no NVIDIA GPU") && Contains("not found now"));
   }
@@ -65,7 +63,7 @@ TEST_CASE("doctor: a GPU the NVIDIA driver lists and sysfs no longer shows fails
   FixtureRoot root;
   two_nvidia_datacenter(root, false);
   MachineBuilder(root).unplug("0000:41:00.0");  // fell off the bus; the loaded driver still lists it
-  const auto present = checks(root, "gpu-present");
+  const auto present = doctor_checks(root, "gpu-present");
   REQUIRE(present.size() == 1);
   CHECK(present[0]["status"] == "fail");
   CHECK(present[0]["subject"] == "0000:41:00.0");
@@ -83,7 +81,7 @@ TEST_CASE("doctor: a GPU whose configuration space reads all-ones fails, though 
   REQUIRE(tool_on(root, {"probe"}).exit_code == 0);
   CHECK_THAT(tool_on(root, {"metrics"}).out, Contains("rediacc_gpu_gpus_missing 0\n"));
   root.write("/sys/devices/pci0000:00/0000:03:00.0/config", std::string(64, '\xff'));
-  const auto present = checks(root, "gpu-present");
+  const auto present = doctor_checks(root, "gpu-present");
   REQUIRE(present.size() == 1);
   CHECK(present[0]["status"] == "fail");
   CHECK_THAT(present[0]["observed"].get<std::string>(), Contains("(0000:03:00.0)") && Contains("all-ones"));
@@ -95,13 +93,13 @@ TEST_CASE("doctor: the NVML check says NVML answered only when it did, else that
   FixtureRoot with, without;
   two_nvidia_datacenter(with, true);
   two_nvidia_datacenter(without, false);
-  const auto nvml = checks(with, "nvml");
+  const auto nvml = doctor_checks(with, "nvml");
   REQUIRE(nvml.size() == 1);
   CHECK(nvml[0]["status"] == "ok");
   CHECK_THAT(
       nvml[0]["observed"].get<std::string>(),
       Contains("NVML (/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1, driver ") && Contains(") answered for 2 GPU(s)"));
-  const auto proc = checks(without, "nvml");
+  const auto proc = doctor_checks(without, "nvml");
   REQUIRE(proc.size() == 1);
   CHECK(proc[0]["status"] == "warn");
   CHECK_THAT(proc[0]["observed"].get<std::string>(),
@@ -141,7 +139,7 @@ TEST_CASE("NVML loads once a run of doctor or metrics or usage: the probe's answ
     return std::count(text.begin(), text.end(), '\n');
   };
   // A hung driver costs every load its whole bound: two loads a run made doctor wait twice as long.
-  const auto nvml = checks(root, "nvml");
+  const auto nvml = doctor_checks(root, "nvml");
   REQUIRE(nvml.size() == 1);
   CHECK(nvml[0]["status"] == "ok");
   CHECK(inits() == 1);
@@ -157,7 +155,7 @@ TEST_CASE(
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
   const auto spec_check = [&] {
-    const auto c = checks(root, "nvidia-spec");
+    const auto c = doctor_checks(root, "nvidia-spec");
     REQUIRE(c.size() == 1);
     return c[0];
   };
@@ -179,7 +177,7 @@ TEST_CASE(
            "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: \"0\"\n"
            "  containerEdits:\n    deviceNodes: [{path: /dev/nvidia0}, {path: /dev/dri/renderD129}]\n");
   workstation_numbered(ws, {128, 130, 129});
-  const auto c = checks(ws, "nvidia-spec");
+  const auto c = doctor_checks(ws, "nvidia-spec");
   REQUIRE(c.size() == 1);
   CHECK(c[0]["status"] == "fail");
   CHECK_THAT(c[0]["observed"].get<std::string>(),
@@ -201,7 +199,7 @@ constexpr const char* kXidLines[] = {
 TEST_CASE("doctor and metrics: Xids and amdgpu resets per GPU and code, from /dev/kmsg, the journal or kern.log") {
   const auto expect_events = [](const FixtureRoot& root, const std::string& source) {
     INFO(source);
-    const auto log = checks(root, "kernel-log");
+    const auto log = doctor_checks(root, "kernel-log");
     std::map<std::string, json> by_status;
     for (const auto& c : log) by_status[c["status"].get<std::string>() + " " + c["subject"].get<std::string>()] = c;
     REQUIRE(by_status.count("fail 0000:01:00.0"));
@@ -239,7 +237,7 @@ TEST_CASE("doctor and metrics: Xids and amdgpu resets per GPU and code, from /de
   workstation_numbered(quiet, {128, 129, 130});
   // An Xid of the boot before is not this boot's: kern.log keeps both until it is rotated.
   quiet.write("/var/log/kern.log", plain + "Dec  2 11:00:00 ws-01 kernel: Linux version 6.1.0\n");
-  const auto ok = checks(quiet, "kernel-log");
+  const auto ok = doctor_checks(quiet, "kernel-log");
   REQUIRE(ok.size() == 1);
   CHECK(ok[0]["status"] == "ok");
   CHECK_THAT(ok[0]["observed"].get<std::string>(), Contains("since boot"));
@@ -252,7 +250,7 @@ TEST_CASE("doctor: a kernel log that does not reach back to boot says so, never 
   for (const auto* root : {&wrapped, &rotated}) workstation_numbered(*root, {128, 129, 130});
   // The kernel's ring buffer overwrote its first 5000 messages: what it holds starts later.
   wrapped.write("/dev/kmsg", "6,5000,7200000000,-;usb 1-1: new device\n");
-  const auto kmsg = checks(wrapped, "kernel-log");
+  const auto kmsg = doctor_checks(wrapped, "kernel-log");
   REQUIRE(kmsg.size() == 1);
   CHECK(kmsg[0]["status"] == "ok");
   CHECK_THAT(kmsg[0]["observed"].get<std::string>(),
@@ -260,7 +258,7 @@ TEST_CASE("doctor: a kernel log that does not reach back to boot says so, never 
                  !Contains("since boot"));
   // A kern.log that names no boot may have lost this boot's start to rotation.
   rotated.write("/var/log/kern.log", "Dec  2 10:00:00 ws-01 kernel: usb 1-1: new device\n");
-  const auto file = checks(rotated, "kernel-log");
+  const auto file = doctor_checks(rotated, "kernel-log");
   REQUIRE(file.size() == 1);
   CHECK_THAT(file[0]["observed"].get<std::string>(), Contains("in what the file keeps") && !Contains("since boot"));
 }
@@ -268,18 +266,18 @@ TEST_CASE("doctor: a kernel log that does not reach back to boot says so, never 
 TEST_CASE("doctor and metrics: AMD RAS counters, uncorrectable errors fail and correctable ones warn") {
   FixtureRoot root;
   workstation_numbered(root, {128, 129, 130});
-  CHECK(checks(root, "gpu-ras")[0]["status"] == "skip");
+  CHECK(doctor_checks(root, "gpu-ras")[0]["status"] == "skip");
   const std::string ras = "/sys/devices/pci0000:00/0000:03:00.0/ras/";
   root.write(ras + "umc_err_count", "ue: 0\nce: 5\n");
   root.write(ras + "gfx_err_count", "ue: 0\nce: 0\n");
   root.write(ras + "features", "feature mask: 0x3fff\n");
-  auto c = checks(root, "gpu-ras");
+  auto c = doctor_checks(root, "gpu-ras");
   REQUIRE(c.size() == 1);
   CHECK(c[0]["status"] == "warn");
   CHECK_THAT(c[0]["observed"].get<std::string>(),
              Contains("0000:03:00.0: correctable RAS errors") && Contains("umc 5"));
   root.write(ras + "umc_err_count", "ue: 2\nce: 5\n");
-  c = checks(root, "gpu-ras");
+  c = doctor_checks(root, "gpu-ras");
   REQUIRE(c.size() == 1);
   CHECK(c[0]["status"] == "fail");
   CHECK(c[0]["subject"] == "0000:03:00.0");
@@ -300,7 +298,7 @@ TEST_CASE(
                                                                kWorkstation4090Uuid, 24ULL << 30, 0, 0x2684);
   const auto ecc_with = [&](const std::string& lines) {
     m.fake_nvml("/usr/lib/x86_64-linux-gnu", gpu + lines);
-    const auto c = checks(root, "gpu-ecc");
+    const auto c = doctor_checks(root, "gpu-ecc");
     REQUIRE(c.size() == 1);
     return c[0];
   };

@@ -16,7 +16,6 @@ using namespace rgpu::test;
 
 namespace {
 
-const std::string kDri = "rediacc.io/dri=renderD128";
 const std::string kShow = "stat -c '%t:%T' /dev/dri/renderD128";
 
 void tool(const std::vector<std::string>& args) {
@@ -36,31 +35,33 @@ TEST_CASE(
   tool({"cdi", "generate", "--root", machine.str()});
   CdiDocker docker(machine, "web");
   docker.import_busybox("img");
-  tool({"grant", "web", "--device", kDri, "--root", machine.str()});
+  tool({"grant", "web", "--device", kRenderD128Name, "--root", machine.str()});
 
-  ran(docker, docker.docker({"create", "--name", "held", "--device", kDri, "img", "sh", "-c", kShow}));
+  ran(docker, docker.docker({"create", "--name", "held", "--device", kRenderD128Name, "img", "sh", "-c", kShow}));
   const auto first = docker.docker({"start", "-a", "held"});
   ran(docker, first);
   CHECK(first.out == "e2:80\n");  // 226:128, seen by the container's own command
-  ran(docker, docker.docker({"run", "-d", "--name", "busy", "--device", kDri, "img", "sleep", "600"}));
+  ran(docker, docker.docker({"run", "-d", "--name", "busy", "--device", kRenderD128Name, "img", "sleep", "600"}));
   ran(docker, docker.docker({"exec", "busy", "true"}));
   FixtureRoot project;
   project.write("/compose.yaml", "services:\n  gpu:\n    image: img\n    command: [\"sh\", \"-c\", \"" + kShow +
-                                     "\"]\n    network_mode: none\n    devices: [\"" + kDri + "\"]\n");
+                                     "\"]\n    network_mode: none\n    devices: [\"" + kRenderD128Name + "\"]\n");
   ran(docker, docker.docker({"compose", "-p", "rgpu", "up", "-d"}, project.str()));
 
   // The revoke names what already holds the name, from the repository's own daemon.
   const std::string host = "unix://" + docker.root() + "/run/docker.sock";
-  const auto revoke = run_tool({"revoke", "web", "--device", kDri, "--root", machine.str(), "--docker-host", host});
+  const auto revoke =
+      run_tool({"revoke", "web", "--device", kRenderD128Name, "--root", machine.str(), "--docker-host", host});
   INFO(revoke.out << revoke.err);
   REQUIRE(revoke.exit_code == 0);
-  CHECK_THAT(revoke.out, Catch::Contains("container /held (") &&
-                             Catch::Contains(") uses " + kDri + ", stopped; it is refused at its next start.") &&
-                             Catch::Contains("container /busy (") &&
-                             Catch::Contains("running: it keeps the device until it stops") &&
-                             Catch::Contains("container /rgpu-gpu-1 ("));
-  const std::string lacks = "has no grant for " + kDri +
-                            "; an operator can grant it with: rediacc-gpu grant web --device " + kDri +
+  CHECK_THAT(revoke.out,
+             Catch::Contains("container /held (") &&
+                 Catch::Contains(") uses " + kRenderD128Name + ", stopped; it is refused at its next start.") &&
+                 Catch::Contains("container /busy (") &&
+                 Catch::Contains("running: it keeps the device until it stops") &&
+                 Catch::Contains("container /rgpu-gpu-1 ("));
+  const std::string lacks = "has no grant for " + kRenderD128Name +
+                            "; an operator can grant it with: rediacc-gpu grant web --device " + kRenderD128Name +
                             "; or recreate the container without it";
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"start", "held"}, {"restart", "held"}, {"exec", "busy", "true"}}) {
@@ -90,7 +91,7 @@ TEST_CASE(
   CHECK(stale["status"] == "fail");
   CHECK(stale["layer"] == 5);
   CHECK_THAT(stale["observed"].get<std::string>(), Catch::Contains("web: /busy (") &&
-                                                       Catch::Contains(", running) uses " + kDri) &&
+                                                       Catch::Contains(", running) uses " + kRenderD128Name) &&
                                                        Catch::Contains("web: /renamed ("));
   // A running container keeps the device cgroup it started with until it stops (docs/gate-limits.md);
   // once stopped it does not come back.
@@ -98,16 +99,16 @@ TEST_CASE(
   refused_by_gate(docker, docker.docker({"start", "busy"}), lacks);
 
   // Granted again, the same containers start: the grant in force decides, not the one at create.
-  tool({"grant", "web", "--device", kDri, "--root", machine.str()});
+  tool({"grant", "web", "--device", kRenderD128Name, "--root", machine.str()});
   const auto again = docker.docker({"start", "-a", "renamed"});
   ran(docker, again);
   CHECK(again.out == "e2:80\n");
 
   // revoke --stop stops a running holder and keeps it from coming back on its restart policy.
-  ran(docker,
-      docker.docker({"run", "-d", "--restart", "always", "--name", "daemon", "--device", kDri, "img", "sleep", "600"}));
-  const auto stopping =
-      run_tool({"revoke", "web", "--device", kDri, "--root", machine.str(), "--docker-host", host, "--stop"});
+  ran(docker, docker.docker({"run", "-d", "--restart", "always", "--name", "daemon", "--device", kRenderD128Name, "img",
+                             "sleep", "600"}));
+  const auto stopping = run_tool(
+      {"revoke", "web", "--device", kRenderD128Name, "--root", machine.str(), "--docker-host", host, "--stop"});
   INFO(stopping.out << stopping.err);
   CHECK(stopping.exit_code == 0);
   CHECK_THAT(stopping.out, Catch::Contains("container /daemon (") && Catch::Contains("stopped now, restart policy no"));
@@ -122,14 +123,14 @@ TEST_CASE(
   FixtureRoot machine;
   two_amd_instinct(machine);
   tool({"cdi", "generate", "--root", machine.str()});
-  tool({"grant", "alpha", "--device", kDri, "--root", machine.str()});
+  tool({"grant", "alpha", "--device", kRenderD128Name, "--root", machine.str()});
   FixtureRoot copy;
   {
     CdiDockerOptions alpha_options;
     alpha_options.repo = "alpha";
     CdiDocker alpha(machine, alpha_options);
     alpha.import_busybox("img");
-    ran(alpha, alpha.docker({"create", "--name", "held", "--device", kDri, "img", "sh", "-c", kShow}));
+    ran(alpha, alpha.docker({"create", "--name", "held", "--device", kRenderD128Name, "img", "sh", "-c", kShow}));
     ran(alpha, alpha.docker({"create", "--name", "plain", "img", "true"}));
     ran(alpha, alpha.docker({"start", "-a", "held"}));
     const auto copied = run_program("/bin/cp", {"-a", alpha.data_root() + "/.", copy.str()});
@@ -141,7 +142,7 @@ TEST_CASE(
   CdiDocker beta(machine, beta_options);
   for (const char* verb : {"start", "restart"}) {
     refused_by_gate(beta, beta.docker({verb, "held"}), "container \"/held\" (");
-    refused_by_gate(beta, beta.docker({verb, "held"}), "repository \"beta\" has no grant for " + kDri);
+    refused_by_gate(beta, beta.docker({verb, "held"}), "repository \"beta\" has no grant for " + kRenderD128Name);
   }
   ran(beta, beta.docker({"start", "plain"}));  // what attaches nothing still runs in the fork
   // The route as the CLI sends it: API 1.45 from Docker 26's, 1.51 from 28.5's.
@@ -156,14 +157,14 @@ TEST_CASE("cdi docker: a daemon reading its repository's view resolves only held
   FixtureRoot machine;
   two_amd_instinct(machine);
   tool({"cdi", "generate", "--root", machine.str()});
-  tool({"grant", "web", "--device", kDri, "--root", machine.str()});
+  tool({"grant", "web", "--device", kRenderD128Name, "--root", machine.str()});
   CdiDockerOptions options;
   options.plugin = false;
   options.cdi_dir = machine.host("/var/lib/rediacc/gpu/cdi/web").string();
   CdiDocker docker(machine, options);
   docker.import_busybox("img");
 
-  const auto seen = docker.docker({"run", "--rm", "--device", kDri, "img", "sh", "-c", kShow});
+  const auto seen = docker.docker({"run", "--rm", "--device", kRenderD128Name, "img", "sh", "-c", kShow});
   ran(docker, seen);
   CHECK(seen.out == "e2:80\n");
   const std::string other = "rediacc.io/dri=renderD129";
@@ -171,14 +172,14 @@ TEST_CASE("cdi docker: a daemon reading its repository's view resolves only held
   INFO(unresolved.err);
   CHECK(unresolved.exit_code != 0);
   CHECK_THAT(unresolved.err, Catch::Contains("unresolvable CDI devices " + other));
-  ran(docker, docker.docker({"create", "--name", "held", "--device", kDri, "img", "sh", "-c", kShow}));
+  ran(docker, docker.docker({"create", "--name", "held", "--device", kRenderD128Name, "img", "sh", "-c", kShow}));
   // Docker 28.2 and later list what the daemon can inject in GET /info: the view's names alone.
   const auto info = docker.docker({"info", "--format", "{{json .}}"});
   ran(docker, info);
   const auto discovered = nlohmann::json::parse(info.out).value("DiscoveredDevices", nlohmann::json());
   INFO(discovered.dump());
   if (cdi_docker_major() >= 28) {
-    CHECK(discovered == nlohmann::json::parse(R"([{"Source":"cdi","ID":")" + kDri + R"("}])"));
+    CHECK(discovered == nlohmann::json::parse(R"([{"Source":"cdi","ID":")" + kRenderD128Name + R"("}])"));
   } else {
     CHECK(discovered.is_null());  // 26 has no such field
   }
@@ -186,11 +187,11 @@ TEST_CASE("cdi docker: a daemon reading its repository's view resolves only held
   // Grants change while the daemon runs: the view's files are rewritten inside the bound directory.
   tool({"grant", "web", "--device", other, "--root", machine.str()});
   ran(docker, docker.docker({"run", "--rm", "--device", other, "img", "true"}));
-  tool({"revoke", "web", "--device", kDri, "--root", machine.str()});
+  tool({"revoke", "web", "--device", kRenderD128Name, "--root", machine.str()});
   const auto revoked = docker.docker({"start", "-a", "held"});
   INFO(revoked.out << revoked.err);
   CHECK(revoked.exit_code != 0);
-  CHECK_THAT(revoked.err, Catch::Contains("unresolvable CDI devices " + kDri));
+  CHECK_THAT(revoked.err, Catch::Contains("unresolvable CDI devices " + kRenderD128Name));
 }
 
 TEST_CASE(
@@ -202,9 +203,10 @@ TEST_CASE(
   CdiDocker docker(machine, "web");
   docker.import_busybox("img");
   const std::string desired = machine.host("/desired.json").string();
-  machine.write("/desired.json", R"({"schema": 1, "repositories": [{"name": "web", "grants": [")" + kDri + R"("]}]})");
+  machine.write("/desired.json",
+                R"({"schema": 1, "repositories": [{"name": "web", "grants": [")" + kRenderD128Name + R"("]}]})");
   tool({"grants", "apply", desired, "--root", machine.str()});
-  ran(docker, docker.docker({"create", "--name", "held", "--device", kDri, "img", "sh", "-c", kShow}));
+  ran(docker, docker.docker({"create", "--name", "held", "--device", kRenderD128Name, "img", "sh", "-c", kShow}));
   const auto first = docker.docker({"start", "-a", "held"});
   ran(docker, first);
   CHECK(first.out == "e2:80\n");
@@ -217,10 +219,10 @@ TEST_CASE(
   const auto doc = nlohmann::json::parse(pruned.out);
   CHECK(doc["changed"] == true);
   CHECK(doc["revoked"] ==
-        nlohmann::json::parse(R"([{"repo": "web", "device": ")" + kDri + R"(", "exclusive": false}])"));
+        nlohmann::json::parse(R"([{"repo": "web", "device": ")" + kRenderD128Name + R"(", "exclusive": false}])"));
   REQUIRE(doc["containers_using_revoked"].size() == 1);
   CHECK(doc["containers_using_revoked"][0]["container"] == "/held");
-  CHECK(doc["containers_using_revoked"][0]["device"] == kDri);
+  CHECK(doc["containers_using_revoked"][0]["device"] == kRenderD128Name);
   CHECK(doc["containers_using_revoked"][0]["running"] == false);
   CHECK(doc["warnings"].empty());
   refused_by_gate(docker, docker.docker({"start", "held"}), "container \"/held\"");

@@ -23,8 +23,6 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kDri = "rediacc.io/dri=renderD128";
-
 // The fixture machine's /proc is this machine's own (bound over it for the test, unbound before the
 // fixture goes): its processes are the real containers', its dockerd the chroot's.
 struct RealProc {
@@ -64,13 +62,13 @@ TEST_CASE("cdi docker: usage names the repository and container holding a GPU, a
   machine.char_node("/dev/dri/renderD128", 1, 7);
   machine.link("/sys/dev/char/1:7", std::filesystem::read_symlink(machine.host("/sys/class/drm/renderD128")).string());
   ok(tool_on(machine, {"cdi", "generate"}));
-  ok(tool_on(machine, {"grant", "web", "--device", kDri}));
+  ok(tool_on(machine, {"grant", "web", "--device", kRenderD128Name}));
   CdiDocker docker(machine, "web");
   docker.import_busybox("img");
   // Where usage asks web which containers are its own, as setup writes it.
   machine.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=" + CdiDocker::machine_host() + "\n");
   RealProc proc(machine);
-  ran(docker, docker.docker({"run", "-d", "--name", "train", "--device", kDri, "img", "sh", "-c",
+  ran(docker, docker.docker({"run", "-d", "--name", "train", "--device", kRenderD128Name, "img", "sh", "-c",
                              "exec 3</dev/dri/renderD128; exec sleep 600"}));
 
   // `run -d` returns once the container started, maybe before its shell opened the node.
@@ -95,10 +93,10 @@ TEST_CASE("cdi docker: usage names the repository and container holding a GPU, a
   REQUIRE(in_use.size() == 1);
   CHECK(in_use[0]["status"] == "ok");
   CHECK_THAT(tool_on(machine, {"metrics"}).out,
-             Contains("rediacc_gpu_grant_in_use{repository=\"web\",device=\"" + kDri + "\"} 1\n"));
+             Contains("rediacc_gpu_grant_in_use{repository=\"web\",device=\"" + kRenderD128Name + "\"} 1\n"));
 
   // Revoked without --stop: the running container keeps the device, and doctor says so.
-  ok(tool_on(machine, {"revoke", "web", "--device", kDri}));
+  ok(tool_on(machine, {"revoke", "web", "--device", kRenderD128Name}));
   const auto kept = gpu_use(machine);
   INFO(kept.dump(2));
   REQUIRE(kept.size() == 1);
@@ -120,7 +118,7 @@ TEST_CASE("cdi docker: the canary goes through the repository's own gate and vie
       "canary", "--repo", "web", "--image", "img", "--docker-host", "unix://" + docker.root() + "/run/docker.sock",
       "-o",     "json"};
   auto with_device = canary;
-  with_device.insert(with_device.end(), {"--device", kDri});
+  with_device.insert(with_device.end(), {"--device", kRenderD128Name});
   const auto refused = tool_on(machine, with_device);
   INFO(refused.out << refused.err << docker.plugin_log());
   CHECK(refused.exit_code == 1);
@@ -129,7 +127,7 @@ TEST_CASE("cdi docker: the canary goes through the repository's own gate and vie
   CHECK(no["stage"] == "create");
   CHECK_THAT(no["detail"].get<std::string>(), Contains(docker.plugin_name()) && Contains("no grant"));
 
-  ok(tool_on(machine, {"grant", "web", "--device", kDri}));
+  ok(tool_on(machine, {"grant", "web", "--device", kRenderD128Name}));
   const auto passed = tool_on(machine, canary);  // every name web holds
   INFO(passed.out << passed.err << docker.daemon_log());
   REQUIRE(passed.exit_code == 0);
@@ -142,7 +140,7 @@ TEST_CASE("cdi docker: the canary goes through the repository's own gate and vie
   const auto record = json::parse(machine.read("/var/lib/rediacc/gpu/canary/web.json"));
   CHECK(record["results"][0]["last_success"] == yes[0]["at"]);
   const auto metrics = tool_on(machine, {"metrics"}).out;
-  CHECK_THAT(metrics, Contains("rediacc_gpu_canary_ok{repository=\"web\",device=\"" + kDri + "\"} 1\n") &&
+  CHECK_THAT(metrics, Contains("rediacc_gpu_canary_ok{repository=\"web\",device=\"" + kRenderD128Name + "\"} 1\n") &&
                           Contains("rediacc_gpu_canary_last_success_timestamp_seconds{repository=\"web\""));
   const auto doctor = json::parse(tool_on(machine, {"doctor", "-o", "json"}).out);
   bool seen = false;
@@ -155,7 +153,7 @@ TEST_CASE("cdi docker: the canary goes through the repository's own gate and vie
   CHECK(seen);
 
   // Revoked: refused again, and the record keeps when it last succeeded.
-  ok(tool_on(machine, {"revoke", "web", "--device", kDri}));
+  ok(tool_on(machine, {"revoke", "web", "--device", kRenderD128Name}));
   const auto after = tool_on(machine, with_device);
   CHECK(after.exit_code == 1);
   const auto kept = json::parse(machine.read("/var/lib/rediacc/gpu/canary/web.json"))["results"][0];

@@ -49,7 +49,7 @@ void rediacc_machine(const FixtureRoot& machine) {
   machine.write("/run/rediacc/docker-2880.sock", "");
 }
 
-void grant(const FixtureRoot& machine, const std::string& name) {
+void grant_web(const FixtureRoot& machine, const std::string& name) {
   const auto r = run_tool({"grant", "2816", "--device", name, "--root", machine.str()});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
@@ -76,7 +76,7 @@ struct RenetRepository {
   }
   static const FixtureRoot& laid_out(const FixtureRoot& m, const std::string& granted) {
     rediacc_machine(m);
-    if (!granted.empty()) grant(m, granted);
+    if (!granted.empty()) grant_web(m, granted);
     return m;
   }
   FixtureRoot machine;

@@ -11,9 +11,11 @@
 #include "core/root_fs.h"
 #include "facts/chain_reads.h"
 #include "tests/support/fixture_root.h"
+#include "tests/support/machines.h"
 
 using rgpu::facts::ChainReads;
 using rgpu::test::FixtureRoot;
+using rgpu::test::kDebian12OsRelease;
 
 namespace {
 
@@ -39,14 +41,14 @@ class RecordingRunner final : public rgpu::CommandRunner {
   }
 };
 
-rgpu::probe::Gpu gpu(rgpu::probe::Vendor vendor, std::vector<std::string> nodes) {
+rgpu::probe::Gpu chain_gpu(rgpu::probe::Vendor vendor, std::vector<std::string> nodes) {
   rgpu::probe::Gpu g;
   g.vendor = vendor;
   g.device_nodes = std::move(nodes);
   return g;
 }
 
-struct Machine {
+struct ChainMachine {
   FixtureRoot root;
   rgpu::probe::Inventory fresh;
   std::vector<rgpu::docker::RunningDaemon> daemons;
@@ -60,14 +62,13 @@ struct Machine {
   }
 };
 
-const std::string kDebian = "ID=debian\nVERSION_ID=\"12\"\n";
 const std::string kToolkitStatus =
     "Package: nvidia-container-toolkit-base\nStatus: install ok installed\nVersion: 1.20.0-1\n";
 
 }  // namespace
 
 TEST_CASE("facts: the host's modules, WSL and the device nodes the checks look at are read once") {
-  Machine m;
+  ChainMachine m;
   m.root.mkdir("/sys/module/nouveau");
   m.root.write("/sys/module/amdgpu", "a file, not the module's directory");
   m.root.write("/proc/sys/kernel/osrelease", "5.15.153.1-microsoft-standard-WSL2");
@@ -75,7 +76,7 @@ TEST_CASE("facts: the host's modules, WSL and the device nodes the checks look a
   m.root.char_node("/dev/nvidiactl", 195, 255);
   m.root.char_node("/dev/nvidia0", 195, 0);
   m.root.char_node("/dev/nvidia-caps/nvidia-cap21", 238, 21);
-  auto g = gpu(rgpu::probe::Vendor::nvidia, {"/dev/nvidia0", "/dev/nvidia1"});
+  auto g = chain_gpu(rgpu::probe::Vendor::nvidia, {"/dev/nvidia0", "/dev/nvidia1"});
   rgpu::probe::Partition mig;
   mig.device_nodes = {"/dev/nvidia-caps/nvidia-cap21"};
   g.partitions = {mig};
@@ -90,9 +91,9 @@ TEST_CASE("facts: the host's modules, WSL and the device nodes the checks look a
 }
 
 TEST_CASE("facts: the NVIDIA toolkit, its spec and its refresh are read as the checks read them") {
-  Machine m;
-  m.fresh.gpus = {gpu(rgpu::probe::Vendor::nvidia, {})};
-  m.root.write("/etc/os-release", kDebian);
+  ChainMachine m;
+  m.fresh.gpus = {chain_gpu(rgpu::probe::Vendor::nvidia, {})};
+  m.root.write("/etc/os-release", kDebian12OsRelease);
   m.root.write("/var/lib/dpkg/status", kToolkitStatus);
   m.root.write("/usr/bin/nvidia-ctk", "");
   m.root.write("/etc/cdi/nvidia.yaml", "libcuda.so.550.54.15");
@@ -129,12 +130,12 @@ TEST_CASE("facts: the NVIDIA toolkit, its spec and its refresh are read as the c
 }
 
 TEST_CASE("facts: an rpm family's toolkit is asked of rpm, once, and only with an NVIDIA GPU") {
-  Machine m;
+  ChainMachine m;
   m.root.write("/etc/os-release", "ID=fedora\nVERSION_ID=40\n");
   CHECK_FALSE(m.read().nvidia.toolkit_version);
   CHECK(m.runner.asked_for("nvidia-container-toolkit-base") == 0);
 
-  m.fresh.gpus = {gpu(rgpu::probe::Vendor::nvidia, {})};
+  m.fresh.gpus = {chain_gpu(rgpu::probe::Vendor::nvidia, {})};
   CHECK(m.read().nvidia.toolkit_version == "1.19.0-1");
   REQUIRE(m.runner.asked_for("nvidia-container-toolkit-base") == 1);
   CHECK(std::find(m.runner.asked.begin(), m.runner.asked.end(),
@@ -145,9 +146,9 @@ TEST_CASE("facts: an rpm family's toolkit is asked of rpm, once, and only with a
 // Issue: "Docker is found as it is installed on each family (dpkg, rpm, or the running dockerd's
 // own version), so every check that needs Docker's version runs on all five".
 TEST_CASE("facts: the machine's Docker is its dpkg package, else a running daemon's version, else its rpm package") {
-  Machine m;
+  ChainMachine m;
   SECTION("Debian and Ubuntu: dpkg's status, and no program runs") {
-    m.root.write("/etc/os-release", kDebian);
+    m.root.write("/etc/os-release", kDebian12OsRelease);
     m.root.write("/var/lib/dpkg/status", "Package: docker.io\nStatus: install ok installed\nVersion: 26.1.5+dfsg1-9\n");
     const auto docker = m.read().installed_docker;
     REQUIRE(docker);
@@ -202,8 +203,8 @@ TEST_CASE("facts: the machine's Docker is its dpkg package, else a running daemo
 }
 
 TEST_CASE("facts: the NVIDIA spec's nodes are read but a numberless one that is missing") {
-  Machine m;
-  m.fresh.gpus = {gpu(rgpu::probe::Vendor::nvidia, {})};
+  ChainMachine m;
+  m.fresh.gpus = {chain_gpu(rgpu::probe::Vendor::nvidia, {})};
   m.root.write("/etc/cdi/nvidia.yaml",
                R"({"cdiVersion":"0.6.0","kind":"nvidia.com/gpu","devices":[{"name":"0","containerEdits":)"
                R"({"deviceNodes":[{"path":"/dev/nvidia0"},{"path":"/dev/gone"}]}}]})");
@@ -220,7 +221,7 @@ TEST_CASE("facts: the NVIDIA spec's nodes are read but a numberless one that is 
 }
 
 TEST_CASE("facts: Docker's configurations, the other spec directories and who can write the reported ones") {
-  Machine m;
+  ChainMachine m;
   m.root.write("/etc/docker/daemon.json", R"({"features": {"cdi": true}})");
   m.root.write("/etc/rediacc/web/daemon.json", "");
   m.daemons = {{"100", {"dockerd", "--config-file=/etc/rediacc/web/daemon.json"}},
@@ -251,7 +252,7 @@ TEST_CASE("facts: Docker's configurations, the other spec directories and who ca
 }
 
 TEST_CASE("facts: our specs on disk are read beside those the probe made now would generate") {
-  Machine m;
+  ChainMachine m;
   m.root.write("/etc/cdi/rediacc.io-dri.json", "left from a GPU that is gone\n");
 
   const auto ours = m.read().our_specs;

@@ -20,19 +20,15 @@ using Catch::Contains;
 
 namespace {
 
-constexpr const char* kGpuA = kDatacenterGpuA;
-constexpr const char* kGpuB = kDatacenterGpuB;
-
-std::vector<std::string> ids(std::initializer_list<const char*> list) { return {list.begin(), list.end()}; }
+std::vector<std::string> id_list(std::initializer_list<const char*> list) { return {list.begin(), list.end()}; }
 
 // Alpha holds GPU 1111… alone; beta is granted `name` while it reaches something else.
 void alpha_reserves_gpu_a(const FixtureRoot& root) {
-  REQUIRE(
-      tool_on(root, {"grant", "alpha", "--device", std::string("nvidia.com/gpu=") + kGpuA, "--exclusive"}).exit_code ==
-      0);
+  REQUIRE(tool_on(root, {"grant", "alpha", "--device", std::string("nvidia.com/gpu=") + kDatacenterGpuA, "--exclusive"})
+              .exit_code == 0);
 }
 
-std::string vendor_spec(const std::string& top_level, const std::string& node) {
+std::string reach_vendor_spec(const std::string& top_level, const std::string& node) {
   return "cdiVersion: 0.6.0\nkind: acme.com/gpu\n" + top_level +
          "devices:\n- name: x\n  containerEdits:\n    env: [ACME=1]\n" + node;
 }
@@ -47,17 +43,18 @@ TEST_CASE("exact reach: two GPUs trade device minors in place and a long-lived g
   const RootFs fs(root.path());
   plugin::SpecReviews specs(fs);
   const probe::HardwareReader reader(fs);
-  CHECK(specs.hardware("nvidia.com/gpu=0") == ids({kGpuB}));
-  CHECK(reader.identities(std::vector<std::string>{"/dev/dri/card2", "/dev/nvidia0"}) == ids({kGpuB}));
+  CHECK(specs.hardware("nvidia.com/gpu=0") == id_list({kDatacenterGpuB}));
+  CHECK(reader.identities(std::vector<std::string>{"/dev/dri/card2", "/dev/nvidia0"}) == id_list({kDatacenterGpuB}));
   // The driver hands the minors out the other way round; the information files keep their size.
   MachineBuilder m(root);
-  m.nvidia_proc_gpu({"0000:41:00.0", "NVIDIA H100 80GB HBM3", kGpuA, 0});
-  m.nvidia_proc_gpu({"0001:c1:00.0", "NVIDIA H100 80GB HBM3", kGpuB, 1});
+  m.nvidia_proc_gpu({"0000:41:00.0", "NVIDIA H100 80GB HBM3", kDatacenterGpuA, 0});
+  m.nvidia_proc_gpu({"0001:c1:00.0", "NVIDIA H100 80GB HBM3", kDatacenterGpuB, 1});
   // nvidia.com/gpu=0 maps /dev/nvidia0 (now GPU 1111…) with card2 and renderD129 (still aaaa…):
   // the card node's answer re-reads aaaa…'s file, and /dev/nvidia0's older answer of that same
   // file must not pass for checked.
-  CHECK(specs.hardware("nvidia.com/gpu=0") == ids({kGpuA, kGpuB}));
-  CHECK(reader.identities(std::vector<std::string>{"/dev/dri/card2", "/dev/nvidia0"}) == ids({kGpuA, kGpuB}));
+  CHECK(specs.hardware("nvidia.com/gpu=0") == id_list({kDatacenterGpuA, kDatacenterGpuB}));
+  CHECK(reader.identities(std::vector<std::string>{"/dev/dri/card2", "/dev/nvidia0"}) ==
+        id_list({kDatacenterGpuA, kDatacenterGpuB}));
   const auto fresh = admit_create(root, "beta", "nvidia.com/gpu=0");
   CHECK(fresh.exit_code == 1);
   CHECK_THAT(fresh.out, Contains("now reaches other hardware than was granted"));
@@ -67,20 +64,20 @@ TEST_CASE("exact reach: a spec's top-level device nodes come with every name of 
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
   alpha_reserves_gpu_a(root);
-  root.write("/etc/cdi/acme.yaml", vendor_spec("containerEdits:\n  deviceNodes: [{path: /dev/nvidia1}]\n", ""));
+  root.write("/etc/cdi/acme.yaml", reach_vendor_spec("containerEdits:\n  deviceNodes: [{path: /dev/nvidia1}]\n", ""));
   const auto listed = tool_on(root, {"cdi", "list", "-o", "json"});
   CHECK_THAT(listed.out, Contains("\"acme.com/gpu=x\"") && Contains("\"/dev/nvidia1\""));
   const auto grant = tool_on(root, {"grant", "beta", "--device", "acme.com/gpu=x"});
   CHECK(grant.exit_code != 0);
   CHECK_THAT(grant.err, Contains("reserved exclusively by repository \"alpha\""));
   // Granted while the spec had no such node, then edited: the gate judges the spec as it is.
-  root.write("/etc/cdi/acme.yaml", vendor_spec("", ""));
+  root.write("/etc/cdi/acme.yaml", reach_vendor_spec("", ""));
   REQUIRE(tool_on(root, {"grant", "beta", "--device", "acme.com/gpu=x"}).exit_code == 0);
   CHECK(admit_create(root, "beta", "acme.com/gpu=x").exit_code == 0);
-  root.write("/etc/cdi/acme.yaml", vendor_spec("containerEdits:\n  deviceNodes: [{path: /dev/nvidia1}]\n", ""));
+  root.write("/etc/cdi/acme.yaml", reach_vendor_spec("containerEdits:\n  deviceNodes: [{path: /dev/nvidia1}]\n", ""));
   const auto refused = admit_create(root, "beta", "acme.com/gpu=x");
   CHECK(refused.exit_code == 1);
-  CHECK_THAT(refused.out, Contains(kGpuA));
+  CHECK_THAT(refused.out, Contains(kDatacenterGpuA));
 }
 
 TEST_CASE("exact reach: a spec that renumbers a granted node onto a reserved GPU is refused at the gate") {
@@ -89,19 +86,19 @@ TEST_CASE("exact reach: a spec that renumbers a granted node onto a reserved GPU
   alpha_reserves_gpu_a(root);
   root.link("/dev/char/195:1", "../nvidia1");
   const auto node = [](const std::string& fields) { return "    deviceNodes: [{" + fields + "}]\n"; };
-  root.write("/etc/cdi/acme.yaml", vendor_spec("", node("path: /dev/nvidia0")));
+  root.write("/etc/cdi/acme.yaml", reach_vendor_spec("", node("path: /dev/nvidia0")));
   REQUIRE(tool_on(root, {"grant", "beta", "--device", "acme.com/gpu=x"}).exit_code == 0);
   CHECK(admit_create(root, "beta", "acme.com/gpu=x").exit_code == 0);
   // The path says GPU aaaa…; the numbers the runtime creates say alpha's GPU.
-  root.write("/etc/cdi/acme.yaml", vendor_spec("", node("path: /dev/nvidia0, type: c, major: 195, minor: 1")));
+  root.write("/etc/cdi/acme.yaml", reach_vendor_spec("", node("path: /dev/nvidia0, type: c, major: 195, minor: 1")));
   auto r = admit_create(root, "beta", "acme.com/gpu=x");
   CHECK(r.exit_code == 1);
-  CHECK_THAT(r.out, Contains(kGpuA));
+  CHECK_THAT(r.out, Contains(kDatacenterGpuA));
   const auto grant = tool_on(root, {"grant", "gamma", "--device", "acme.com/gpu=x"});
   CHECK(grant.exit_code != 0);
   CHECK_THAT(grant.err, Contains("reserved exclusively by repository \"alpha\""));
   // Another spelling of alpha's node, through a link: refused, as the gate cannot vouch for it.
-  root.write("/etc/cdi/acme.yaml", vendor_spec("", node("path: /dev/char/195:1")));
+  root.write("/etc/cdi/acme.yaml", reach_vendor_spec("", node("path: /dev/char/195:1")));
   r = admit_create(root, "beta", "acme.com/gpu=x");
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.out, Contains("cannot tell which hardware acme.com/gpu=x reaches"));
@@ -191,8 +188,8 @@ TEST_CASE("exact reach: the refresh after a hardware change leaves out of a view
   }
   root.write("/etc/rediacc/gpu/grants.json", grants.dump(2));
   MachineBuilder m(root);
-  m.nvidia_proc_gpu({"0000:41:00.0", "NVIDIA H100 80GB HBM3", kGpuA, 0});  // the minors swap at boot
-  m.nvidia_proc_gpu({"0001:c1:00.0", "NVIDIA H100 80GB HBM3", kGpuB, 1});
+  m.nvidia_proc_gpu({"0000:41:00.0", "NVIDIA H100 80GB HBM3", kDatacenterGpuA, 0});  // the minors swap at boot
+  m.nvidia_proc_gpu({"0001:c1:00.0", "NVIDIA H100 80GB HBM3", kDatacenterGpuB, 1});
   const auto refresh = tool_on(root, {"cdi", "generate"});  // what the refresh the driver's load starts runs
   INFO(refresh.out + refresh.err);
   REQUIRE(refresh.exit_code == 0);
@@ -203,6 +200,7 @@ TEST_CASE("exact reach: the refresh after a hardware change leaves out of a view
   CHECK(admit_create(root, "gamma", "nvidia.com/gpu=0").exit_code == 1);
   // alpha's own UUID name still maps /dev/nvidia1, GPU aaaa… now, until nvidia-ctk regenerates its
   // spec: stale, and left out too.
-  CHECK(view_text(root, "alpha").find(kGpuA) == std::string::npos);
-  CHECK_THAT(admit_create(root, "alpha", std::string("nvidia.com/gpu=") + kGpuA).out, Contains("the specs are stale"));
+  CHECK(view_text(root, "alpha").find(kDatacenterGpuA) == std::string::npos);
+  CHECK_THAT(admit_create(root, "alpha", std::string("nvidia.com/gpu=") + kDatacenterGpuA).out,
+             Contains("the specs are stale"));
 }

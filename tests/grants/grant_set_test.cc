@@ -21,7 +21,7 @@ using namespace rgpu::test;
 
 namespace {
 
-const auto kNow = std::chrono::system_clock::now();
+const auto kTestStart = std::chrono::system_clock::now();
 
 }  // namespace
 
@@ -256,7 +256,7 @@ TEST_CASE("grants: a process killed in the middle of writing grants leaves a val
       // Repository names appended, not "r" + std::string: GCC 12's -O3 -Wrestrict false positive.
       auto repo = [](int n) { return std::string("r").append(std::to_string(n % 40)); };
       for (int i = 0;; ++i) {
-        (void)add_grant(fs, sink, index, repo(i), "nvidia.com/gpu=1", false, kNow);
+        (void)add_grant(fs, sink, index, repo(i), "nvidia.com/gpu=1", false, kTestStart);
         (void)remove_grant(fs, sink, repo(i + 20), "nvidia.com/gpu=1");
       }
     }

@@ -21,7 +21,7 @@ struct Held {
 };
 
 // What is wrong with a grant's hardware, by the words of each side; "" when nothing is.
-const std::vector<std::pair<std::string, std::string>> kGateWords = {
+const std::vector<std::pair<std::string, std::string>> kGrantGateWords = {
     {"unreadable", "cannot tell which hardware"},
     {"undefined", "no CDI spec on this machine defines"},
     {"stale", "is keyed by"},
@@ -31,7 +31,7 @@ const std::vector<std::pair<std::string, std::string>> kGateWords = {
 std::string gate_verdict(const FixtureRoot& root, const Held& g) {
   const auto r = admit_create(root, g.repo, g.device);
   if (r.exit_code == 0) return "";
-  for (const auto& [kind, words] : kGateWords) {
+  for (const auto& [kind, words] : kGrantGateWords) {
     if (r.out.find(words) != std::string::npos) return kind;
   }
   return "other: " + r.out;

@@ -27,7 +27,7 @@ constexpr const char* kUuid4090 = kWorkstation4090Uuid;
 
 void workstation(const FixtureRoot& root, CardNumbers n) { workstation_numbered(root, n); }
 
-bool allowed(const RunResult& r) { return r.exit_code == 0; }
+bool ran_ok(const RunResult& r) { return r.exit_code == 0; }
 
 json grant_of(const FixtureRoot& root, const std::string& repo, const std::string& device) {
   const auto doc = json::parse(root.read("/etc/rediacc/gpu/grants.json"));
@@ -59,7 +59,7 @@ TEST_CASE("two cards trade render numbers: the numbered grant is refused, before
   REQUIRE(tool_on(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"}).exit_code == 0);
   REQUIRE(tool_on(root, {"grant", "alpha", "--device", "rediacc.io/dri=pci-0000-01-00.0"}).exit_code == 0);
   REQUIRE(tool_on(root, {"grant", "beta", "--device", "rediacc.io/amd=gpu0", "--exclusive"}).exit_code == 0);
-  CHECK(allowed(admit_create(root, "alpha", "rediacc.io/dri=renderD129")));
+  CHECK(ran_ok(admit_create(root, "alpha", "rediacc.io/dri=renderD129")));
   workstation(root, {128, 130, 129});
   for (int regenerated = 0; regenerated < 2; ++regenerated) {
     INFO((regenerated ? "after cdi generate" : "before anything is regenerated"));
@@ -72,10 +72,10 @@ TEST_CASE("two cards trade render numbers: the numbered grant is refused, before
                                  !Contains("rediacc-gpu grant alpha --device rediacc.io/dri=renderD129"));
     // beta's own name stays on its card once the specs follow it; before, gpu0 maps renderD130,
     // the 4090 now, and is refused as well.
-    CHECK(allowed(admit_create(root, "beta", "rediacc.io/amd=gpu0")) == (regenerated == 1));
+    CHECK(ran_ok(admit_create(root, "beta", "rediacc.io/amd=gpu0")) == (regenerated == 1));
     REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
   }
-  CHECK(allowed(admit_create(root, "alpha", "rediacc.io/dri=pci-0000-01-00.0")));
+  CHECK(ran_ok(admit_create(root, "alpha", "rediacc.io/dri=pci-0000-01-00.0")));
   // A re-grant of the numbered name accepts the move, and is then a reservation's business.
   const auto regrant = tool_on(root, {"grant", "alpha", "--device", "rediacc.io/dri=renderD129"});
   CHECK(regrant.exit_code != 0);
@@ -94,7 +94,7 @@ TEST_CASE("a card removed: the name that now reaches a card another repository r
   const auto b = admit_create(root, "team-b", "rediacc.io/dri=renderD128");
   CHECK(b.exit_code == 1);
   CHECK_THAT(b.out, Contains("granted on 0000:00:02.0, now " + std::string(kUuid4090)));
-  CHECK(allowed(admit_create(root, "team-a", "rediacc.io/dri=pci-0000-01-00.0")));
+  CHECK(ran_ok(admit_create(root, "team-a", "rediacc.io/dri=pci-0000-01-00.0")));
   // Even a grant recorded on the 4090 by another name cannot reach it while team-a reserves it.
   const auto grant = tool_on(root, {"grant", "team-b", "--device", "rediacc.io/dri=renderD128"});
   CHECK(grant.exit_code != 0);
@@ -112,7 +112,7 @@ TEST_CASE("a card added in front: the numbered name moves onto it and is refused
   const auto moved = admit_create(root, "team-a", "rediacc.io/dri=renderD128");
   CHECK(moved.exit_code == 1);
   CHECK_THAT(moved.out, Contains("now 0000:00:02.0"));
-  CHECK(allowed(admit_create(root, "team-a", "rediacc.io/amd=pci-0000-03-00.0")));
+  CHECK(ran_ok(admit_create(root, "team-a", "rediacc.io/amd=pci-0000-03-00.0")));
 }
 
 TEST_CASE("a partition mode change: partitions are cut anew, every grant on them is refused until re-granted") {
@@ -141,7 +141,7 @@ TEST_CASE("a partition mode change: partitions are cut anew, every grant on them
   REQUIRE(tool_on(root, {"revoke", "team-a", "--device", "rediacc.io/dri=renderD137"}).exit_code == 0);
   REQUIRE(tool_on(root, {"grant", "team-b", "--device", "rediacc.io/amd=pci-0000-26-00.0", "--exclusive"}).exit_code ==
           0);
-  CHECK(allowed(admit_create(root, "team-b", "rediacc.io/amd=pci-0000-26-00.0")));
+  CHECK(ran_ok(admit_create(root, "team-b", "rediacc.io/amd=pci-0000-26-00.0")));
   // A re-grant of team-a's name now would reach team-b's reserved card.
   const auto regrant = tool_on(root, {"grant", "team-a", "--device", "rediacc.io/dri=renderD137"});
   CHECK(regrant.exit_code != 0);
@@ -183,9 +183,9 @@ containerEdits: {deviceNodes: [{path: /dev/nvidiactl}]}
   spec.replace(spec.rfind("/dev/nvidia1"), 12, "/dev/nvidia0");
   root.write("/etc/cdi/nvidia.yaml", spec);
   // team-b's daemon reads its view, which still maps /dev/nvidia1 until the views follow.
-  CHECK_FALSE(allowed(admit_create(root, "team-b", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555")));
+  CHECK_FALSE(ran_ok(admit_create(root, "team-b", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555")));
   REQUIRE(tool_on(root, {"cdi", "views"}).exit_code == 0);  // what the views' path unit runs
-  CHECK(allowed(admit_create(root, "team-b", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555")));
+  CHECK(ran_ok(admit_create(root, "team-b", "nvidia.com/gpu=GPU-11111111-2222-3333-4444-555555555555")));
   // doctor names the index grant that moved, with both ways out, and not the UUID grant that stayed.
   const auto doctor = tool_on(root, {"doctor", "-o", "json"});
   std::vector<json> failed;
@@ -220,7 +220,7 @@ TEST_CASE("grants apply: a listed name that moved is refused as a move unless --
   CHECK(accepted.exit_code == 0);
   CHECK_THAT(accepted.out, Contains("reaches other hardware now"));
   CHECK(grant_of(root, "alpha", "rediacc.io/dri=renderD129")["hardware"] == json::array({"0000:03:00.0"}));
-  CHECK(allowed(admit_create(root, "alpha", "rediacc.io/dri=renderD129")));
+  CHECK(ran_ok(admit_create(root, "alpha", "rediacc.io/dri=renderD129")));
 }
 
 TEST_CASE("setup after a swap: a warning and -o json name each moved grant, its view drops it, metrics count it") {
@@ -305,7 +305,7 @@ TEST_CASE("a view left stale after a swap: the nodes the daemon would map are th
   REQUIRE_THAT(before, Contains("renderD129"));
   workstation(root, {128, 130, 129});
   REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
-  CHECK(allowed(admit_create(root, "alpha", "rediacc.io/dri=pci-0000-01-00.0")));
+  CHECK(ran_ok(admit_create(root, "alpha", "rediacc.io/dri=pci-0000-01-00.0")));
   root.write(view, before);  // the views' refresh failed or has not run yet
   const auto stale = admit_create(root, "alpha", "rediacc.io/dri=pci-0000-01-00.0");
   CHECK(stale.exit_code == 1);
@@ -327,5 +327,5 @@ TEST_CASE("a plain re-grant of an exclusive name that moved is checked as the re
   CHECK_THAT(accept.err, Contains("cannot reserve rediacc.io/dri=renderD129 exclusively: repository \"team-b\" holds "
                                   "rediacc.io/amd=pci-0000-03-00.0"));
   CHECK(grant_of(root, "team-a", "rediacc.io/dri=renderD129")["hardware"] == json::array({kUuid4090}));
-  CHECK(allowed(admit_create(root, "team-b", "rediacc.io/amd=pci-0000-03-00.0")));
+  CHECK(ran_ok(admit_create(root, "team-b", "rediacc.io/amd=pci-0000-03-00.0")));
 }

@@ -6,7 +6,7 @@
 #include "image-check/cuda_requirement.h"
 
 using namespace rgpu::image_check;
-using Kind = CudaVerdict::Kind;
+using CudaKind = CudaVerdict::Kind;
 
 namespace {
 
@@ -19,7 +19,7 @@ const std::string kCuda130 =
     "NVIDIA_REQUIRE_CUDA=cuda>=13.0 brand=unknown,driver>=535,driver<536 brand=grid,driver>=535,driver<536 "
     "brand=tesla,driver>=570,driver<571 brand=unknown,driver>=575,driver<576";
 
-CudaVerdict on(const std::vector<std::string>& env, const char* driver, std::optional<std::string> nvml_cuda) {
+CudaVerdict verdict_on(const std::vector<std::string>& env, const char* driver, std::optional<std::string> nvml_cuda) {
   return judge("img", requirement_from_env(env), host_cuda(std::string(driver), nvml_cuda));
 }
 
@@ -50,14 +50,14 @@ TEST_CASE("cuda: what images state, by the toolkit's rules") {
 }
 
 TEST_CASE("cuda: a CUDA 13 image on a 12.4 driver fails naming both versions and the two ways out") {
-  auto v = on({kCuda130}, "550.54.15", "12.4");
-  CHECK(v.kind == Kind::too_new);
+  auto v = verdict_on({kCuda130}, "550.54.15", "12.4");
+  CHECK(v.kind == CudaKind::too_new);
   CHECK(v.text ==
         "img needs CUDA >= 13.0, but the host driver 550.54.15 supports CUDA 12.4 (NVML): install a newer NVIDIA "
         "driver (580.65.06 or later for CUDA 13.0), or use an older tag of the image built for CUDA 12.4 or earlier");
-  CHECK(on({kCuda130}, "590.48.01", "13.1").kind == Kind::ok);
-  CHECK(on({kCuda124}, "550.54.15", "12.4").kind == Kind::ok);
-  CHECK(on({"CUDA_VERSION=12.6.3"}, "550.54.15", "12.4").kind == Kind::too_new);
+  CHECK(verdict_on({kCuda130}, "590.48.01", "13.1").kind == CudaKind::ok);
+  CHECK(verdict_on({kCuda124}, "550.54.15", "12.4").kind == CudaKind::ok);
+  CHECK(verdict_on({"CUDA_VERSION=12.6.3"}, "550.54.15", "12.4").kind == CudaKind::too_new);
 }
 
 TEST_CASE("cuda: without NVML's answer the driver branch table stands in") {
@@ -67,20 +67,20 @@ TEST_CASE("cuda: without NVML's answer the driver branch table stands in") {
   CHECK(host.cuda_source == "the driver branch table");
   CHECK(host_cuda(std::string("580.65.06"), std::nullopt).cuda->text == "13.0");
   CHECK_FALSE(host_cuda(std::string("440.33"), std::nullopt).cuda);
-  CHECK(on({"CUDA_VERSION=12.2.2"}, "535.104.05", std::nullopt).kind == Kind::ok);
+  CHECK(verdict_on({"CUDA_VERSION=12.2.2"}, "535.104.05", std::nullopt).kind == CudaKind::ok);
 }
 
 TEST_CASE("cuda: a driver branch the image ships compat libraries for is forward compatibility, not a plain yes") {
   // A 12.4 image on a 535 driver (CUDA 12.2): only the brand=…,driver>=535,driver<536 alternatives hold.
-  auto v = on({kCuda124}, "535.104.05", "12.2");
-  CHECK(v.kind == Kind::forward_compat);
+  auto v = verdict_on({kCuda124}, "535.104.05", "12.2");
+  CHECK(v.kind == CudaKind::forward_compat);
   CHECK_THAT(v.text, Catch::Contains("forward compatibility") && Catch::Contains("tesla, unknown, titanrtx"));
 }
 
 TEST_CASE("cuda: no requirement, or no NVIDIA driver at all") {
-  CHECK(on({"PATH=/bin"}, "550.54.15", "12.4").kind == Kind::not_stated);
+  CHECK(verdict_on({"PATH=/bin"}, "550.54.15", "12.4").kind == CudaKind::not_stated);
   auto none = judge("img", requirement_from_env({kCuda124}), host_cuda(std::nullopt, std::nullopt));
-  CHECK(none.kind == Kind::no_driver);
+  CHECK(none.kind == CudaKind::no_driver);
   CHECK_THAT(none.text, Catch::Contains("no NVIDIA driver"));
 }
 
@@ -118,24 +118,24 @@ TEST_CASE("cuda: every row of the driver table, at its floor and just below it")
 TEST_CASE("cuda: 12.8 and 12.9 are in the table: a 575 driver runs CUDA 12.9 images, 12.8 needs 570.26") {
   CHECK(host_cuda(std::string("575.57.08"), std::nullopt).cuda->text == "12.9");
   CHECK(host_cuda(std::string("570.86.10"), std::nullopt).cuda->text == "12.8");
-  CHECK(on({"NVIDIA_REQUIRE_CUDA=cuda>=12.9"}, "575.51.03", std::nullopt).kind == Kind::ok);
-  CHECK(on({"NVIDIA_REQUIRE_CUDA=cuda>=12.8"}, "570.26", std::nullopt).kind == Kind::ok);
-  auto v = on({"NVIDIA_REQUIRE_CUDA=cuda>=12.8"}, "560.35.05", std::nullopt);
-  CHECK(v.kind == Kind::too_new);
+  CHECK(verdict_on({"NVIDIA_REQUIRE_CUDA=cuda>=12.9"}, "575.51.03", std::nullopt).kind == CudaKind::ok);
+  CHECK(verdict_on({"NVIDIA_REQUIRE_CUDA=cuda>=12.8"}, "570.26", std::nullopt).kind == CudaKind::ok);
+  auto v = verdict_on({"NVIDIA_REQUIRE_CUDA=cuda>=12.8"}, "560.35.05", std::nullopt);
+  CHECK(v.kind == CudaKind::too_new);
   CHECK_THAT(v.text, Catch::Contains("570.26 or later for CUDA 12.8"));
   // With NVML's answer the advice still comes from the table.
-  auto nvml = on({"NVIDIA_REQUIRE_CUDA=cuda>=12.9"}, "560.35.05", "12.6");
+  auto nvml = verdict_on({"NVIDIA_REQUIRE_CUDA=cuda>=12.9"}, "560.35.05", "12.6");
   CHECK_THAT(nvml.text, Catch::Contains("(NVML)") && Catch::Contains("575.51.03 or later for CUDA 12.9"));
 }
 
 TEST_CASE("cuda: a driver branch newer than the table cannot be said to miss a CUDA the table lacks") {
   auto host = host_cuda(std::string("620.10.01"), std::nullopt);
   CHECK(host.cuda_at_least);
-  auto v = on({"NVIDIA_REQUIRE_CUDA=cuda>=13.5"}, "620.10.01", std::nullopt);
-  CHECK(v.kind == Kind::unknown);
+  auto v = verdict_on({"NVIDIA_REQUIRE_CUDA=cuda>=13.5"}, "620.10.01", std::nullopt);
+  CHECK(v.kind == CudaKind::unknown);
   CHECK_THAT(v.text, Catch::Contains("not known without NVML"));
-  CHECK(on({"NVIDIA_REQUIRE_CUDA=cuda>=13.3"}, "620.10.01", std::nullopt).kind == Kind::ok);
+  CHECK(verdict_on({"NVIDIA_REQUIRE_CUDA=cuda>=13.3"}, "620.10.01", std::nullopt).kind == CudaKind::ok);
   // Within the table's last branch a newer CUDA is a plain no.
-  CHECK(on({"NVIDIA_REQUIRE_CUDA=cuda>=13.5"}, "610.50.01", std::nullopt).kind == Kind::too_new);
+  CHECK(verdict_on({"NVIDIA_REQUIRE_CUDA=cuda>=13.5"}, "610.50.01", std::nullopt).kind == CudaKind::too_new);
   CHECK_FALSE(minimum_driver_for(*parse_dotted("13.5")));
 }

@@ -14,7 +14,6 @@ using namespace rgpu::test;
 using probe::Vendor;
 
 namespace {
-constexpr std::uint64_t kGiB = 1024ULL * 1024 * 1024;
 using Names = std::vector<std::string>;
 }  // namespace
 

@@ -22,19 +22,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kDebian = "ID=debian\nVERSION_ID=\"12\"\n";
 constexpr const char* kFirst = "0000:41:00.0";
 constexpr const char* kSecond = "0001:c1:00.0";
 
-RunResult setup(const FixtureRoot& root, const FakeTools& fakes, std::vector<std::string> more = {}) {
+RunResult setup_with(const FixtureRoot& root, const FakeTools& fakes, std::vector<std::string> more = {}) {
   std::vector<std::string> args = {"setup", "--root", root.str()};
   args.insert(args.end(), more.begin(), more.end());
   return run_tool(args, "", fakes.env());
 }
 
 json inventory(const FixtureRoot& root) { return json::parse(root.read("/etc/rediacc/gpu/inventory.json")); }
-
-std::vector<json> checks(const FixtureRoot& root, const std::string& id) { return doctor_checks(root, id); }
 
 // The machine after a reboot without the first card: no PCI device, no /proc/driver/nvidia entry,
 // and NVML answers for the one card left.
@@ -53,15 +50,15 @@ void reboot_without_first(const FixtureRoot& root) {
 TEST_CASE("setup: GPUs gone from sysfs that the NVIDIA driver still lists are recorded missing and named") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kDebian);
+  root.write("/etc/os-release", kDebian12OsRelease);
   FakeTools fakes;
-  REQUIRE(setup(root, fakes).exit_code == 0);
+  REQUIRE(setup_with(root, fakes).exit_code == 0);
   // Both cards fell off the bus: sysfs shows neither, the driver (still loaded) lists both.
   MachineBuilder m(root);
   m.unplug(kFirst);
   m.unplug(kSecond);
   REQUIRE(fs::exists(root.host(std::string("/proc/driver/nvidia/gpus/") + kFirst + "/information")));
-  const auto again = setup(root, fakes);
+  const auto again = setup_with(root, fakes);
   INFO(again.out << again.err);
   CHECK(again.exit_code == 0);
   CHECK_THAT(again.out, !Contains("no NVIDIA GPU"));
@@ -86,7 +83,7 @@ TEST_CASE("setup: GPUs gone from sysfs that the NVIDIA driver still lists are re
   REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
   CHECK(inventory(root)["missing_gpus"].size() == 2);
 
-  const auto present = checks(root, "gpu-present");
+  const auto present = doctor_checks(root, "gpu-present");
   REQUIRE(present.size() == 2);
   for (const auto& c : present) {
     CHECK(c["status"] == "fail");
@@ -101,7 +98,7 @@ TEST_CASE("setup: GPUs gone from sysfs that the NVIDIA driver still lists are re
                           Contains("rediacc_gpu_gpu_lost{pci_address=\"0001:c1:00.0\"} 1\n"));
 
   // Not forgotten while the driver still holds it: the next setup would record it again.
-  const auto held = setup(root, fakes, {"--forget-gpu", kFirst});
+  const auto held = setup_with(root, fakes, {"--forget-gpu", kFirst});
   CHECK(held.exit_code == 1);
   CHECK_THAT(held.err, Contains("/proc/driver/nvidia/gpus/0000:41:00.0") && Contains("reboot"));
   CHECK(inventory(root)["missing_gpus"].size() == 2);
@@ -109,12 +106,12 @@ TEST_CASE("setup: GPUs gone from sysfs that the NVIDIA driver still lists are re
   // After a reboot without either card the driver lists none: the inventory alone remembers them,
   // and no check says the machine has no NVIDIA GPU.
   fs::remove_all(root.host("/proc/driver/nvidia/gpus"));
-  REQUIRE(setup(root, fakes).exit_code == 0);
+  REQUIRE(setup_with(root, fakes).exit_code == 0);
   CHECK(inventory(root)["missing_gpus"].size() == 2);
-  CHECK(checks(root, "gpu-present").size() == 2);
+  CHECK(doctor_checks(root, "gpu-present").size() == 2);
   for (const char* id : {"nvidia-driver", "nvml"}) {
     INFO(id);
-    const auto c = checks(root, id);
+    const auto c = doctor_checks(root, id);
     REQUIRE(c.size() == 1);
     CHECK_THAT(c[0]["observed"].get<std::string>(), !Contains("no NVIDIA GPU") && Contains("not found now"));
   }
@@ -123,11 +120,11 @@ TEST_CASE("setup: GPUs gone from sysfs that the NVIDIA driver still lists are re
 TEST_CASE("setup: a GPU the inventory had stays missing across reboots, since when it was first missing") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kDebian);
+  root.write("/etc/os-release", kDebian12OsRelease);
   FakeTools fakes;
-  REQUIRE(setup(root, fakes).exit_code == 0);
+  REQUIRE(setup_with(root, fakes).exit_code == 0);
   reboot_without_first(root);
-  const auto first = setup(root, fakes);
+  const auto first = setup_with(root, fakes);
   INFO(first.out << first.err);
   REQUIRE(first.exit_code == 0);
   CHECK_THAT(first.out, Contains("1 GPU, platform native; 1 missing (0000:41:00.0)"));
@@ -139,14 +136,14 @@ TEST_CASE("setup: a GPU the inventory had stays missing across reboots, since wh
   // Missing since long ago: the next setups keep that time, and a re-run changes nothing.
   inv["missing_gpus"][0]["missing_since"] = "2024-01-01T00:00:00Z";
   root.write("/etc/rediacc/gpu/inventory.json", inv.dump(2) + "\n");
-  REQUIRE(setup(root, fakes).exit_code == 0);
+  REQUIRE(setup_with(root, fakes).exit_code == 0);
   CHECK(inventory(root)["missing_gpus"][0]["missing_since"] == "2024-01-01T00:00:00Z");
   const auto unchanged = run_tool({"setup", "--root", root.str(), "-o", "json"}, "", fakes.env());
   REQUIRE(unchanged.exit_code == 0);
   CHECK(json::parse(unchanged.out)["changed"] == false);
   CHECK(inventory(root)["missing_gpus"][0]["missing_since"] == "2024-01-01T00:00:00Z");
 
-  const auto present = checks(root, "gpu-present");
+  const auto present = doctor_checks(root, "gpu-present");
   REQUIRE(present.size() == 1);
   CHECK(present[0]["status"] == "fail");
   CHECK(present[0]["subject"] == kFirst);
@@ -160,33 +157,33 @@ TEST_CASE("setup: a GPU the inventory had stays missing across reboots, since wh
     MachineBuilder m(root);
     m.pci({kFirst, 0x10de, 0x2330, 0x030200, "nvidia", 1, 128});
     m.nvidia_proc_gpu({kFirst, "NVIDIA H100 80GB HBM3", "GPU-11111111-2222-3333-4444-555555555555", 1});
-    REQUIRE(setup(root, fakes).exit_code == 0);
+    REQUIRE(setup_with(root, fakes).exit_code == 0);
     const auto back = inventory(root);
     CHECK(back["gpus"].size() == 2);
     CHECK(back["missing_gpus"].empty());
-    CHECK(checks(root, "gpu-present")[0]["status"] == "ok");
+    CHECK(doctor_checks(root, "gpu-present")[0]["status"] == "ok");
   }
 
   SECTION("--forget-gpu: removed on purpose, it is forgotten; what is not missing is refused") {
     const std::string before = root.read("/etc/rediacc/gpu/inventory.json");
-    const auto on_bus = setup(root, fakes, {"--forget-gpu", kSecond});
+    const auto on_bus = setup_with(root, fakes, {"--forget-gpu", kSecond});
     CHECK(on_bus.exit_code == 1);
     CHECK_THAT(on_bus.err, Contains("--forget-gpu 0001:c1:00.0") && Contains("on the PCI bus"));
-    const auto unknown = setup(root, fakes, {"--forget-gpu", "0000:99:00.0"});
+    const auto unknown = setup_with(root, fakes, {"--forget-gpu", "0000:99:00.0"});
     CHECK(unknown.exit_code == 1);
     CHECK_THAT(unknown.err, Contains("--forget-gpu 0000:99:00.0") && Contains("0000:41:00.0"));
-    CHECK(setup(root, fakes, {"--forget-gpu", "not-an-address"}).exit_code == 2);
+    CHECK(setup_with(root, fakes, {"--forget-gpu", "not-an-address"}).exit_code == 2);
     CHECK(root.read("/etc/rediacc/gpu/inventory.json") == before);
 
-    const auto forgot = setup(root, fakes, {"--forget-gpu", kFirst});
+    const auto forgot = setup_with(root, fakes, {"--forget-gpu", kFirst});
     INFO(forgot.out << forgot.err);
     CHECK(forgot.exit_code == 0);
     CHECK_THAT(forgot.out, Contains("forgot 0000:41:00.0"));
     CHECK(inventory(root)["missing_gpus"].empty());
-    CHECK(checks(root, "gpu-present")[0]["status"] == "ok");
+    CHECK(doctor_checks(root, "gpu-present")[0]["status"] == "ok");
     CHECK_THAT(tool_on(root, {"metrics"}).out, Contains("rediacc_gpu_gpus_missing 0\n"));
     // And the next setup at boot does not bring it back.
-    REQUIRE(setup(root, fakes).exit_code == 0);
+    REQUIRE(setup_with(root, fakes).exit_code == 0);
     CHECK(inventory(root)["missing_gpus"].empty());
   }
 }

@@ -39,14 +39,14 @@ const Family kFamilies[] = {
      "zypper --non-interactive --gpg-auto-import-keys", "/etc/zypp/repos.d/nvidia-container-toolkit.repo"},
 };
 
-struct Machine {
+struct SetupMachine {
   const char* name;
   void (*build)(const FixtureRoot&);
   bool nvidia;
   bool wsl;
 };
 
-const Machine kMachines[] = {
+const SetupMachine kMachines[] = {
     {"nvidia", [](const FixtureRoot& r) { two_nvidia_datacenter(r, true); }, true, false},
     {"amd", two_amd_instinct, false, false},
     {"intel", intel_discrete, false, false},

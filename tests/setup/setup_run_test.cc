@@ -77,8 +77,6 @@ const Shape kShapes[] = {
     {"wsl", wsl2_nvidia},
 };
 
-constexpr const char* kDebian = "ID=debian\nVERSION_ID=\"12\"\n";
-
 }  // namespace
 
 TEST_CASE("setup: the toolkit is wanted as the mode and the GPUs say, and nowhere else") {
@@ -102,7 +100,7 @@ TEST_CASE("setup: a second run on an unchanged machine changes nothing, step by 
       INFO(shape.name << " / mode " << static_cast<int>(mode));
       FixtureRoot root;
       shape.build(root);
-      root.write("/etc/os-release", kDebian);
+      root.write("/etc/os-release", kDebian12OsRelease);
       FakeTools fakes;
       const auto first = run_on(root, fakes, mode);
       for (const auto& s : first.steps) {
@@ -130,7 +128,7 @@ TEST_CASE("setup: a dry run lists the changes the real run then makes, and makes
     INFO(name);
     FixtureRoot root;
     (std::string(name) == "amd" ? two_amd_instinct : no_gpu)(root);
-    root.write("/etc/os-release", kDebian);
+    root.write("/etc/os-release", kDebian12OsRelease);
     FakeTools fakes;
     const auto planned = dry_run_on(root, fakes, ToolkitMode::automatic);
     CHECK_FALSE(std::filesystem::exists(root.host("/etc/rediacc")));
@@ -148,7 +146,7 @@ TEST_CASE("setup: a dry run lists the changes the real run then makes, and makes
 TEST_CASE("setup: a dry run on an NVIDIA machine plans the toolkit and the spec nvidia-ctk would write") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kDebian);
+  root.write("/etc/os-release", kDebian12OsRelease);
   FakeTools fakes;
   const auto planned = dry_run_on(root, fakes, ToolkitMode::automatic);
   REQUIRE(planned.steps.size() == 9);
@@ -170,7 +168,7 @@ TEST_CASE("setup: a dry run on an NVIDIA machine plans the toolkit and the spec 
 TEST_CASE("setup: a failed command is listed among those the step ran, not among its changes") {
   FixtureRoot root;
   two_nvidia_datacenter(root, true);
-  root.write("/etc/os-release", kDebian);
+  root.write("/etc/os-release", kDebian12OsRelease);
   FakeTools fakes;
   fakes.fail("chroot", "apt-get install");
   const auto run = run_on(root, fakes, ToolkitMode::automatic);

@@ -11,7 +11,6 @@
 namespace rgpu::test {
 namespace {
 
-constexpr std::uint64_t kGiB = 1024ULL * 1024 * 1024;
 constexpr std::uint64_t kH100Bytes = 85520809984ULL;  // NVML's total for an H100 80GB HBM3
 
 std::string fixture_file(const std::string& relative) {

@@ -13,6 +13,12 @@
 
 namespace rgpu::test {
 
+inline constexpr unsigned long long kGiB = 1024ULL * 1024 * 1024;
+/// /etc/os-release of Debian 12.
+inline const std::string kDebian12OsRelease = "ID=debian\nVERSION_ID=\"12\"\n";
+/// The render node the e2e fixture machines grant.
+inline const std::string kRenderD128Name = "rediacc.io/dri=renderD128";
+
 /// 2× H100 SXM behind an ASPEED BMC and an NVSwitch; the second GPU in PCI domain 0001;
 /// /dev/nvidia minors run against PCI order. With NVML: a fake libnvidia-ml.so.1 and an
 /// nvidia.yaml CDI spec; without: /proc/driver/nvidia only.

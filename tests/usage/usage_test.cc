@@ -101,8 +101,6 @@ std::map<std::string, json> processes_by_pid(const json& usage) {
   return out;
 }
 
-std::vector<json> checks(const FixtureRoot& root, const std::string& id) { return doctor_checks(root, id); }
-
 // Repository daemons answering which containers are theirs, found through their plugins'
 // environment files.
 struct RepoDaemons {
@@ -201,7 +199,7 @@ TEST_CASE(
   CHECK(by_pid.at("300")["repository"] == "web");
   CHECK(by_pid.at("500")["repository"] == "beta");
 
-  const auto use = checks(root, "gpu-use");
+  const auto use = doctor_checks(root, "gpu-use");
   INFO(json(use).dump(2));
   REQUIRE(use.size() == 2);
   for (const auto& c : use) {
@@ -267,13 +265,13 @@ TEST_CASE("doctor: a grant no process of its repository used for a day is noted,
   REQUIRE(tool_on(root, {"grant", "web", "--device", "rediacc.io/dri=renderD128", "--exclusive"}).exit_code == 0);
   REQUIRE(tool_on(root, {"grant", "web", "--device", "rediacc.io/dri=renderD130"}).exit_code == 0);
   RepoDaemons daemons(root);
-  CHECK(checks(root, "grant-idle")[0]["status"] == "ok");  // granted just now
+  CHECK(doctor_checks(root, "grant-idle")[0]["status"] == "ok");  // granted just now
   // Two days later: the record began then, and the grants were made then.
   root.write("/var/lib/rediacc/gpu/grant-use.json", R"({"schema": 1, "since": "2026-01-01T00:00:00Z", "grants": []})");
   auto grants = json::parse(root.read("/etc/rediacc/gpu/grants.json"));
   for (auto& g : grants["grants"]) g["granted_at"] = "2026-01-01T00:00:00Z";
   root.write("/etc/rediacc/gpu/grants.json", grants.dump());
-  const auto idle = checks(root, "grant-idle");
+  const auto idle = doctor_checks(root, "grant-idle");
   INFO(json(idle).dump(2));
   REQUIRE(idle.size() == 1);  // renderD130 is in use by train-1
   CHECK(idle[0]["status"] == "warn");
@@ -292,7 +290,7 @@ TEST_CASE("doctor: a GPU NVML reports lost fails by name, and the probe keeps wh
   m.fake_nvml("/usr/lib/x86_64-linux-gnu", "driver 570.86.15\n" + gpu);
   REQUIRE(tool_on(root, {"probe"}).exit_code == 0);
   m.fake_nvml("/usr/lib/x86_64-linux-gnu", "driver 570.86.15\n" + gpu + "lost 0\n");
-  const auto present = checks(root, "gpu-present");
+  const auto present = doctor_checks(root, "gpu-present");
   INFO(json(present).dump(2));
   REQUIRE(present.size() == 1);
   CHECK(present[0]["status"] == "fail");

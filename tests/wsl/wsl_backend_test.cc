@@ -12,7 +12,6 @@ using namespace rgpu;
 using namespace rgpu::test;
 
 namespace {
-constexpr std::uint64_t kGiB = 1024ULL * 1024 * 1024;
 using Names = std::vector<std::string>;
 }  // namespace
 
