@@ -180,21 +180,25 @@ case "${1:-}" in
     # The release's seven files, tested by the GCC run below (packaging.release); warnings are
     # errors here too. Its x86_64 objects are the GCC build's below (same flags, same depth).
     phase "release: x86_64 and aarch64" bash scripts/release.sh dist -DRGPU_WERROR=ON "${LAUNCHER[@]}"
-    await_beside "the install and the release"
-    mapfile -t folders <"$roots_file"
-    docker26_root=${folders[0]} docker28_root=${folders[1]}
-    minimal_roots="${folders[2]};${folders[3]};${folders[4]}"
     # Warnings are errors here (RGPU_WERROR), never in a packager's build. GCC builds everything
     # optimised and runs every test; clang builds everything again with AddressSanitizer + UBSan
     # and runs the tests that run our code again (all but the packages', the manual's and Docker
     # 26's chain, which 28.5's repeats: tests/CMakeLists.txt says why): both compilers build it all.
     # RGPU_BUILD_TESTS=ON outright: the main job configured the same build folder without tests.
+    # Both compile each library's files in batches (RGPU_UNITY_BUILD), as the release does.
+    gcc_flags=(-DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_UNITY_BUILD=ON "${LAUNCHER[@]}")
+    # What needs no root is compiled while the roots are still being made: the roots' paths only
+    # register tests and build the oracles from their Go source, and only the file that holds them
+    # (tests/support/build_paths.cc) compiles again once they are given.
+    phase "build: GCC Release, before the roots" build build Release "${gcc_flags[@]}"
+    await_beside "the install, the release and GCC's build"
+    mapfile -t folders <"$roots_file"
+    docker26_root=${folders[0]} docker28_root=${folders[1]}
+    minimal_roots="${folders[2]};${folders[3]};${folders[4]}"
     # RGPU_REQUIRE_DOCKER_ROOTS: a root that is missing fails the configure, where a plain build
     # would leave out the tests that need it.
-    # Both compile each product library in batches (RGPU_UNITY_BUILD), as the release does.
-    phase "build: GCC Release" build build Release -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_REQUIRE_DOCKER_ROOTS=ON \
-      -DRGPU_UNITY_BUILD=ON \
-      -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}" \
+    phase "build: GCC Release" build build Release "${gcc_flags[@]}" -DRGPU_REQUIRE_DOCKER_ROOTS=ON \
+      -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" \
       -DRGPU_RELEASE_DIST="$PWD/dist" -DRGPU_MINIMAL_ROOTS="$minimal_roots"
     # clang's build runs beside GCC's tests, which leave a third of the CPU to waits on daemons.
     # -O1 and line tables only: what the sanitizers' reports need, at a fraction of -O2 -g's cost.
