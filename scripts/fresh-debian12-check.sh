@@ -2,13 +2,24 @@
 # Checks the README's two set-up commands where nothing was installed by hand, and times them: a
 # debootstrap'd Debian 12 root (from this machine's archive), a clone of this checkout in it, then
 # `setup.sh main` and `setup.sh test` in the README's order; with --warm, a second clone with a
-# one-line change runs `setup.sh test` again in the same root (what CI costs after a day's work).
+# one-line change runs `setup.sh test` again in the same root (what CI costs after a day's work);
+# with --test-only, `setup.sh main` is left out: what CI runs from nothing (.ci/run is `setup.sh
+# test`), with nothing configured before it.
 # Not a test: it takes the better part of an hour on 2 cores. Needs root and debootstrap.
-# Usage: scripts/fresh-debian12-check.sh DIR [--warm]   (DIR must not exist; it is left for a look)
+# Usage: scripts/fresh-debian12-check.sh DIR [--test-only] [--warm]
+#   (DIR must not exist; it is left for a look)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-dir=${1:?usage: fresh-debian12-check.sh DIR [--warm]}
-warm=${2:-}
+dir=${1:?usage: fresh-debian12-check.sh DIR [--test-only] [--warm]}
+shift
+jobs=(main test) warm=
+for arg in "$@"; do
+  case $arg in
+    --test-only) jobs=(test) ;;
+    --warm) warm=--warm ;;
+    *) echo "fresh-debian12-check: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
 [ ! -e "$dir" ] || { echo "fresh-debian12-check: $dir exists; name a new folder" >&2; exit 2; }
 mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
 [ -n "$mirror" ] || mirror=$(awk '/^deb / { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
@@ -31,7 +42,7 @@ mount -t tmpfs tmpfs "$dir/tmp"
 git clone -q "$src" "$dir/root/rediacc-gpu"
 in_root() { chroot "$dir" env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 CI=true "$@"; }
 
-for job in main test; do
+for job in "${jobs[@]}"; do
   start=$SECONDS
   rc=0
   in_root bash /root/rediacc-gpu/scripts/setup.sh "$job" >"$dir/root/$job.log" 2>&1 || rc=$?
