@@ -26,13 +26,15 @@ BUILD_DEPS=(
 # package ship (zsh runs the completion script through bashcompinit; clang builds it all once more) (python3-apt lets Ansible's apt module install the .deb); golang-go and dockerd's own
 # Go source build the oracle the gate is fuzzed against; debootstrap makes the Debian 13 and unstable roots (xz-utils unpacks Docker 26's source there)
 # whose Docker 26 and 28.5 inject CDI devices (scripts/docker-root.sh); ccache keeps compiled objects between
-# runs and libclang-rt-14-dev is clang's sanitizer runtime.
+# runs and libclang-rt-14-dev is clang's sanitizer runtime; systemd-container's systemd-nspawn boots
+# the Docker 26 root with systemd as PID 1 (tests/e2e/systemd_reload_test.sh).
 TEST_DEPS=(
   git catch2 clang clang-format pciutils libpci-dev libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
   podman runc busybox-static systemd docker.io prometheus shellcheck lintian
   cloud-init python3-yaml ansible-core ansible-lint python3-apt zsh
   golang-go golang-github-docker-docker-dev debootstrap xz-utils ccache libclang-rt-14-dev
+  systemd-container
 )
 
 # The release (scripts/release.sh): Debian's cross toolchain and qemu-user for aarch64 (the build
@@ -134,14 +136,20 @@ await_beside() {  # await_beside WHAT_RAN_IN_FRONT
 }
 # The Docker 26 and 28.5 roots and the bare Debian 12, 13 and unstable roots (where the release's
 # executable must run alone), made beside the release: debootstrap waits mostly on the archive and
-# the disk, the release's compilers on the CPU. Their folders, one per line, to FILE.
+# the disk, the release's compilers on the CPU. The 28.5 root, the longest (from nothing it took 23
+# minutes: Go, dockerd's source, BuildKit's frontend compiled), is made beside the four others,
+# since debootstrap fetches one package at a time. Their folders, one per line, to FILE: Docker
+# 26's, 28.5's, then the bare ones in that order.
 make_roots() {
-  local root
-  for root in "docker-root.sh 26" "docker-root.sh 28" "minimal-root.sh 12" "minimal-root.sh 13" \
-    "minimal-root.sh unstable"; do
-    # shellcheck disable=SC2086 # the script's name and its argument
-    bash scripts/$root >>"$1"
-  done
+  local others
+  (
+    bash scripts/docker-root.sh 26 >"$1.26" || exit 1
+    for version in 12 13 unstable; do bash scripts/minimal-root.sh "$version" || exit 1; done >"$1.minimal"
+  ) &
+  others=$!
+  bash scripts/docker-root.sh 28 >"$1.28" || { wait "$others"; return 1; }
+  wait "$others" || return 1
+  cat "$1.26" "$1.28" "$1.minimal" >>"$1"
 }
 install_beside_roots() {
   install_packages debootstrap xz-utils

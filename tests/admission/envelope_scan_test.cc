@@ -16,10 +16,10 @@ using namespace rgpu::admission;
 namespace {
 
 // Both readers give the same request, or the same error.
-void same_as_tree(const std::string& json) {
-  INFO(json);
-  const auto fast = parse_authz_request(json);
-  const auto tree = parse_authz_request_tree(json);
+void same_as_tree(const std::string& envelope) {
+  INFO(envelope);
+  const auto fast = parse_authz_request(envelope);
+  const auto tree = parse_authz_request_tree(envelope);
   REQUIRE(fast.has_value() == tree.has_value());
   if (!fast) {
     CHECK(fast.error().message == tree.error().message);
@@ -86,10 +86,10 @@ TEST_CASE("envelope: what the scan does not take is read by the tree") {
       R"(["RequestMethod","POST"])",
       "",
   };
-  for (const auto& json : left_to_tree) {
-    INFO(json);
-    CHECK_FALSE(scan_envelope(json).has_value());
-    same_as_tree(json);
+  for (const auto& envelope : left_to_tree) {
+    INFO(envelope);
+    CHECK_FALSE(scan_envelope(envelope).has_value());
+    same_as_tree(envelope);
   }
 }
 
@@ -111,10 +111,10 @@ TEST_CASE("envelope: the shapes the scan takes read as the tree reads them") {
       R"({"RequestMethod":"POST","RequestUri":"/x","RequestBody":"e30"})",
       R"({"RequestMethod":"POST","RequestUri":"/x","RequestBody":"e30\u003d"})",
   };
-  for (const auto& json : taken) {
-    INFO(json);
-    CHECK(scan_envelope(json).has_value());
-    same_as_tree(json);
+  for (const auto& envelope : taken) {
+    INFO(envelope);
+    CHECK(scan_envelope(envelope).has_value());
+    same_as_tree(envelope);
   }
 }
 
@@ -141,23 +141,23 @@ TEST_CASE("envelope: mutated envelopes read the same through the scan and the tr
   size_t scanned = 0;
   const int rounds = 60000;
   for (int i = 0; i < rounds; ++i) {
-    std::string json = "{";
+    std::string envelope = "{";
     const size_t members = pick(5);
     for (size_t m = 0; m < members; ++m) {
-      if (m) json += pick(4) ? "," : ", ";
-      json += "\"" + keys[pick(keys.size())] + "\":" + (pick(4) ? "" : " ") + values[pick(values.size())];
+      if (m) envelope += pick(4) ? "," : ", ";
+      envelope += "\"" + keys[pick(keys.size())] + "\":" + (pick(4) ? "" : " ") + values[pick(values.size())];
     }
-    json += "}";
-    for (size_t cuts = pick(3); cuts-- > 0 && !json.empty();) {
-      const size_t at = pick(json.size());
+    envelope += "}";
+    for (size_t cuts = pick(3); cuts-- > 0 && !envelope.empty();) {
+      const size_t at = pick(envelope.size());
       switch (pick(3)) {
-        case 0: json[at] = noise[pick(noise.size())]; break;
-        case 1: json.erase(at, 1); break;
-        default: json.insert(at, 1, noise[pick(noise.size())]);
+        case 0: envelope[at] = noise[pick(noise.size())]; break;
+        case 1: envelope.erase(at, 1); break;
+        default: envelope.insert(at, 1, noise[pick(noise.size())]);
       }
     }
-    if (scan_envelope(json)) ++scanned;
-    same_as_tree(json);
+    if (scan_envelope(envelope)) ++scanned;
+    same_as_tree(envelope);
   }
   // Both sides of the scan were exercised.
   CHECK(scanned > rounds / 4);

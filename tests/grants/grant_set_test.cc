@@ -287,8 +287,8 @@ TEST_CASE("grants: the commands as an operator runs them") {
   CHECK(shared.exit_code == 0);
   auto table = run_tool({"grants", "--root", root.str()});
   CHECK_THAT(table.out, Catch::Contains("ml    nvidia.com/gpu=0    no") && Catch::Contains("web: nvidia.com/gpu=all"));
-  auto json = run_tool({"grants", "ml", "--root", root.str(), "-o", "json"});
-  auto doc = parse_json(json.out, "stdout");
+  auto listed = run_tool({"grants", "ml", "--root", root.str(), "-o", "json"});
+  auto doc = parse_json(listed.out, "stdout");
   REQUIRE(doc);
   CHECK((*doc)["schema"] == 1);
   const auto* parsed = &(*doc)["grants"];
