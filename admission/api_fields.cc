@@ -228,7 +228,7 @@ std::vector<std::string> folded_names(ApiObject object) {
   std::vector<std::string> names;
   for (const auto& f : kFields) {
     if (f.object == object || (object == ApiObject::create && f.object == ApiObject::host_config))
-      names.push_back(go_fold(f.name));
+      names.push_back(docker::go_fold(f.name));
   }
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
@@ -250,7 +250,7 @@ std::span<const ApiField> api_fields() { return kFields; }
 
 std::string_view api_object_name(ApiObject object) { return kObjectNames[static_cast<size_t>(object)]; }
 
-Refusal check_known_fields(const GoValue& value, ApiObject object) {
+Refusal check_known_fields(const docker::GoValue& value, ApiObject object) {
   const auto unknown = value.first_unknown(known_names(object));
   if (!unknown) return std::nullopt;
   return "refused: " + std::string(api_object_name(object)) + " sets \"" + std::string(*unknown) +

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "admission/go_json.h"
 #include "admission/refusal.h"
+#include "docker/go_json.h"
 
 namespace rgpu::admission {
 
@@ -54,6 +54,6 @@ std::string_view api_object_name(ApiObject object);
 /// carries a value; nothing when every such member is empty (null, false, 0, "", [], {}), as
 /// the CLI sends every field it knows. A create body is matched against its own fields and
 /// HostConfig's, which engines up to 26.1 read at its top level too.
-Refusal check_known_fields(const GoValue& value, ApiObject object);
+Refusal check_known_fields(const docker::GoValue& value, ApiObject object);
 
 }  // namespace rgpu::admission

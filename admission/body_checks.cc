@@ -19,6 +19,10 @@
 #include "grants/store.h"
 
 namespace rgpu::admission {
+
+using docker::go_fold_equal;
+using docker::GoValue;
+using docker::read_go_json;
 namespace {
 
 // The HostConfig fields the checks read, found in one pass over its keys.
@@ -59,9 +63,6 @@ constexpr std::string_view kFieldNames[kCreateFieldCount] = {
     "CgroupParent",      "Binds",          "Mounts",    "VolumeDriver", "VolumesFrom",
     "CgroupnsMode",      "OomScoreAdj",    "LogConfig", "WorkingDir",   "HostConfig"};
 using Fields = std::array<std::optional<GoValue>, kCreateFieldCount>;
-
-constexpr const char* kCdiForm =
-    "ask for devices by CDI name: docker run --device nvidia.com/gpu=all (Compose: devices: [nvidia.com/gpu=all])";
 
 bool qualified_cdi_name(const std::string& name) {
   const auto eq = name.find('=');
@@ -215,6 +216,21 @@ Refusal check_cdi_request(const GoValue& req, CheckContext& context) {
   return std::nullopt;
 }
 
+// What a tenant that asked for devices another way is told to do: ask by a name its repository
+// holds, or, holding none, have an operator grant one. Never a name it does not hold.
+std::string cdi_form(CheckContext& context) {
+  const auto& set = context.grants.get();
+  const auto known = context.world.defined_names();
+  const auto held = set ? held_names(**set, context.repo, known ? *known : kNoNames) : std::vector<std::string>{};
+  const std::string repo = "repository \"" + context.repo + "\"";
+  if (held.empty())
+    return "devices are asked for by CDI name, and " + repo +
+           " holds none: an operator grants one with rediacc-gpu grant " + context.repo +
+           " --device NAME (rediacc-gpu cdi list names them)";
+  return "ask for devices by CDI name: docker run --device " + held.front() + " (Compose: devices: [" + held.front() +
+         "]); " + repo + " holds " + joined(held);
+}
+
 // Docker 29.2 and later turn an NVIDIA --gpus into CDI names by number (29.3 an AMD one too),
 // names no grant keys to one card; the tenant reads why, and the names it can ask for instead.
 std::string driver_refusal(const std::string& driver, CheckContext& context) {
@@ -222,12 +238,7 @@ std::string driver_refusal(const std::string& driver, CheckContext& context) {
                     "\" (docker run --gpus, Compose gpus: or deploy.resources.reservations.devices); Docker 29.2 "
                     "and later turn --gpus into numbered names (--gpus 2 is nvidia.com/gpu=0 and nvidia.com/gpu=1), "
                     "and a number can name another card after a reboot; ";
-  const auto& set = context.grants.get();
-  const auto known = context.world.defined_names();
-  const auto held = set ? held_names(**set, context.repo, known ? *known : kNoNames) : std::vector<std::string>{};
-  if (held.empty()) return out + kCdiForm + ".";
-  return out + "ask for devices by CDI name: docker run --device " + held.front() + " (Compose: devices: [" +
-         held.front() + "]); repository \"" + context.repo + "\" holds " + joined(held) + ".";
+  return out + cdi_form(context) + ".";
 }
 
 Refusal check_device_requests(const Fields& hc, CheckContext& context) {
@@ -483,10 +494,10 @@ Refusal check_mounts(const std::optional<GoValue>& mounts, CheckContext& context
   return std::nullopt;
 }
 
-Refusal check_runtime_and_annotations(const Fields& hc) {
+Refusal check_runtime_and_annotations(const Fields& hc, CheckContext& context) {
   if (const auto& rt = hc[kRuntime];
       rt && !rt->is_empty() && !(rt->kind() == GoValue::Kind::string && rt->text() == "runc")) {
-    return "refused: runtime \"" + std::string(rt->text()) + "\"; only runc runs here, and " + kCdiForm + ".";
+    return "refused: runtime \"" + std::string(rt->text()) + "\"; only runc runs here, and " + cdi_form(context) + ".";
   }
   // dockerd copies them into the OCI spec, where runc acts on some: org.systemd.property.* become
   // properties of the container's systemd scope (DeviceAllow, Delegate, BPFProgram), org.criu.config
@@ -496,7 +507,7 @@ Refusal check_runtime_and_annotations(const Fields& hc) {
   if (const auto& ann = hc[kAnnotations]) {
     for (const auto [key, value] : ann->fields()) {
       if (key.substr(0, 11) == "cdi.k8s.io/") {
-        return "refused: annotation \"" + std::string(key) + "\" injects devices; " + std::string(kCdiForm) + ".";
+        return "refused: annotation \"" + std::string(key) + "\" injects devices; " + cdi_form(context) + ".";
       }
       return "refused: annotation \"" + std::string(key) +
              "\": annotations reach the runtime, which acts on some (runc turns org.systemd.property.* into "
@@ -602,10 +613,10 @@ Refusal check_volumes_from(const std::optional<GoValue>& from, CheckContext& con
 
 Refusal check_host_config_fields(const Fields& hc, CheckContext& context) {
   if (const auto& p = hc[kPrivileged]; p && !p->is_empty()) {
-    return std::string("refused: --privileged gives every host device; ") + kCdiForm + ".";
+    return "refused: --privileged gives every host device; " + cdi_form(context) + ".";
   }
   if (auto bad = check_device_requests(hc, context)) return bad;
-  if (auto bad = check_runtime_and_annotations(hc)) return bad;
+  if (auto bad = check_runtime_and_annotations(hc, context)) return bad;
   if (auto bad = check_devices(hc, context.world, context.policy)) return bad;
   if (auto bad = check_strings(
           hc[kDeviceCgroupRules],

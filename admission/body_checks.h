@@ -6,9 +6,9 @@
 #include <string>
 
 #include "admission/gate_world.h"
-#include "admission/go_json.h"
 #include "admission/refusal.h"
 #include "core/host_policy.h"
+#include "docker/go_json.h"
 #include "grants/grant_set.h"
 
 namespace rgpu::admission {
@@ -38,32 +38,32 @@ struct CheckContext {
 
 /// A refusal message, or nothing when the object attaches no hardware beyond granted CDI names
 /// and loosens none of the confinement that keeps the host out.
-Refusal check_host_config(const GoValue& host_config, CheckContext& context);
+Refusal check_host_config(const docker::GoValue& host_config, CheckContext& context);
 
 /// A create body: its WorkingDir, its HostConfig, and the HostConfig fields that engines up to
 /// 26.1 read at its top level too (each checked, whichever the engine applies).
-Refusal check_create(const GoValue& body, CheckContext& context);
+Refusal check_create(const docker::GoValue& body, CheckContext& context);
 
 /// An update body: its own fields, and those of HostConfig it shares (Resources, RestartPolicy).
-Refusal check_update(const GoValue& body, CheckContext& context);
+Refusal check_update(const docker::GoValue& body, CheckContext& context);
 
 /// A container the daemon already stores, as GET /containers/{name}/json returns it: refused
 /// when its HostConfig (or its working directory) holds anything a create would be refused for
 /// now. The lists the daemon itself fills in (MaskedPaths, ReadonlyPaths) are judged by whether
 /// they still hold Docker's defaults, not by being there.
-Refusal check_stored_container(const GoValue& inspect, CheckContext& context);
+Refusal check_stored_container(const docker::GoValue& inspect, CheckContext& context);
 
 /// runc once left a descriptor of the host's mount namespace open as /proc/self/fd/N while it
 /// set the working directory (CVE-2024-21626); no workload needs a working directory under /proc.
-Refusal check_working_dir(const std::optional<GoValue>& dir);
+Refusal check_working_dir(const std::optional<docker::GoValue>& dir);
 
 /// A network create body: a network a repository makes is a bridge of its own, never one that
 /// reaches the host's interfaces (macvlan, ipvlan, a parent, another bridge by name), a plugin's
 /// driver (dockerd joins a driver name to its plugin directory unchecked) or another network's
 /// configuration.
-Refusal check_network_create(const GoValue& body);
+Refusal check_network_create(const docker::GoValue& body);
 
 /// Volume driver and options (volumes/create, Mounts[].VolumeOptions).
-Refusal check_volume(const std::optional<GoValue>& driver, const std::optional<GoValue>& options);
+Refusal check_volume(const std::optional<docker::GoValue>& driver, const std::optional<docker::GoValue>& options);
 
 }  // namespace rgpu::admission

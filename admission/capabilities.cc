@@ -6,6 +6,8 @@
 #include <vector>
 
 namespace rgpu::admission {
+
+using docker::GoValue;
 namespace {
 
 // Allowed: Docker's default set, and what GPU and HPC workloads ask for that stays inside the

@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "admission/go_json.h"
 #include "admission/refusal.h"
 #include "core/host_policy.h"
+#include "docker/go_json.h"
 
 namespace rgpu::admission {
 
@@ -38,14 +38,14 @@ std::optional<std::string> normalise_capability(std::string_view written);
 /// dockerd works out its set (oci/caps.TweakCapabilities): ALL added keeps every one, ALL dropped
 /// keeps only those added, else Docker's default set less those dropped plus those added. Names
 /// read as normalise_capability reads them; one that names no capability counts for nothing.
-bool keeps_capability(const std::optional<GoValue>& cap_add, const std::optional<GoValue>& cap_drop,
+bool keeps_capability(const std::optional<docker::GoValue>& cap_add, const std::optional<docker::GoValue>& cap_drop,
                       std::string_view name);
 
 /// A refusal message when CapAdd/CapDrop (Go's StrSlice: one string or a list of strings) would
 /// give the container a capability the policy refuses, name one dockerd does not know, or add
 /// ALL; nothing otherwise. Only additions can widen Docker's default set, which is all allowed.
 /// The machine's policy may allow the rules marked for_checkpoints.
-Refusal check_capabilities(const std::optional<GoValue>& cap_add, const std::optional<GoValue>& cap_drop,
-                           const PolicyRules& policy = {});
+Refusal check_capabilities(const std::optional<docker::GoValue>& cap_add,
+                           const std::optional<docker::GoValue>& cap_drop, const PolicyRules& policy = {});
 
 }  // namespace rgpu::admission

@@ -6,12 +6,17 @@
 
 #include "admission/api_fields.h"
 #include "admission/body_checks.h"
-#include "admission/go_json.h"
 #include "admission/route.h"
 #include "core/ascii_case.h"
 #include "core/structured_text.h"
+#include "docker/go_json.h"
 
 namespace rgpu::admission {
+
+using docker::FoldedDuplicate;
+using docker::GoDocument;
+using docker::GoValue;
+using docker::read_go_json;
 namespace {
 
 // What a world that cannot tell whether builds are safe answers for BuildKit.

@@ -4,6 +4,8 @@
 #include <string_view>
 
 namespace rgpu::admission {
+
+using docker::GoValue;
 namespace {
 
 constexpr const char* kSeeDefaults =

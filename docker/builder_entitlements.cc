@@ -2,7 +2,7 @@
 
 #include <sys/stat.h>
 
-#include "admission/go_json.h"
+#include "docker/go_json.h"
 #include "docker/proc_tables.h"
 
 namespace rgpu::docker {
@@ -29,20 +29,20 @@ constexpr const char* kOnlyAtStart =
 Result<BuilderEntitlements> builder_entitlements(const std::optional<std::string>& daemon_json) {
   BuilderEntitlements out;
   if (!daemon_json || daemon_json->find_first_not_of(" \t\r\n") == std::string::npos) return out;
-  RGPU_TRY_ASSIGN(auto doc, admission::read_go_json(*daemon_json));
-  if (doc.root().kind() != admission::GoValue::Kind::object) return fail("it is not a JSON object");
+  RGPU_TRY_ASSIGN(auto doc, read_go_json(*daemon_json));
+  if (doc.root().kind() != GoValue::Kind::object) return fail("it is not a JSON object");
   try {
     const auto builder = doc.root().field("builder");
     const auto entitlements = builder ? builder->field("entitlements") : std::nullopt;
     if (!entitlements) return out;
     const auto flag = [&](std::string_view name, bool& value) {
       const auto v = entitlements->field(name);
-      if (v && v->kind() == admission::GoValue::Kind::boolean) value = v->boolean();
+      if (v && v->kind() == GoValue::Kind::boolean) value = v->boolean();
     };
     flag("network-host", out.network_host);
     flag("security-insecure", out.security_insecure);
     flag("device", out.device);
-  } catch (const admission::FoldedDuplicate& e) {
+  } catch (const FoldedDuplicate& e) {
     return fail(std::string(e.what()));
   }
   return out;

@@ -1,4 +1,4 @@
-#include "admission/go_json.h"
+#include "docker/go_json.h"
 
 #include <algorithm>
 #include <array>
@@ -8,7 +8,7 @@
 
 #include "core/hex_digit.h"
 
-namespace rgpu::admission {
+namespace rgpu::docker {
 namespace {
 
 namespace dom = simdjson::dom;
@@ -298,4 +298,4 @@ Result<GoDocument> read_go_json(std::string_view text) {
   return doc;
 }
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::docker

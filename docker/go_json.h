@@ -19,7 +19,7 @@
 
 #include "core/result.h"
 
-namespace rgpu::admission {
+namespace rgpu::docker {
 
 class GoItems;
 class GoFields;
@@ -152,4 +152,4 @@ class FoldedDuplicate : public std::runtime_error {
 /// Parses one JSON value; trailing data, invalid UTF-8 and nesting deeper than 64 are errors.
 Result<GoDocument> read_go_json(std::string_view text);
 
-}  // namespace rgpu::admission
+}  // namespace rgpu::docker

@@ -11,8 +11,8 @@
 #include "admission/api_fields.h"
 #include "admission/authz_request.h"
 #include "admission/decide.h"
-#include "admission/go_json.h"
 #include "core/split.h"
+#include "docker/go_json.h"
 #include "tests/support/authz_envelope.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/fixture_root.h"
@@ -137,7 +137,7 @@ TEST_CASE("admission: no field of a real CLI's request or of dockerd 26's stored
     const auto request = parse_authz_request(line);
     REQUIRE(request);
     if (request->body.empty()) continue;
-    auto doc = read_go_json(request->body);
+    auto doc = rgpu::docker::read_go_json(request->body);
     REQUIRE(doc);
     const auto host_config = doc->root().field("HostConfig");
     INFO(request->uri);
@@ -149,7 +149,7 @@ TEST_CASE("admission: no field of a real CLI's request or of dockerd 26's stored
   for (const char* fixture : {"plain-26.1.5.json", "cdi-device-26.1.5.json"}) {
     std::ifstream f(fixture_path(std::string("docker-inspect/") + fixture));
     const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    auto doc = read_go_json(text);
+    auto doc = rgpu::docker::read_go_json(text);
     REQUIRE(doc);
     INFO(fixture);
     CHECK_FALSE(check_known_fields(doc->root().field("HostConfig").value(), ApiObject::host_config));

@@ -10,8 +10,8 @@
 #include <random>
 
 #include "admission/decide.h"
-#include "admission/go_json.h"
 #include "core/split.h"
+#include "docker/go_json.h"
 #include "grants/cache.h"
 #include "grants/store.h"
 #include "tests/support/build_paths.h"
@@ -137,10 +137,32 @@ TEST_CASE(
     refused(held,
             "docker run --device nvidia.com/gpu=all (Compose: devices: [nvidia.com/gpu=all]); repository "
             "\"web\" holds nvidia.com/gpu=all, rediacc.io/dri=renderD128.");
-    // A repository holding nothing is shown the form, with no names of another's.
-    refused(decide(web_grants(), "fresh", req("POST", "/v1.53/containers/create", create_body)),
+    // A repository holding nothing is told so and how an operator grants, with no name it does not
+    // hold (it was shown nvidia.com/gpu=all, which it does not hold either).
+    const auto fresh = decide(web_grants(), "fresh", req("POST", "/v1.53/containers/create", create_body));
+    refused(fresh,
+            "devices are asked for by CDI name, and repository \"fresh\" holds none: an operator grants one with "
+            "rediacc-gpu grant fresh --device NAME (rediacc-gpu cdi list names them).");
+    CHECK(fresh.msg.find("nvidia.com/gpu=all") == std::string::npos);
+  }
+}
+
+TEST_CASE("admission: every other way to devices names only what the repository holds, or how to be granted") {
+  const auto holding_nothing = [](const std::string& host_config) {
+    return decide(web_grants(), "fresh",
+                  req("POST", "/v1.41/containers/create", R"({"Image":"img","HostConfig":)" + host_config + "}"));
+  };
+  const char* kNone =
+      "repository \"fresh\" holds none: an operator grants one with rediacc-gpu grant fresh --device NAME";
+  for (const char* hc : {R"({"Privileged":true})", R"({"Runtime":"nvidia"})",
+                         R"({"Annotations":{"cdi.k8s.io/x":"nvidia.com/gpu=all"}})"}) {
+    INFO(hc);
+    const auto d = holding_nothing(hc);
+    refused(d, kNone);
+    CHECK(d.msg.find("nvidia.com/gpu=all (") == std::string::npos);
+    refused(create(hc),
             "ask for devices by CDI name: docker run --device nvidia.com/gpu=all (Compose: devices: "
-            "[nvidia.com/gpu=all]).");
+            "[nvidia.com/gpu=all]); repository \"web\" holds nvidia.com/gpu=all, rediacc.io/dri=renderD128.");
   }
 }
 
@@ -225,8 +247,8 @@ TEST_CASE("admission: bodies are read as Go reads them: folded keys, escapes, du
   refused(body(R"({"HostConfig":{"Privileged":false,"PRIVILEGED":true}})"), "two keys");
   refused(body(R"({"Image":"x","Privileged":true})"), "--privileged");  // engines up to 26.1
   refused(body(R"({"Image":"x","Devices":[{"PathOnHost":"/dev/dri/renderD128"}]})"), "raw device");
-  CHECK(go_fold("Ho\xC5\xBFtConfig") == "HOSTCONFIG");
-  CHECK(go_fold("\xE2\x84\xAA") == "K");
+  CHECK(rgpu::docker::go_fold("Ho\xC5\xBFtConfig") == "HOSTCONFIG");
+  CHECK(rgpu::docker::go_fold("\xE2\x84\xAA") == "K");
 }
 
 TEST_CASE("admission: pick and field find a name under every spelling Go folds to it, and no other, at any length") {
@@ -248,14 +270,14 @@ TEST_CASE("admission: pick and field find a name under every spelling Go folds t
         if (std::isalpha(static_cast<unsigned char>(c)) && random() % 2) c ^= 0x20;
       }
     }
-    const bool same = go_fold(key) == go_fold(name);
+    const bool same = rgpu::docker::go_fold(key) == rgpu::docker::go_fold(name);
     matched += same;
     const std::string text = nlohmann::json{{"Other", 1}, {key, 7}}.dump();
-    auto doc = read_go_json(text);
+    auto doc = rgpu::docker::read_go_json(text);
     REQUIRE(doc);
     INFO(name << " / " << key);
     const std::string_view names[] = {"Other", name};
-    std::optional<GoValue> out[2];
+    std::optional<rgpu::docker::GoValue> out[2];
     doc->root().pick(names, out);
     CHECK(out[1].has_value() == same);
     CHECK(doc->root().field(name).has_value() == same);
