@@ -1,8 +1,10 @@
 #pragma once
 // The /dev/char/MAJOR:MINOR link of every character node a CDI spec on the machine maps. runc's
-// systemd cgroup driver hands systemd each device of a container as /dev/char/MAJOR:MINOR, and
-// systemd resolves that link whenever it builds the container's device rules again (at every
-// daemon-reload): a device without one is left out, and the running container loses it. udev makes
+// systemd cgroup driver hands systemd each device of a container as /dev/char/MAJOR:MINOR; runc
+// 1.1.3 to 1.1.6 (Debian 12 ships 1.1.5) leave out a device whose link is missing
+// (opencontainers/runc#3671), so when systemd applies the container's device rules again (a
+// daemon-reload where its version does so, any change to the container's scope) the running
+// container loses it: tests/e2e/systemd_reload_test.sh shows it under a real systemd. udev makes
 // the links for the nodes it manages; the NVIDIA driver's nodes are made by nvidia-modprobe,
 // without one (NVIDIA/nvidia-docker#1730: "Failed to initialize NVML: Unknown Error").
 

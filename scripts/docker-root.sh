@@ -2,7 +2,8 @@
 # A test dependency: a Debian root with a Docker that injects CDI devices, made with debootstrap
 # from the same Debian archive as this machine. The tests run its dockerd in a chroot, behind our
 # authorization plugin running on the host.
-#   26: Debian 13 (trixie): docker.io 26, containerd 1.7, runc; Compose 2.30 or later and buildx
+#   26: Debian 13 (trixie): docker.io 26, containerd 1.7, runc, and systemd with D-Bus, which
+#       systemd-nspawn --boot runs as PID 1 (tests/e2e/systemd_reload_test.sh); Compose 2.30 or later and buildx
 #       0.17 or later from unstable (Compose 2.40 builds only through buildx 0.17+); and the Go
 #       libraries its dockerd vendors (CDI 0.7.2, no Debian package) from its source package, in
 #       usr/share/docker-vendor as a GOPATH, for the CDI oracle of that version.
@@ -24,7 +25,7 @@ COMMON=(docker.io docker-cli containerd runc criu busybox-static ca-certificates
 FRONTEND_LIBRARIES=(golang-github-agext-levenshtein-dev golang-github-gofrs-flock-dev golang-github-google-shlex-dev
   golang-github-mitchellh-hashstructure-dev)
 case "$docker" in
-  26) suite=trixie PACKAGES=("${COMMON[@]}") UNSTABLE_PACKAGES=(docker-compose docker-buildx) ;;
+  26) suite=trixie PACKAGES=("${COMMON[@]}" systemd systemd-sysv dbus) UNSTABLE_PACKAGES=(docker-compose docker-buildx) ;;
   28) suite=sid PACKAGES=("${COMMON[@]}" docker-compose docker-buildx golang-go golang-github-docker-docker-dev
     "${FRONTEND_LIBRARIES[@]}") UNSTABLE_PACKAGES=() ;;
   *) echo "usage: scripts/docker-root.sh 26|28" >&2; exit 2 ;;

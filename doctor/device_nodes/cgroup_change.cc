@@ -13,14 +13,15 @@ constexpr CheckMaker kCheck{Layer::device_nodes};
 
 std::string after_host_change(bool v2) {
   return v2 ? "on cgroup v2 a container's devices are an eBPF program, and Docker's default cgroup driver is "
-              "systemd, which rebuilds that program at every daemon-reload from /dev/char links (char-links)"
+              "systemd, which builds that program from the /dev/char links runc names and applies it again at a "
+              "daemon-reload (char-links)"
             : "on cgroup v1 a container's devices are the devices controller's, and Docker's default cgroup driver "
               "is cgroupfs, whose rules a daemon-reload leaves alone";
 }
 
 std::string after_driver_change(const std::string& driver) {
-  return driver == "systemd" ? "systemd now holds its containers' device rules and rebuilds them at every "
-                               "daemon-reload from /dev/char links (char-links)"
+  return driver == "systemd" ? "systemd now holds its containers' device rules, built from the /dev/char links "
+                               "runc names, and applies them again at a daemon-reload (char-links)"
                              : "its containers' device rules are its own again: a daemon-reload leaves them alone";
 }
 

@@ -1,5 +1,6 @@
-// Layer 2: each node a spec maps keeps its /dev/char link, or a systemctl daemon-reload takes it
-// from the running containers whose daemon uses the systemd cgroup driver (cdi-gen/char_links.h).
+// Layer 2: each node a spec maps keeps its /dev/char link, or systemd applying a container's device
+// rules again (a daemon-reload, a change to its scope) can take it from the running containers whose
+// daemon uses the systemd cgroup driver (cdi-gen/char_links.h says which runc).
 
 #include <set>
 
@@ -61,8 +62,8 @@ Check char_link_check(const Facts& f) {
   if (driven.empty() && f.chain.host.cgroup_v2)
     return kCheck.warn("char-links", observed,
                        "no running daemon hands its devices to systemd now, but on cgroup v2 Docker's default cgroup "
-                       "driver is systemd: a daemon started with it loses these nodes at the next systemctl "
-                       "daemon-reload",
+                       "driver is systemd: with runc 1.1.3 to 1.1.6 (Debian 12's) a daemon started with it loses these "
+                       "nodes when systemd applies its containers' device rules again (a daemon-reload)",
                        fix);
   if (driven.empty())
     return kCheck.ok(
@@ -71,9 +72,11 @@ Check char_link_check(const Facts& f) {
         Evidence("/etc/cdi's device nodes, /dev/char, each daemon's GET /info"));
   const auto held = holders(f, nodes);
   return kCheck.fail("char-links", observed,
-                     "runc's systemd cgroup driver names each device by that link: at the next systemctl "
-                     "daemon-reload systemd rebuilds the device rules of every container of " +
-                         joined(driven) + " without these nodes, and " +
+                     "runc's systemd cgroup driver names each device to systemd by that link, and runc 1.1.3 to "
+                     "1.1.6 (Debian 12's) leave out a device without it: when systemd applies the device rules "
+                     "of a container of " +
+                         joined(driven) +
+                         " again (a daemon-reload, a change to its scope), it has none of these nodes, and " +
                          (held.empty() ? std::string("a container given one") : joined(held)) +
                          " loses it (Failed to initialize NVML: Unknown Error, or EPERM on open)",
                      fix + "; a container that already lost a node must be recreated");
