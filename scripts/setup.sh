@@ -27,14 +27,15 @@ BUILD_DEPS=(
 # Go source build the oracle the gate is fuzzed against; debootstrap makes the Debian 13 and unstable roots (xz-utils unpacks Docker 26's source there)
 # whose Docker 26 and 28.5 inject CDI devices (scripts/docker-root.sh); ccache keeps compiled objects between
 # runs and libclang-rt-14-dev is clang's sanitizer runtime; systemd-container's systemd-nspawn boots
-# the Docker 26 root with systemd as PID 1 (tests/e2e/systemd_reload_test.sh).
+# the Docker 26 root and this machine's own userland with systemd as PID 1, whose Docker talks
+# to it over D-Bus (tests/e2e/systemd_reload_test.sh).
 TEST_DEPS=(
   git catch2 clang clang-format pciutils libpci-dev libvalijson-dev
   golang-github-container-orchestrated-devices-container-device-interface-dev
   podman runc busybox-static systemd docker.io prometheus shellcheck lintian
   cloud-init python3-yaml ansible-core ansible-lint python3-apt zsh
   golang-go golang-github-docker-docker-dev debootstrap xz-utils ccache libclang-rt-14-dev
-  systemd-container
+  systemd-container dbus
 )
 
 # The release (scripts/release.sh): Debian's cross toolchain and qemu-user for aarch64 (the build
