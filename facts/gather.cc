@@ -49,7 +49,8 @@ std::optional<probe::NvmlReport> ask_nvml(const RootFs& fs, const probe::Invento
                                           probe::NvidiaReadings& probed) {
   if (probed.asked) return std::move(probed.nvml);
   if (!has_vendor(inventory, probe::Vendor::nvidia)) return std::nullopt;
-  if (auto nvml = probe::query_nvml(fs, probe::native_library_dirs()); nvml && *nvml) return std::move(**nvml);
+  if (auto nvml = probe::query_nvml(fs, probe::native_library_dirs(), probe::kNativeNvmlRepair); nvml && *nvml)
+    return std::move(**nvml);
   return std::nullopt;
 }
 

@@ -95,7 +95,7 @@ Result<void> NvidiaBackend::enrich(const RootFs& fs, ProbeReport& report) const 
   if (gpus.empty()) return {};
 
   std::optional<NvmlReport> nvml;
-  if (auto loaded = query_nvml(fs, native_library_dirs()); loaded) {
+  if (auto loaded = query_nvml(fs, native_library_dirs(), kNativeNvmlRepair); loaded) {
     nvml = std::move(*loaded);
   } else {
     warnings.push_back(loaded.error().message + " Falling back to /proc/driver/nvidia (memory unknown).");

@@ -326,14 +326,13 @@ struct NvmlCall {
 
 // Everything that calls into the library: dlopen runs its constructors, and nvmlInit and the
 // queries enter the driver, where a GPU that stopped answering can block them.
-Result<NvmlReport> ask_library(const std::string& host) {
+Result<NvmlReport> ask_library(const std::string& host, const NvmlRepair& repair) {
   Library lib(::dlopen(host.c_str(), RTLD_NOW | RTLD_LOCAL));
-  if (!lib)
-    return fail("cannot load " + host + " (" + ::dlerror() + "); reinstall the NVIDIA driver's user-space libraries.");
+  if (!lib) return fail("cannot load " + host + " (" + ::dlerror() + "); " + std::string(repair.cannot_load) + ".");
   RGPU_TRY_ASSIGN(auto api, bind_api(lib.get(), host));
   if (NvmlReturn rc = api.init(); rc != kSuccess) {
-    return fail(host + " did not initialise (NVML error " + std::to_string(rc) +
-                "); check that the NVIDIA kernel module is loaded and matches the library.");
+    return fail(host + " did not initialise (NVML error " + std::to_string(rc) + "); " + std::string(repair.no_init) +
+                ".");
   }
   NvmlReport report = read_report(api);
   api.shutdown();
@@ -352,7 +351,8 @@ std::chrono::seconds nvml_time_bound() {
   return std::chrono::seconds(10);
 }
 
-Result<std::optional<NvmlReport>> query_nvml(const RootFs& fs, const std::vector<std::string>& dirs) {
+Result<std::optional<NvmlReport>> query_nvml(const RootFs& fs, const std::vector<std::string>& dirs,
+                                             const NvmlRepair& repair) {
   for (const auto& dir : dirs) {
     const std::string machine = dir + "/libnvidia-ml.so.1";
     if (fs.kind(machine) != NodeKind::file) continue;
@@ -361,8 +361,8 @@ Result<std::optional<NvmlReport>> query_nvml(const RootFs& fs, const std::vector
     // A hung driver blocks NVML in the kernel, where no signal reaches it: the call runs on a
     // thread of its own, and past the bound it is left behind (the process's exit ends it).
     auto call = std::make_shared<NvmlCall>();
-    std::thread([call, host] {
-      auto answer = ask_library(host);
+    std::thread([call, host, repair] {
+      auto answer = ask_library(host, repair);
       const std::lock_guard lock(call->mutex);
       call->answer = std::move(answer);
       call->done.notify_all();

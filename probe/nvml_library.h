@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.h"
@@ -81,9 +82,27 @@ inline constexpr const char* kNvmlTimeoutVariable = "REDIACC_GPU_NVML_TIMEOUT";
 /// How long query_nvml waits for the library: $REDIACC_GPU_NVML_TIMEOUT seconds (1 to 3600), else 10.
 std::chrono::seconds nvml_time_bound();
 
+/// What an operator does when a libnvidia-ml.so.1 is there but does not load, or does not
+/// initialise: who provides the library decides it.
+struct NvmlRepair {
+  std::string_view cannot_load;
+  std::string_view no_init;
+};
+/// A native machine's: the library comes with the driver's user-space packages, and answers only
+/// a kernel module of its own version.
+inline constexpr NvmlRepair kNativeNvmlRepair{"reinstall the NVIDIA driver's user-space libraries",
+                                              "check that the NVIDIA kernel module is loaded and matches the library"};
+/// WSL2's: the library in /usr/lib/wsl/lib is the Windows driver's, and nothing inside the
+/// distribution repairs it (doctor's wsl-gpu gives the same words).
+inline constexpr const char* kWslDriverRepair =
+    "install or repair the NVIDIA driver on Windows (it provides /usr/lib/wsl/lib/libnvidia-ml.so.1), run wsl "
+    "--shutdown, then rediacc-gpu setup";
+inline constexpr NvmlRepair kWslNvmlRepair{kWslDriverRepair, kWslDriverRepair};
+
 /// Loads libnvidia-ml.so.1 from the first of `dirs` (machine paths under the root) that holds it.
-/// Absent when none does; an error when it is there but does not load or initialise, or does not
-/// answer within nvml_time_bound() (a hung driver).
-Result<std::optional<NvmlReport>> query_nvml(const RootFs& fs, const std::vector<std::string>& dirs);
+/// Absent when none does; an error when it is there but does not load or initialise (saying what
+/// `repair` says to do), or does not answer within nvml_time_bound() (a hung driver).
+Result<std::optional<NvmlReport>> query_nvml(const RootFs& fs, const std::vector<std::string>& dirs,
+                                             const NvmlRepair& repair);
 
 }  // namespace rgpu::probe

@@ -33,10 +33,10 @@ Result<void> WslBackend::enrich(const RootFs& fs, probe::ProbeReport& report) co
   if (fs.kind(kDxgNode) != NodeKind::char_device) {
     warnings.push_back(fs.host_path(kDxgNode).string() + " is not a character device; the WSL2 GPU is not usable.");
   }
-  RGPU_TRY_ASSIGN(auto nvml, probe::query_nvml(fs, {kWslLibDir}));
+  RGPU_TRY_ASSIGN(auto nvml, probe::query_nvml(fs, {kWslLibDir}, probe::kWslNvmlRepair));
   if (!nvml) {
     warnings.push_back("WSL2 exposes " + std::string(kDxgNode) + " but " + fs.host_path(kWslLibDir).string() +
-                       " has no libnvidia-ml.so.1, so no GPU is recorded; install the NVIDIA driver on Windows.");
+                       " has no libnvidia-ml.so.1, so no GPU is recorded; " + probe::kWslDriverRepair + ".");
     return {};
   }
   for (const auto& n : (nvml)->gpus) inv.gpus.push_back(gpu_from_nvml(n, (nvml)->driver_version));

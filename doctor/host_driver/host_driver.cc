@@ -13,6 +13,7 @@
 #include "doctor/host_driver/nvidia_ecc.h"
 #include "doctor/host_driver/ras_checks.h"
 #include "facts/kernel_log.h"
+#include "probe/nvml_library.h"
 #include "probe/sysfs_parsers.h"
 
 namespace rgpu::doctor {
@@ -247,8 +248,7 @@ Check wsl_gpu(const Facts& f) {
   }
   return kCheck.fail("wsl-gpu", "/dev/dxg is there but no GPU was recorded: " + why,
                      "the GPU exists for Windows but not for this distribution's containers: no spec, no name to grant",
-                     "install or repair the NVIDIA driver on Windows (it provides /usr/lib/wsl/lib/libnvidia-ml.so.1), "
-                     "run wsl --shutdown, then rediacc-gpu setup");
+                     probe::kWslDriverRepair);
 }
 
 // Everything the probe skipped or could not read is missing from the inventory and the specs.

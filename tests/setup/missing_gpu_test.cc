@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "probe/nvml_library.h"
 #include "tests/support/admit_on.h"
 #include "tests/support/cdi_schema.h"
 #include "tests/support/fake_tools.h"
@@ -185,5 +186,30 @@ TEST_CASE("setup: a GPU the inventory had stays missing across reboots, since wh
     // And the next setup at boot does not bring it back.
     REQUIRE(setup_with(root, fakes).exit_code == 0);
     CHECK(inventory(root)["missing_gpus"].empty());
+  }
+}
+
+TEST_CASE("setup and doctor give WSL2's one repair when the Windows driver's NVML does not answer") {
+  // Issue 61: setup said to reinstall the driver's user-space libraries (a fix inside Linux),
+  // doctor to repair the driver on Windows; the library in /usr/lib/wsl/lib is the Windows driver's.
+  for (const char* broken : {"driver 581.57\ninit_error 9\n", ""}) {
+    INFO((*broken ? "NVML does not initialise" : "NVML does not load"));
+    FixtureRoot root;
+    wsl2_nvidia(root);
+    if (*broken)
+      root.write("/usr/lib/wsl/lib/fake-nvml.conf", broken);
+    else
+      root.write("/usr/lib/wsl/lib/libnvidia-ml.so.1", "not a shared library\n");
+    FakeTools fakes;
+    const auto set_up = setup_with(root, fakes);
+    const std::string said = set_up.out + set_up.err;
+    INFO(said);
+    CHECK_THAT(said, Catch::Contains(rgpu::probe::kWslDriverRepair));
+    CHECK_THAT(said, !Catch::Contains("reinstall the NVIDIA driver's user-space libraries") &&
+                         !Catch::Contains("kernel module is loaded"));
+    bool named = false;
+    for (const auto& c : doctor_checks(root, "wsl-gpu"))
+      named = named || c["decision"] == rgpu::probe::kWslDriverRepair;
+    CHECK(named);
   }
 }
