@@ -1,7 +1,11 @@
 // Layer 4: the CDI specs and the inventory against the hardware present now.
 
+#include <algorithm>
+
+#include "core/joined.h"
 #include "core/state_paths.h"
 #include "doctor/doctor.h"
+#include "probe/inventory_diff.h"
 
 namespace rgpu::doctor {
 namespace {
@@ -49,10 +53,14 @@ Check inventory(const Facts& f) {
     return kCheck.warn("inventory", "no /etc/rediacc/gpu/inventory.json", "nothing records what this machine has",
                        "run rediacc-gpu setup");
   }
-  if (f.recorded->gpus != f.fresh.gpus || f.recorded->cdi_devices != f.fresh.cdi_devices) {
-    return kCheck.warn("inventory", "the inventory of " + f.recorded->generated_at + " differs from the machine now",
-                       "a driver or hardware change came after it: what operators and schedulers read is out of date",
-                       "run rediacc-gpu setup");
+  if (const auto differences = probe::inventory_differences(*f.recorded, f.fresh); !differences.empty()) {
+    constexpr std::size_t kShown = 6;
+    std::vector<std::string> shown(differences.begin(),
+                                   differences.begin() + static_cast<long>(std::min(kShown, differences.size())));
+    if (differences.size() > kShown) shown.push_back(std::to_string(differences.size() - kShown) + " more");
+    return kCheck.warn(
+        "inventory", "the inventory of " + f.recorded->generated_at + " differs from the machine now: " + joined(shown),
+        "what operators and schedulers read of this machine is out of date", "run rediacc-gpu setup");
   }
   return kCheck.ok("inventory", "the inventory of " + f.recorded->generated_at + " matches the machine",
                    Evidence(std::string(state::kInventoryPath) + " against a probe made now"));

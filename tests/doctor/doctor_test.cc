@@ -536,6 +536,26 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
     const auto d = doctor_json_on(root);
     expect(d, "rediacc-specs", 4, "fail", "rediacc-gpu cdi generate");
     expect(d, "inventory", 4, "warn", "rediacc-gpu setup");
+    // What differs, not a guess at why (issue 61): the GPU by its address, and the names it took.
+    const auto observed = d.check("inventory")["observed"].get<std::string>();
+    CHECK_THAT(observed, Catch::Contains("GPU 0001:c1:00.0 (NVIDIA H100 80GB HBM3) is no longer found"));
+    CHECK_THAT(d.check("inventory")["meaning"].get<std::string>(), !Catch::Contains("driver or hardware change"));
+  }
+  SECTION("layer 4: only the NVIDIA spec changed: the inventory's drift names the CDI names, not a driver") {
+    FixtureRoot root;
+    healthy_nvidia(root);
+    std::string spec = root.read("/etc/cdi/nvidia.yaml");
+    const auto at = spec.find("name: all\n");
+    REQUIRE(at != std::string::npos);
+    spec.replace(at, 9, "name: every");
+    root.write("/etc/cdi/nvidia.yaml", spec);
+    const auto d = doctor_json_on(root);
+    expect(d, "inventory", 4, "warn", "rediacc-gpu setup");
+    const auto observed = d.check("inventory")["observed"].get<std::string>();
+    CHECK_THAT(observed, Catch::Contains("CDI name nvidia.com/gpu=every is new") &&
+                             Catch::Contains("CDI name nvidia.com/gpu=all is gone") &&
+                             Catch::Contains("GPU 0000:41:00.0: cdi_devices gained nvidia.com/gpu=every, lost "
+                                             "nvidia.com/gpu=all"));
   }
   SECTION("layer 5: a grant names a device no spec defines") {
     FixtureRoot root;
