@@ -1,7 +1,10 @@
 #include "probe/inventory_diff.h"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
+
+#include "core/joined.h"
 
 namespace rgpu::probe {
 namespace {
@@ -28,19 +31,23 @@ bool string_list(const json& value) {
   return value.is_array() && std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_string(); });
 }
 
-// A list of names as what it gained and lost: "cdi_devices gained nvidia.com/gpu=2; lost ...".
+// What `after` has that `before` has not, in order.
+std::vector<std::string> only_in(const std::set<std::string>& after, const std::set<std::string>& before) {
+  std::vector<std::string> out;
+  std::set_difference(after.begin(), after.end(), before.begin(), before.end(), std::back_inserter(out));
+  return out;
+}
+
+std::set<std::string> strings_of(const json& list) {
+  std::set<std::string> out;
+  for (const auto& v : list) out.insert(v.get<std::string>());
+  return out;
+}
+
+// A list of names as what it gained and lost: "cdi_devices gained nvidia.com/gpu=2, lost ...".
 std::string list_change(const json& was, const json& now) {
-  const auto items = [](const json& list) {
-    std::set<std::string> out;
-    for (const auto& v : list) out.insert(v.get<std::string>());
-    return out;
-  };
-  const auto before = items(was), after = items(now);
-  std::string gained, lost;
-  for (const auto& v : after)
-    if (!before.count(v)) gained += (gained.empty() ? "" : " ") + v;
-  for (const auto& v : before)
-    if (!after.count(v)) lost += (lost.empty() ? "" : " ") + v;
+  const auto before = strings_of(was), after = strings_of(now);
+  const std::string gained = joined(only_in(after, before), " "), lost = joined(only_in(before, after), " ");
   if (gained.empty() && lost.empty()) return " changed order";
   return (gained.empty() ? "" : " gained " + gained) + (gained.empty() || lost.empty() ? "" : ",") +
          (lost.empty() ? "" : " lost " + lost);
@@ -66,10 +73,8 @@ void field_changes(const std::string& who, const json& was, const json& now, std
 void name_changes(const std::vector<std::string>& was, const std::vector<std::string>& now,
                   std::vector<std::string>& out) {
   const std::set<std::string> before(was.begin(), was.end()), after(now.begin(), now.end());
-  for (const auto& name : after)
-    if (!before.count(name)) out.push_back("CDI name " + name + " is new");
-  for (const auto& name : before)
-    if (!after.count(name)) out.push_back("CDI name " + name + " is gone");
+  for (const auto& name : only_in(after, before)) out.push_back("CDI name " + name + " is new");
+  for (const auto& name : only_in(before, after)) out.push_back("CDI name " + name + " is gone");
 }
 
 }  // namespace
