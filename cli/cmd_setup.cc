@@ -148,15 +148,16 @@ int run_setup(const GlobalOptions& global, const SetupFlags& flags) {
   DryRunFileSink dry_sink(fs);
   ProcessRunner processes;
   DryRunRunner dry_runner;
-  setup::SetupOptions options{flags.mode == "true"    ? setup::ToolkitMode::always
-                              : flags.mode == "false" ? setup::ToolkitMode::never
-                                                      : setup::ToolkitMode::automatic,
-                              flags.version,
-                              flags.exact_version,
-                              setup::repo_daemon_unit(fs, flags.repo_daemon_unit),
-                              setup::unit_tool_path(fs, flags.tool_path),
-                              setup::disabled_hooks(fs, flags.disable_hooks),
-                              std::move(*policy)};
+  setup::SetupOptions options{.mode = flags.mode == "true"    ? setup::ToolkitMode::always
+                                      : flags.mode == "false" ? setup::ToolkitMode::never
+                                                              : setup::ToolkitMode::automatic,
+                              .toolkit_version = flags.version,
+                              .toolkit_exact = flags.exact_version,
+                              .repo_daemon_unit = setup::repo_daemon_unit(fs, flags.repo_daemon_unit),
+                              .tool_path = setup::unit_tool_path(fs, flags.tool_path),
+                              .nvidia_disabled_hooks = setup::disabled_hooks(fs, flags.disable_hooks),
+                              .host_policy = std::move(*policy),
+                              .dry_run = flags.dry_run};
   for (const auto& address : flags.forget_gpus) options.forget_gpus.push_back(*probe::canonical_pci_address(address));
   FileSink& sink = flags.dry_run ? static_cast<FileSink&>(dry_sink) : machine_sink;
   CommandRunner& act = flags.dry_run ? static_cast<CommandRunner&>(dry_runner) : processes;

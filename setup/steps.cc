@@ -10,6 +10,7 @@
 
 #include "cdi-gen/char_links.h"
 #include "cdi-gen/generate.h"
+#include "cdi-gen/inventory_names.h"
 #include "cdi-gen/spec_writer.h"
 #include "core/init_system.h"
 #include "core/joined.h"
@@ -17,6 +18,7 @@
 #include "core/split.h"
 #include "core/state_paths.h"
 #include "docker/cgroup_record.h"
+#include "docker/rediacc_gates.h"
 #include "docker/repo_plugin.h"
 #include "docker/running_daemons.h"
 #include "grants/store.h"
@@ -32,6 +34,28 @@
 
 namespace rgpu::setup {
 namespace {
+
+// "written" after a real run, "would write" in a plan: a dry run's outcome never says it did.
+std::string written(const SetupContext& ctx) { return ctx.options.dry_run ? "would write" : "written"; }
+
+// The specs as the real run leaves them: what is on disk, our two as this run wrote (or, in a dry
+// run, planned) them in place of what was there.
+cdi::SpecIndex specs_after_run(const SetupContext& ctx) {
+  auto index = cdi::read_spec_index(ctx.fs);
+  std::vector<std::string> ours;
+  for (const auto* spec : {&ctx.ours.dri, &ctx.ours.amd}) ours.push_back(cdi::spec_path(*spec));
+  std::erase_if(index.devices, [&](const cdi::IndexedDevice& d) {
+    return std::find(ours.begin(), ours.end(), d.spec_path) != ours.end();
+  });
+  for (const auto* spec : {&ctx.ours.dri, &ctx.ours.amd}) {
+    if (spec->devices.empty()) continue;
+    if (auto devices = cdi::parse_spec(cdi::spec_text(*spec), cdi::spec_path(*spec)))
+      index.devices.insert(index.devices.end(), devices->begin(), devices->end());
+  }
+  std::sort(index.devices.begin(), index.devices.end(),
+            [](const auto& a, const auto& b) { return a.qualified_name < b.qualified_name; });
+  return index;
+}
 
 constexpr const char* kShadowingSpec = "/var/run/cdi/nvidia.yaml";
 
@@ -243,23 +267,17 @@ Result<std::string> step_views(SetupContext& ctx) {
     ctx.moved_grants = grants::moved_grants(probe::HardwareReader(ctx.fs), cdi::read_spec_index(ctx.fs), *set);
     for (const auto& m : ctx.moved_grants) ctx.report.warnings.push_back(grants::move_warning(m));
   }
-  return std::string(ctx.log.changed() ? "written" : "unchanged");
+  return ctx.log.changed() ? written(ctx) : "unchanged";
 }
 
 // After every spec is written: each character node they map gets its /dev/char link, or the
 // first systemctl daemon-reload would take it from running containers (cdi-gen/char_links.h).
 Result<std::string> step_char_links(SetupContext& ctx) {
-  auto index = cdi::read_spec_index(ctx.fs);
-  // Our specs as the specs step wrote them: in a dry run they are not on disk, and the plan
-  // must still name the links the real run makes.
-  for (const auto* spec : {&ctx.ours.dri, &ctx.ours.amd}) {
-    if (spec->devices.empty()) continue;
-    if (auto devices = cdi::parse_spec(cdi::spec_text(*spec), cdi::spec_path(*spec)))
-      index.devices.insert(index.devices.end(), devices->begin(), devices->end());
-  }
-  RGPU_TRY_ASSIGN(const auto changes, cdi::write_char_links(ctx.fs, ctx.log.sink(), index));
+  // In a dry run our specs are not on disk, and the plan must still name the links the real run makes.
+  RGPU_TRY_ASSIGN(const auto changes, cdi::write_char_links(ctx.fs, ctx.log.sink(), specs_after_run(ctx)));
   if (changes.empty()) return std::string("unchanged");
-  return std::to_string(changes.size()) + " link(s) for nodes that had none";
+  return (ctx.options.dry_run ? "would make " : "") + std::to_string(changes.size()) +
+         " link(s) for nodes that had none";
 }
 
 Result<void> run_all(SetupContext& ctx, const std::vector<Argv>& commands) {
@@ -279,6 +297,31 @@ Result<void> write_plugin_environments(SetupContext& ctx) {
     RGPU_TRY(ctx.log.sink().write(path, units::plugin_environment("unix://" + *socket), 0644));
   }
   return {};
+}
+
+// renet's repository daemons as setup leaves them: each found is named, and one running without
+// its gate is told with the command that restarts it behind it. Setup never restarts one: its
+// tenants' containers would stop with it.
+std::string repository_daemons(SetupContext& ctx) {
+  const auto gates = docker::repo_daemon_gates(ctx.fs);
+  if (gates.empty()) return "";
+  std::vector<std::string> said;
+  for (const auto& gate : gates) {
+    switch (gate.state) {
+      case docker::RepoDaemonGate::State::own_gate: said.push_back(gate.network_id + " behind its gate"); break;
+      case docker::RepoDaemonGate::State::stopped:
+        said.push_back(gate.network_id + " not running (its gate starts with it)");
+        break;
+      case docker::RepoDaemonGate::State::no_gate:
+      case docker::RepoDaemonGate::State::other_gate:
+        said.push_back(gate.network_id + " without its gate until restarted");
+        ctx.report.warnings.push_back(docker::gate_fault(gate) + ": its containers run without the gate until it " +
+                                      "restarts behind it. Restart it when its tenants can stop for a moment: " +
+                                      docker::renet_restart_command(gate.network_id) + ".");
+        break;
+    }
+  }
+  return "; renet's repository daemons: " + joined(said);
 }
 
 Result<std::string> step_units(SetupContext& ctx) {
@@ -321,12 +364,12 @@ Result<std::string> step_units(SetupContext& ctx) {
   if (pid1) {
     ctx.report.warnings.push_back("PID 1 here is " + *pid1 + ", not systemd: " + without_systemd_meaning() + ". " +
                                   without_systemd_by_hand(options.tool_path) + ".");
-    return std::string(ctx.log.changed() ? "written, not started: PID 1 is " : "unchanged, not started: PID 1 is ") +
-           *pid1 + ", not systemd";
+    return (ctx.log.changed() ? written(ctx) : "unchanged") + ", not started: PID 1 is " + *pid1 + ", not systemd";
   }
-  if (!ctx.log.changed()) return std::string("unchanged");
+  const std::string daemons = units::is_prefix_unit(options.repo_daemon_unit) ? repository_daemons(ctx) : "";
+  if (!ctx.log.changed()) return "unchanged" + daemons;
   RGPU_TRY(run_all(ctx, units::activation_commands(ctx.fs, enable)));
-  return std::string("written");
+  return written(ctx) + (ctx.options.dry_run ? " and enable" : "") + daemons;
 }
 
 // On an enforcing SELinux host, the booleans that let container_t open the GPU nodes the gate
@@ -363,13 +406,22 @@ Result<std::string> step_selinux(SetupContext& ctx) {
 }
 
 Result<std::string> step_inventory(SetupContext& ctx) {
-  attach_cdi_names(ctx.fs, ctx.report);
+  const auto index = specs_after_run(ctx);
+  for (const auto& problem : index.problems) {
+    ctx.report.warnings.push_back("skipping CDI spec " + ctx.fs.host_path(problem.spec_path).string() + ": " +
+                                  problem.reason);
+  }
+  cdi::attach_cdi_names(ctx.report.inventory, index);
   RGPU_TRY(probe::record_inventory(ctx.fs, ctx.log.sink(), ctx.report.inventory));
   RGPU_TRY(ctx.log.sink().write(state::kNfdFeaturePath, probe::nfd_features(ctx.report.inventory)));
   // What doctor's cgroup-change compares the machine with later (docker/cgroup_record.h).
   RGPU_TRY(ctx.log.sink().write(state::kCgroupRecord, docker::cgroup_record_text(docker::cgroups_now(ctx.fs)), 0644));
   const auto& inv = ctx.report.inventory;
-  std::string outcome = std::to_string(inv.cdi_devices.size()) + " grantable CDI names";
+  std::string outcome =
+      (ctx.options.dry_run ? "would record " : "") + std::to_string(inv.cdi_devices.size()) + " grantable CDI names";
+  // nvidia-ctk did not run: the names its spec will define are not known yet.
+  if (ctx.options.dry_run && ctx.toolkit == ToolkitChoice::install && has_nvidia_gpu(inv))
+    outcome += ", and those of the NVIDIA spec nvidia-ctk would generate";
   if (!inv.missing_gpus.empty()) outcome += ", " + std::to_string(inv.missing_gpus.size()) + " GPU(s) kept as missing";
   return outcome;
 }

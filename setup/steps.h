@@ -31,6 +31,9 @@ struct SetupOptions {
   /// Canonical PCI addresses of missing GPUs the operator removed on purpose: left out of the
   /// inventory (--forget-gpu). The probe step fails on one that is not missing.
   std::vector<std::string> forget_gpus = {};
+  /// A plan: the caller hands a sink and a runner that change nothing, and each step's outcome
+  /// says what the real run would do ("would write"), counted as the real run would count it.
+  bool dry_run = false;
 };
 
 /// The hooks an earlier setup recorded as disabled (in state::kNvidiaRefreshEnv), or none.

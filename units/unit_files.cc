@@ -129,7 +129,11 @@ std::vector<UnitFile> gate_units(const UnitOptions& o) {
                        "\n\n[Service]\nEnvironment=REDIACC_GPU_REPO=%j\n"
                        "Environment=PATH=" +
                        kDockerdShimDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n";
-  return {{dropin_dir(o.repo_daemon_unit) + "/70-rediacc-gpu-gate.conf", dropin}};
+  return {{gate_dropin_path(o.repo_daemon_unit), dropin}};
+}
+
+std::string gate_dropin_path(const std::string& repo_daemon_unit) {
+  return dropin_dir(repo_daemon_unit) + "/70-rediacc-gpu-gate.conf";
 }
 
 std::vector<UnitFile> view_units(const UnitOptions& o) {

@@ -99,6 +99,10 @@ std::string dockerd_shim(const UnitOptions& options);
 /// renet's daemon.json is renet's). Empty for a template unit.
 std::vector<UnitFile> gate_units(const UnitOptions& options);
 
+/// Where gate_units puts its drop-in for `repo_daemon_unit` (a prefix unit): what starts each of
+/// renet's daemons behind its gate, read by doctor to tell whether setup has wired it.
+std::string gate_dropin_path(const std::string& repo_daemon_unit);
+
 /// Our specs and the inventory regenerated when a render node appears or disappears: a oneshot
 /// service and the udev rule that starts it.
 std::vector<UnitFile> hotplug_units(const UnitOptions& options);

@@ -12,6 +12,7 @@
 #include "core/joined.h"
 #include "core/state_paths.h"
 #include "docker/proc_tables.h"
+#include "docker/rediacc_gates.h"
 #include "docker/rediacc_layout.h"
 #include "docker/repo_plugin.h"
 #include "doctor/doctor.h"
@@ -70,37 +71,36 @@ Check host_policy(const Facts& f) {
 }
 
 // renet's repository daemons: each running behind its own plugin, reading its own view (the
-// view itself is judged by repo-cdi-view).
+// view itself is judged by repo-cdi-view). One that runs without its gate is restarted by renet's
+// own commands once setup's drop-in is there; setup never restarts one (its containers stop).
 Check rediacc_daemons(const Facts& f) {
   const auto& ids = f.policy.rediacc_ids;
   if (ids.empty()) return kCheck.skip("rediacc-daemons", "no renet repository daemon (rediacc-docker-ID) here");
-  std::vector<std::string> bad, fine, stopped;
-  for (const auto& id : ids) {
-    const std::string socket = docker::rediacc_socket(id);
-    const facts::DaemonReads* found = nullptr;
-    for (const auto& d : f.policy.daemons) {
-      if (d.unix_host && docker::rediacc_network_id(*d.unix_host) == id) found = &d;
-    }
-    if (!found) {
-      stopped.push_back(id);
-      continue;
-    }
-    const auto& repo = found->plugin_repo;
-    const auto& pid = found->daemon.pid;
-    if (!repo) {
-      bad.push_back("dockerd " + pid + " of repository " + id + " runs without any rediacc-gpu plugin");
-    } else if (*repo != id) {
-      bad.push_back("dockerd " + pid + " of repository " + id + " calls the plugin of repository " + *repo);
+  std::vector<docker::DaemonGateReads> running;
+  for (const auto& d : f.policy.daemons) running.push_back({d.daemon.pid, d.unix_host, d.plugin_repo});
+  std::vector<std::string> bad, restarts, fine, stopped;
+  for (const auto& gate : docker::repo_daemon_gates(ids, running)) {
+    if (gate.state == docker::RepoDaemonGate::State::stopped) {
+      stopped.push_back(gate.network_id);
+    } else if (gate.state == docker::RepoDaemonGate::State::own_gate) {
+      fine.push_back(gate.network_id + " (dockerd " + gate.pid + ")");
     } else {
-      fine.push_back(id + " (dockerd " + pid + ")");
+      bad.push_back(docker::gate_fault(gate));
+      restarts.push_back(docker::renet_restart_command(gate.network_id));
     }
   }
-  if (!bad.empty())
+  if (!bad.empty()) {
+    const std::string restart = "restart " + std::string(bad.size() == 1 ? "it" : "each") +
+                                " when its tenants can stop for a moment: " + joined(restarts, "; ");
     return kCheck.fail("rediacc-daemons", joined(bad, "; "),
                        "its containers attach devices, bind other repositories' sockets and data, and run privileged "
                        "without the gate",
-                       "run rediacc-gpu setup (its drop-in rediacc-docker-.service.d/70-rediacc-gpu-gate.conf starts "
-                       "each repository's plugin and its dockerd behind it) and restart the daemons named");
+                       f.policy.rediacc_gate_dropin
+                           ? restart + " (setup's drop-in starts it behind its own plugin)"
+                           : "run rediacc-gpu setup (it writes the drop-in that starts each repository daemon behind "
+                             "its own plugin), then " +
+                                 restart);
+  }
   if (fine.empty())
     return kCheck.skip("rediacc-daemons", "no renet repository daemon is running (" + joined(stopped) + ")");
   return kCheck.ok("rediacc-daemons", "each running repository daemon calls its own plugin: " + joined(fine),

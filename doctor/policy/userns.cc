@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "docker/rediacc_layout.h"
 #include "docker/running_daemons.h"
 #include "doctor/doctor.h"
 
@@ -39,20 +40,29 @@ Check user_namespaces(const Facts& f) {
   if (daemons.empty()) return kCheck.skip("userns", "no running dockerd found in /proc");
   std::string remapped;
   std::string host_root;
+  bool others = false;  // a host-root daemon whose daemon.json is the operator's, not renet's
   for (const auto& r : daemons) {
     const auto how = remapping(r);
     auto& list = how ? remapped : host_root;
     list += (list.empty() ? "" : ", ") + describe(r.daemon) + (how ? " " + *how : "");
+    if (!how && !(r.unix_host && docker::rediacc_network_id(*r.unix_host))) others = true;
   }
   if (host_root.empty())
     return kCheck.ok("userns", "container root is no host root: " + remapped,
                      Evidence("each dockerd's userns-remap (flag or daemon.json), or its user"));
-  return kCheck.warn(
-      "userns", "container root is host root under " + host_root,
+  const std::string meaning =
       "the gate checks bind sources when a container is created; a tenant that swaps a checked directory for a "
-      "link before the container starts reaches that path as host root",
-      "run repository daemons with \"userns-remap\": \"default\" in their daemon.json (or rootless); until "
-      "then let tenants bind only directories they cannot write to from a container");
+      "link before the container starts reaches that path as host root";
+  // renet writes its daemons' daemon.json at every start: advice to edit it would not last.
+  if (!others)
+    return kCheck.warn("userns", "container root is host root under " + host_root, meaning,
+                       "not possible for renet's repository daemons: renet rewrites each one's daemon.json at every "
+                       "start (a userns-remap put there is lost) and runs checkpointed services with --userns host; "
+                       "let tenants bind only directories they cannot write to from a container (rediacc-gpu setup "
+                       "--bind-root PATH:ro)");
+  return kCheck.warn("userns", "container root is host root under " + host_root, meaning,
+                     "run repository daemons with \"userns-remap\": \"default\" in their daemon.json (or rootless); "
+                     "until then let tenants bind only directories they cannot write to from a container");
 }
 
 }  // namespace rgpu::doctor

@@ -5,6 +5,7 @@
 #include "core/init_system.h"
 #include "docker/rediacc_layout.h"
 #include "probe/hardware_identity.h"
+#include "units/unit_files.h"
 
 namespace rgpu::facts {
 namespace {
@@ -78,7 +79,9 @@ PolicyReads read_policy(const PolicySources& s) {
                 .rootless_sockets = rootless_sockets(fs),
                 .host_policy = read_host_policy(fs),
                 .rediacc_layout = docker::rediacc_layout_evidence(fs),
-                .rediacc_ids = docker::rediacc_network_ids(fs)};
+                .rediacc_ids = docker::rediacc_network_ids(fs),
+                .rediacc_gate_dropin = fs.kind(units::gate_dropin_path(std::string(docker::kRediaccDaemonPrefix) +
+                                                                       ".service")) == NodeKind::file};
   for (const auto& d : s.daemons) p.daemons.push_back(daemon_reads(fs, d, s));
   const auto rules = effective_rules(p.host_policy);
   // What a host-network container reaches matters only where the policy lets one run.

@@ -68,6 +68,9 @@ struct PolicyReads {
   std::optional<std::string> rediacc_layout = std::nullopt;
   /// renet's repository daemons' network ids (docker::rediacc_network_ids).
   std::vector<std::string> rediacc_ids = {};
+  /// setup's drop-in that starts each of renet's daemons behind its gate (units::gate_dropin_path)
+  /// is a file.
+  bool rediacc_gate_dropin = false;
   /// One per running dockerd, in the order they were found.
   std::vector<DaemonReads> daemons = {};
   /// What a host-network container reaches; absent where the host policy refuses host networking.

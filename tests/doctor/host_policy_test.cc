@@ -71,7 +71,7 @@ TEST_CASE("doctor: the host policy is named with why, and none recorded on a Red
   CHECK(policy_check(root, "host-policy")["status"] == "fail");
 }
 
-TEST_CASE("doctor: a renet repository daemon running without its own plugin fails") {
+TEST_CASE("doctor: a renet repository daemon running without its own plugin fails, and renet's restart is named") {
   FixtureRoot root;
   intel_discrete(root);
   renet_units(root);
@@ -82,9 +82,46 @@ TEST_CASE("doctor: a renet repository daemon running without its own plugin fail
   CHECK(bare["status"] == "fail");
   CHECK_THAT(bare["observed"].get<std::string>(),
              Catch::Contains("dockerd 4343 of repository 2880 runs without any rediacc-gpu plugin"));
+  // Before setup wired the gate, setup comes first; then renet's own restart of that daemon.
+  CHECK(bare["decision"] ==
+        "run rediacc-gpu setup (it writes the drop-in that starts each repository daemon behind its own plugin), "
+        "then restart it when its tenants can stop for a moment: renet daemon stop --network-id 2880 && renet daemon "
+        "start --network-id 2880 (or systemctl restart rediacc-docker-2880.service)");
+  root.write("/etc/systemd/system/rediacc-docker-.service.d/70-rediacc-gpu-gate.conf", "[Service]\n");
+  CHECK(policy_check(root, "rediacc-daemons")["decision"] ==
+        "restart it when its tenants can stop for a moment: renet daemon stop --network-id 2880 && renet daemon start "
+        "--network-id 2880 (or systemctl restart rediacc-docker-2880.service) (setup's drop-in starts it behind its "
+        "own plugin)");
   policy_repo_daemon(root, "4343", "2880", "rediacc-gpu-2816");
   CHECK_THAT(policy_check(root, "rediacc-daemons")["observed"].get<std::string>(),
              Catch::Contains("calls the plugin of repository 2816"));
+}
+
+TEST_CASE("doctor: on a Rediacc machine no advice edits the daemon.json renet rewrites") {
+  FixtureRoot root;
+  intel_discrete(root);
+  renet_units(root);
+  REQUIRE(run_tool({"cdi", "generate", "--root", root.str()}).exit_code == 0);
+  policy_repo_daemon(root, "4242", "2816", "rediacc-gpu-2816");
+  // No view bound: the daemon's /etc/cdi, through /proc/4242/root, is the machine's.
+  std::filesystem::create_directories(root.host("/proc/4242"));
+  std::filesystem::create_directory_symlink(root.path(), root.host("/proc/4242/root"));
+  const auto userns = policy_check(root, "userns");
+  CHECK(userns["status"] == "warn");
+  CHECK_THAT(userns["decision"].get<std::string>(),
+             Catch::StartsWith("not possible for renet's repository daemons: renet rewrites each one's daemon.json") &&
+                 Catch::Contains("rediacc-gpu setup --bind-root PATH:ro") && !Catch::Contains("in their daemon.json"));
+  const auto view = policy_check(root, "repo-cdi-view");
+  CHECK(view["status"] == "fail");
+  CHECK(view["decision"] ==
+        "run rediacc-gpu setup (its drop-ins bind each repository's view over its daemon's /etc/cdi and /run/cdi), "
+        "then restart each named when its tenants can stop for a moment: renet daemon stop --network-id 2816 && renet "
+        "daemon start --network-id 2816 (or systemctl restart rediacc-docker-2816.service)");
+  // A daemon of the operator's own beside renet's keeps the advice its own daemon.json allows.
+  root.write("/proc/4545/cmdline", "/usr/bin/dockerd\0"s);
+  root.write("/proc/4545/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
+  CHECK_THAT(policy_check(root, "userns")["decision"].get<std::string>(),
+             Catch::Contains("\"userns-remap\": \"default\" in their daemon.json"));
 }
 
 TEST_CASE("doctor: what host-network containers reach outside the repositories' loopback ranges is listed") {

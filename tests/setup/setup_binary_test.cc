@@ -736,6 +736,38 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "setup: on a Rediacc machine it names the repository daemons found, and how to restart one without its gate") {
+  FixtureRoot root;
+  debian_with_nvidia(root);
+  rediacc_two_repositories(root);
+  for (const char* id : {"2816", "2880", "2944"})
+    root.write("/etc/systemd/system/rediacc-docker-" + std::string(id) + ".service",
+               "[Service]\nExecStart=/bin/true\n");
+  // 2816 was restarted behind its gate; 2880 started before setup wired it; 2944 is stopped.
+  using namespace std::string_literals;
+  root.write("/proc/100/cmdline",
+             "/usr/bin/dockerd\0--authorization-plugin=rediacc-gpu-2816\0-H\0unix:///run/rediacc/docker-2816.sock\0"s);
+  FakeTools fakes;
+  const auto r = setup(root, fakes, "auto");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);  // all setup may do is done: the restart is the operator's
+  CHECK_THAT(r.out, Catch::Contains("[7/9] systemd units and udev rule ... written; renet's repository daemons: 2816 "
+                                    "behind its gate, 2880 without its gate until restarted, 2944 not running (its "
+                                    "gate starts with it)"));
+  CHECK_THAT(r.err,
+             Catch::Contains("dockerd 200 of repository 2880 runs without any rediacc-gpu plugin: its "
+                             "containers run without the gate until it restarts behind it. Restart it when its "
+                             "tenants can stop for a moment: renet daemon stop --network-id 2880 && renet daemon "
+                             "start --network-id 2880 (or systemctl restart rediacc-docker-2880.service)."));
+  CHECK_THAT(r.err, !Catch::Contains("repository 2816"));
+  // A second run, nothing to write, still says it.
+  const auto again = setup(root, fakes, "auto");
+  CHECK_THAT(again.out,
+             Catch::Contains("... unchanged; renet's repository daemons: 2816 behind its gate, 2880 without"));
+  CHECK_THAT(again.err, Catch::Contains("renet daemon stop --network-id 2880"));
+}
+
+TEST_CASE(
     "setup: bind roots an operator names are recorded and kept by later setups, and a system directory is not "
     "one") {
   FixtureRoot root;

@@ -39,8 +39,12 @@ class FakesFirst final : public CommandRunner {
   ProcessRunner real_;
 };
 
-setup::SetupOptions options(ToolkitMode mode) {
-  return {mode, "1.20.0", false, "rediacc-docker@.service", "/usr/bin/rediacc-gpu", {}};
+setup::SetupOptions options(ToolkitMode mode, bool dry_run = false) {
+  return {.mode = mode,
+          .toolkit_version = "1.20.0",
+          .repo_daemon_unit = "rediacc-docker@.service",
+          .tool_path = "/usr/bin/rediacc-gpu",
+          .dry_run = dry_run};
 }
 
 setup::SetupRun run_on(const FixtureRoot& root, const FakeTools& fakes, ToolkitMode mode) {
@@ -55,7 +59,7 @@ setup::SetupRun dry_run_on(const FixtureRoot& root, const FakeTools& fakes, Tool
   DryRunFileSink sink(fs);
   FakesFirst query(fakes);
   DryRunRunner act;
-  return setup::run_setup(fs, sink, query, act, options(mode));
+  return setup::run_setup(fs, sink, query, act, options(mode, true));
 }
 
 // Kind and target of each change, as a line: what a person compares.
@@ -141,6 +145,35 @@ TEST_CASE("setup: a dry run lists the changes the real run then makes, and makes
       CHECK(lines(planned.steps[i].changes) == lines(made.steps[i].changes));
     }
   }
+}
+
+TEST_CASE("setup: a dry run's outcomes say what the real run would do, counted as the real run counts") {
+  const auto outcome = [](const setup::SetupRun& run, std::string_view id) {
+    for (const auto& s : run.steps) {
+      if (s.step->id == id) return s.outcome;
+    }
+    return std::string("(no step ") + std::string(id) + ")";
+  };
+  for (const char* name : {"amd", "none"}) {
+    INFO(name);
+    FixtureRoot root;
+    (std::string(name) == "amd" ? two_amd_instinct : no_gpu)(root);
+    root.write("/etc/os-release", kDebian12OsRelease);
+    FakeTools fakes;
+    const auto planned = dry_run_on(root, fakes, ToolkitMode::automatic);
+    const auto made = run_on(root, fakes, ToolkitMode::automatic);
+    for (const auto& s : planned.steps) CHECK_THAT(s.outcome, !Catch::Contains("written"));
+    CHECK(outcome(planned, "inventory") == "would record " + outcome(made, "inventory"));
+    CHECK(outcome(planned, "units") == "would write and enable");
+    CHECK(outcome(made, "units") == "written");
+  }
+  // Where nvidia-ctk is still to run, its names cannot be counted, and the plan says so.
+  FixtureRoot root;
+  two_nvidia_datacenter(root, true);
+  root.write("/etc/os-release", kDebian12OsRelease);
+  FakeTools fakes;
+  CHECK(outcome(dry_run_on(root, fakes, ToolkitMode::automatic), "inventory") ==
+        "would record 9 grantable CDI names, and those of the NVIDIA spec nvidia-ctk would generate");
 }
 
 TEST_CASE("setup: a dry run on an NVIDIA machine plans the toolkit and the spec nvidia-ctk would write") {
