@@ -83,7 +83,12 @@ if [ -n "$out" ]; then
     # Under WSL (--mode=wsl) the GPU is /dev/dxg, as nvidia-ctk's WSL mode maps it.
     node=/dev/nvidia0
     case " $* " in *" --mode=wsl "*) node=/dev/dxg;; esac
-    printf -- '---\ncdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n    deviceNodes:\n    - path: %s\n' "$node" > "$out"
+    # A machine that records what the real nvidia-ctk wrote on it (the manual's examples) gets that.
+    if [ -f "$target/usr/share/fake-nvidia-ctk/nvidia.yaml" ]; then
+      cat "$target/usr/share/fake-nvidia-ctk/nvidia.yaml" > "$out"
+    else
+      printf -- '---\ncdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices:\n- name: all\n  containerEdits:\n    deviceNodes:\n    - path: %s\n' "$node" > "$out"
+    fi
   else
     echo "fake $tool output" > "$out"
   fi
