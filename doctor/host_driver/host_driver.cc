@@ -107,7 +107,8 @@ Check nvml(const Facts& f) {
       "nvml",
       "NVML did not answer (" + why + "); " + std::to_string(native) + " GPU(s) read from /proc/driver/nvidia instead",
       "nvidia-ctk generates the NVIDIA CDI spec through NVML: without it the spec cannot be made",
-      "install the driver's user-space libraries of the same version as the kernel module");
+      "install the NVIDIA driver's user-space libraries of the kernel module's version (nvidia-smi answers once they "
+      "match), then run rediacc-gpu setup, which generates the spec");
 }
 
 Check nouveau(const Facts& f) {

@@ -6,6 +6,7 @@
 
 #include "cdi-gen/reach_rules.h"
 #include "core/joined.h"
+#include "core/state_paths.h"
 #include "doctor/doctor.h"
 #include "grants/hardware.h"
 #include "grants/store.h"
@@ -162,7 +163,9 @@ std::vector<Check> grant_checks(const Facts& f) {
   if (!f.grants) {
     return {kCheck.fail("grants", f.grants.error().message,
                         "every grant command refuses, and requests naming CDI devices are refused",
-                        "fix or move the file")};
+                        std::string("fix ") + state::kGrantsPath +
+                            " by hand (rediacc-gpu grants lists them once it parses), or move it aside (mv) and grant "
+                            "again: rediacc-gpu grant REPO --device NAME")};
   }
   if (f.grants->grants.empty()) return {kCheck.skip("grants", "no repository holds a grant")};
   const cdi::ReachMap reach(f.specs, f.fresh);

@@ -71,9 +71,10 @@ Check persistenced(const Facts& f) {
     return kCheck.ok("persistenced", "/run/nvidia-persistenced/socket is there, as the spec mounts it",
                      Evidence(std::string(paths::kNvidiaSpec) + ", /run/nvidia-persistenced/socket"));
   }
-  return kCheck.warn("persistenced", "the NVIDIA spec mounts /run/nvidia-persistenced/socket, which is missing",
-                     "containers given an NVIDIA device fail to start (the mount source does not exist)",
-                     "start nvidia-persistenced (rediacc-gpu-nvidia-spec.service regenerates the spec after it)");
+  return kCheck.warn(
+      "persistenced", "the NVIDIA spec mounts /run/nvidia-persistenced/socket, which is missing",
+      "containers given an NVIDIA device fail to start (the mount source does not exist)",
+      "systemctl start nvidia-persistenced (rediacc-gpu-nvidia-spec.service regenerates the spec after it)");
 }
 
 // Rootless daemons run per user, outside the repository daemons the gate is wired to: found by

@@ -18,7 +18,9 @@ std::vector<Check> specs_parse(const Facts& f) {
     const bool ours = p.spec_path.find("/rediacc.io-") != std::string::npos;
     out.push_back(kCheck.with(ours ? Status::fail : Status::warn, "specs-parse", p.spec_path + ": " + p.reason,
                               "CDI consumers skip this file: its names cannot be granted or requested",
-                              ours ? "run rediacc-gpu cdi generate" : "fix or remove the file"));
+                              ours ? "run rediacc-gpu cdi generate"
+                                   : "fix the file, or remove it (rm " + p.spec_path +
+                                         ") if nothing uses it; rediacc-gpu cdi list shows what the specs define"));
   }
   if (out.empty() && f.specs.devices.empty())
     return {kCheck.skip("specs-parse", "no CDI spec in /etc/cdi or /var/run/cdi")};
