@@ -108,12 +108,12 @@ Refusal check_hardware(const grants::Grant& grant, const grants::GrantSet& set, 
   }
   // Left to dockerd, a name no spec defines fails with the daemon's own words, and a view or spec
   // that comes back later would hand out whatever it maps then, unjudged by this request.
-  if (move && move->stale == grants::kUndefined) {
+  if (move && move->stale_kind == grants::GrantMove::Stale::undefined) {
     return "refused: no CDI spec on this machine defines " + grant.device + ", which repository \"" + grant.repo +
            "\" was granted; the device is gone or " + std::string(grants::kStaleSpecs) +
            " (an operator; rediacc-gpu doctor names what is wrong).";
   }
-  if (move && !move->stale.empty()) {
+  if (move && move->stale_kind == grants::GrantMove::Stale::key_elsewhere) {
     context.detail = move->stale;
     return "refused: " + move->stale + "; " + std::string(grants::kStaleSpecs) + " (an operator).";
   }

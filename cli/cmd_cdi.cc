@@ -9,6 +9,7 @@
 #include "cdi-gen/generate.h"
 #include "cdi-gen/spec_index.h"
 #include "cdi-gen/spec_writer.h"
+#include "cli/change_lines.h"
 #include "cli/command.h"
 #include "cli/output_format.h"
 #include "cli/render.h"
@@ -59,7 +60,7 @@ int run_generate(const GlobalOptions& global) {
   auto recorded = probe::record_inventory(fs, sink, report->inventory);
   if (!recorded) return report_failure(recorded.error());
   changes->push_back(*recorded);
-  for (const auto& c : *changes) std::cout << to_string(c.kind) << " " << fs.host_path(c.target).string() << "\n";
+  for (const auto& line : change_lines(fs, *changes, {.unchanged = true})) std::cout << line << "\n";
   return kExitOk;
 }
 
@@ -71,9 +72,8 @@ int follow_specs(const RootFs& fs, FileSink& sink) {
   auto links = cdi::write_char_links(fs, sink, cdi::read_spec_index(fs));
   if (!links) return report_failure(links.error());
   changes->insert(changes->end(), links->begin(), links->end());
-  for (const auto& c : *changes) {
-    if (c.kind != Change::Kind::unchanged)
-      std::cout << to_string(c.kind) << " " << fs.host_path(c.target).string() << "\n";
+  for (const auto& line : change_lines(fs, *changes, {})) {
+    std::cout << line << "\n";
   }
   return kExitOk;
 }

@@ -9,6 +9,7 @@
 #include "cli/render.h"
 #include "cli/repo_arg.h"
 #include "core/joined.h"
+#include "core/state_paths.h"
 #include "docker/client.h"
 #include "docker/repo_plugin.h"
 #include "docker/stored_containers.h"
@@ -171,10 +172,10 @@ int run_list_grants(const GlobalOptions& global, const GrantFlags& f) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& g : shown) {
     const auto* moved = move_of(g);
-    const std::string mark = !moved                               ? ""
-                             : moved->stale == grants::kUndefined ? " (UNDEFINED)"
-                             : !moved->stale.empty()              ? " (STALE SPEC)"
-                                                                  : " (MOVED)";
+    const std::string mark = !moved                                                         ? ""
+                             : moved->stale_kind == grants::GrantMove::Stale::undefined     ? " (UNDEFINED)"
+                             : moved->stale_kind == grants::GrantMove::Stale::key_elsewhere ? " (STALE SPEC)"
+                                                                                            : " (MOVED)";
     rows.push_back({g.repo, g.device + mark, g.exclusive ? "yes" : "no", g.granted_at, overlaps(*set, reach, g)});
     const auto* d = cdi::find_device(index, g.device);
     if (f.output == OutputFormat::wide) {
@@ -205,8 +206,8 @@ Runner attach_grant(CLI::App& sub, GlobalOptions& global) {
   sub.add_option("--device", f->device, "Exact CDI name, e.g. nvidia.com/gpu=all")->required();
   sub.add_flag("--exclusive", f->exclusive, "Reserve the name for this repository alone");
   sub.add_flag("--allow-hooks", f->review.allow_hooks,
-               "Grant a name whose spec runs a hook outside the allow-list (the toolkit's programs and "
-               "/etc/rediacc/gpu/allowed-hooks); the gate refuses it again if its hooks change");
+               std::string("Grant a name whose spec runs a hook outside the allow-list (the toolkit's programs and ") +
+                   state::kAllowedHooksPath + "); the gate refuses it again if its hooks change");
   sub.add_flag("--allow-net-devices", f->review.allow_net_devices,
                "Grant a name whose spec moves a host network interface into the container");
   return [&global, f] { return run_grant(global, *f); };

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/change_lines.h"
 #include "cli/command.h"
 #include "cli/output_format.h"
 #include "core/file_lock.h"
@@ -86,11 +87,8 @@ class Progress final : public setup::SetupObserver {
     const bool ok = report.status == setup::StepReport::Status::ok;
     std::cout << (open_ ? "" : header_) << report.outcome << (ok ? " " + seconds(report.took) : "") << "\n";
     open_ = false;
-    for (const auto& c : report.changes) {
-      if (c.kind == Change::Kind::unchanged || (echoed_ && c.kind == Change::Kind::run)) continue;
-      const std::string target = c.kind == Change::Kind::run ? c.target : fs_.host_path(c.target).string();
-      std::cout << "      " << (dry_run_ ? "would " : "") << to_string(c.kind) << " " << target << "\n";
-    }
+    for (const auto& line : change_lines(fs_, report.changes, {.dry_run = dry_run_, .runs = !echoed_}))
+      std::cout << "      " << line << "\n";
   }
 
   bool quiet_, dry_run_;

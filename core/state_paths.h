@@ -35,6 +35,10 @@ inline constexpr const char* kGrantUseRecord = "/var/lib/rediacc/gpu/grant-use.j
 /// The host's cgroup mode and each repository daemon's cgroup driver as setup last found them
 /// (docker/cgroup_record.h): doctor names a change since.
 inline constexpr const char* kCgroupRecord = "/var/lib/rediacc/gpu/cgroup.json";
+/// The dockerd that renet's repository daemons start by name, first on their PATH (units'
+/// dockerd_shim): it runs the machine's dockerd behind the repository's plugin.
+inline constexpr const char* kDockerdShimDir = "/var/lib/rediacc/gpu/dockerd-shim";
+inline constexpr const char* kDockerdShim = "/var/lib/rediacc/gpu/dockerd-shim/dockerd";
 /// NVIDIA's armoured repository key as downloaded; removed once dearmored into the keyring.
 inline constexpr const char* kDownloadedKey = "/var/lib/rediacc/gpu/nvidia-container-toolkit.gpgkey";
 

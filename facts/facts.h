@@ -52,6 +52,8 @@ struct Facts {
   /// NVML's answer asked once for this run (its GPUs lost, their memory health, their processes);
   /// absent when no libnvidia-ml.so.1 answered or no NVIDIA GPU was found.
   std::optional<probe::NvmlReport> nvml = std::nullopt;
+  /// Why NVML did not answer the probe (probe::NvidiaReadings::nvml_failure); absent when it did.
+  std::optional<std::string> nvml_failure = std::nullopt;
   /// The NVIDIA kernel module's version from /proc/driver/nvidia/version; absent when it is not loaded.
   std::optional<std::string> nvidia_module = std::nullopt;
   /// Running containers given another version's driver libraries than that module's (a driver

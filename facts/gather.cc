@@ -64,6 +64,7 @@ Facts gather(Sources s) {
           .daemons = docker::running_docker_daemons(s.fs),
           .probe_warnings = std::move(s.probe.warnings)};
   f.repo_daemon_hosts = docker::repo_daemon_addresses(s.fs, f.daemons);
+  f.nvml_failure = s.probe.nvidia.nvml_failure;
   f.nvml = ask_nvml(s.fs, f.fresh, s.probe.nvidia);
   // Next to NVML's answer, which is the probe's: the /proc scan and NVML's process list then see
   // the same moment, before the daemons' questions and the programs run below (seconds each).

@@ -101,13 +101,17 @@ const Grant* reserved_by_other(const GrantSet& set, const std::string& repo, con
 }
 
 std::optional<GrantMove> grant_move(const Grant& grant, const ReachNow& now) {
-  if (!now) return GrantMove{grant, {}, now.error().message, ""};
-  if (!*now) return GrantMove{grant, {}, "", std::string(kUndefined)};
+  if (!now) return GrantMove{.grant = grant, .unreadable = now.error().message};
+  if (!*now)
+    return GrantMove{.grant = grant, .stale_kind = GrantMove::Stale::undefined, .stale = std::string(kUndefined)};
   const auto& reach = **now;
   if (auto stale = stale_key(grant.device, reach); !stale.empty())
-    return GrantMove{grant, reach.identities, "", std::move(stale)};
+    return GrantMove{.grant = grant,
+                     .now = reach.identities,
+                     .stale_kind = GrantMove::Stale::key_elsewhere,
+                     .stale = std::move(stale)};
   if (grant.hardware && !moved_to(*grant.hardware, reach.identities).empty())
-    return GrantMove{grant, reach.identities, "", ""};
+    return GrantMove{.grant = grant, .now = reach.identities};
   return std::nullopt;
 }
 
@@ -129,12 +133,12 @@ std::vector<GrantMove> moved_grants(const probe::HardwareReader& reader, const c
 
 std::string move_warning(const GrantMove& m) {
   const auto& g = m.grant;
-  if (m.stale == kUndefined) {
+  if (m.stale_kind == GrantMove::Stale::undefined) {
     return "repository \"" + g.repo + "\"'s " + g.device + ": " + m.stale +
            ", so the gate refuses it: if the device is gone for good, revoke it (rediacc-gpu revoke " + g.repo +
            " --device " + g.device + "); else bring it back and run rediacc-gpu setup.";
   }
-  if (!m.stale.empty()) {
+  if (m.stale_kind == GrantMove::Stale::key_elsewhere) {
     return "repository \"" + g.repo + "\"'s " + g.device + ": " + m.stale +
            "; the gate refuses it and its view leaves it out until " + std::string(kStaleSpecs) + ".";
   }

@@ -25,7 +25,7 @@ inline constexpr std::string_view kStaleSpecs =
     "the specs are stale: run rediacc-gpu setup (or rediacc-gpu cdi generate and, for NVIDIA, systemctl start "
     "nvidia-cdi-refresh.service)";
 
-/// GrantMove::stale for a granted name that no spec defines.
+/// GrantMove::stale's words for a granted name that no spec defines.
 inline constexpr std::string_view kUndefined = "no CDI spec on this machine defines it";
 
 /// What a grant of `device` records as its hardware: the live identities of its GPU's own nodes.
@@ -48,12 +48,16 @@ const Grant* reserved_by_other(const GrantSet& set, const std::string& repo, con
 /// A grant whose name reaches other hardware now than it recorded, or whose hardware cannot be
 /// told now (the card is gone): what setup, doctor, `grants` and metrics report.
 struct GrantMove {
+  /// Whether the specs are stale for this name, and how: what the gate, doctor and `grants` branch on.
+  enum class Stale { no, undefined, key_elsewhere };
   Grant grant;
-  std::vector<std::string> now;  ///< the hardware it reaches now, when it could be read
-  std::string unreadable;        ///< why the hardware could not be read, else empty
-  /// Why the specs are stale for this name, else empty: no spec defines it any more, or its key
-  /// names another card than it reaches (stale_key). The gate refuses it as the specs stand.
-  std::string stale;
+  std::vector<std::string> now = {};  ///< the hardware it reaches now, when it could be read
+  std::string unreadable = {};        ///< why the hardware could not be read, else empty
+  /// No spec defines it any more (undefined), or its key names another card than it reaches
+  /// (key_elsewhere, stale_key): the gate refuses it as the specs stand.
+  Stale stale_kind = Stale::no;
+  /// The words for people that say why the specs are stale, else empty.
+  std::string stale = {};
 };
 
 /// What a grant's name reaches now: absent when no spec defines it, an error when its hardware

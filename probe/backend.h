@@ -19,9 +19,12 @@ using Warnings = std::vector<std::string>;
 /// What the NVIDIA backend read while it probed, handed on so that a doctor, metrics or usage
 /// run does not load NVML (up to its time bound on a hung driver) or read /proc again.
 struct NvidiaReadings {
-  bool asked = false;                         ///< the backend ran over at least one native NVIDIA GPU
+  bool asked = false;                         ///< a backend asked NVML (native NVIDIA GPUs, or WSL2's)
   std::optional<NvmlReport> nvml;             ///< NVML's answer; absent when no library answered
   std::optional<std::string> module_version;  ///< /proc/driver/nvidia/version's; absent when not loaded
+  /// Why NVML did not answer: its library failed to load or initialise (the error, which names the
+  /// library and the repair), or none was found. Absent when it answered or was not asked.
+  std::optional<std::string> nvml_failure = std::nullopt;
 };
 
 struct ProbeReport {

@@ -95,9 +95,12 @@ Result<void> NvidiaBackend::enrich(const RootFs& fs, ProbeReport& report) const 
   if (gpus.empty()) return {};
 
   std::optional<NvmlReport> nvml;
+  std::optional<std::string> failure;
   if (auto loaded = query_nvml(fs, native_library_dirs(), kNativeNvmlRepair); loaded) {
     nvml = std::move(*loaded);
+    if (!nvml) failure = "no libnvidia-ml.so.1 was found";
   } else {
+    failure = loaded.error().message;
     warnings.push_back(loaded.error().message + " Falling back to /proc/driver/nvidia (memory unknown).");
   }
   auto proc_version = nvidia_module_version(fs);
@@ -111,7 +114,10 @@ Result<void> NvidiaBackend::enrich(const RootFs& fs, ProbeReport& report) const 
       apply_procfs(fs, *gpu, proc_version, warnings);
     }
   }
-  report.nvidia = {.asked = true, .nvml = std::move(nvml), .module_version = std::move(proc_version)};
+  report.nvidia = {.asked = true,
+                   .nvml = std::move(nvml),
+                   .module_version = std::move(proc_version),
+                   .nvml_failure = std::move(failure)};
   return {};
 }
 

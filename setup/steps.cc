@@ -339,7 +339,7 @@ Result<std::string> step_units(SetupContext& ctx) {
     RGPU_TRY(ctx.log.sink().write(state::kHostPolicyPath, host_policy_text(*ctx.options.host_policy), 0644));
   for (const auto& f : units::gate_units(options)) RGPU_TRY(ctx.log.sink().write(f.path, f.content, 0644));
   if (units::is_prefix_unit(options.repo_daemon_unit))
-    RGPU_TRY(ctx.log.sink().write(units::kDockerdShim, units::dockerd_shim(options), 0755));
+    RGPU_TRY(ctx.log.sink().write(state::kDockerdShim, units::dockerd_shim(options), 0755));
   auto views = units::view_units(options);
   RGPU_TRY(write_all(ctx, {views.front()}));
   views.erase(views.begin());

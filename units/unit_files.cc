@@ -128,7 +128,7 @@ std::vector<UnitFile> gate_units(const UnitOptions& o) {
                        kViewsServiceUnit + "\nAfter=rediacc-gpu-authz@%j.socket " + kViewsServiceUnit +
                        "\n\n[Service]\nEnvironment=REDIACC_GPU_REPO=%j\n"
                        "Environment=PATH=" +
-                       kDockerdShimDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n";
+                       state::kDockerdShimDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n";
   return {{gate_dropin_path(o.repo_daemon_unit), dropin}};
 }
 

@@ -89,8 +89,7 @@ bool is_prefix_unit(const std::string& unit);
 /// runs the machine's dockerd with --authorization-plugin=rediacc-gpu-REPO (REPO from the unit's
 /// REDIACC_GPU_REPO), and refuses to start one without it. renet rewrites each daemon's
 /// daemon.json at every start, so the plugin is given on the command line, which it never sees.
-inline constexpr const char* kDockerdShimDir = "/var/lib/rediacc/gpu/dockerd-shim";
-inline constexpr const char* kDockerdShim = "/var/lib/rediacc/gpu/dockerd-shim/dockerd";
+/// It lies at state::kDockerdShim.
 std::string dockerd_shim(const UnitOptions& options);
 
 /// For prefix daemon units (renet's): the drop-in that starts each repository's plugin socket

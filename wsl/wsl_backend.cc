@@ -1,5 +1,6 @@
 #include "wsl/wsl_backend.h"
 
+#include "probe/nvidia_backend.h"
 #include "probe/nvml_library.h"
 #include "probe/probe.h"
 
@@ -33,13 +34,24 @@ Result<void> WslBackend::enrich(const RootFs& fs, probe::ProbeReport& report) co
   if (fs.kind(kDxgNode) != NodeKind::char_device) {
     warnings.push_back(fs.host_path(kDxgNode).string() + " is not a character device; the WSL2 GPU is not usable.");
   }
-  RGPU_TRY_ASSIGN(auto nvml, probe::query_nvml(fs, {kWslLibDir}, probe::kWslNvmlRepair));
+  // NVML's answer is handed on as the native backend's is, so the facts never ask the native
+  // library folders on WSL2, and why it did not answer is a fact, not a warning's words.
+  report.nvidia.asked = true;
+  report.nvidia.module_version = probe::nvidia_module_version(fs);
+  auto nvml = probe::query_nvml(fs, {kWslLibDir}, probe::kWslNvmlRepair);
   if (!nvml) {
-    warnings.push_back("WSL2 exposes " + std::string(kDxgNode) + " but " + fs.host_path(kWslLibDir).string() +
-                       " has no libnvidia-ml.so.1, so no GPU is recorded; " + probe::kWslDriverRepair + ".");
+    report.nvidia.nvml_failure = nvml.error().message;
+    return tl::unexpected(nvml.error());
+  }
+  if (!*nvml) {
+    const std::string why = fs.host_path(kWslLibDir).string() + " has no libnvidia-ml.so.1";
+    report.nvidia.nvml_failure = why;
+    warnings.push_back("WSL2 exposes " + std::string(kDxgNode) + " but " + why + ", so no GPU is recorded; " +
+                       probe::kWslDriverRepair + ".");
     return {};
   }
-  for (const auto& n : (nvml)->gpus) inv.gpus.push_back(gpu_from_nvml(n, (nvml)->driver_version));
+  for (const auto& n : (*nvml)->gpus) inv.gpus.push_back(gpu_from_nvml(n, (*nvml)->driver_version));
+  report.nvidia.nvml = std::move(*nvml);
   return {};
 }
 

@@ -98,11 +98,7 @@ Check nvml(const Facts& f) {
   if (answered > 0)
     return kCheck.ok("nvml", "NVML" + from + " answered for " + std::to_string(answered) + " GPU(s)",
                      Evidence(f.nvml ? "NVML, asked by this run" : "the probe's NVML query (memory sizes read)"));
-  const auto failed = std::find_if(f.probe_warnings.begin(), f.probe_warnings.end(), [](const std::string& w) {
-    return w.find("Falling back to /proc/driver/nvidia") != std::string::npos;
-  });
-  const std::string why = failed == f.probe_warnings.end() ? "no libnvidia-ml.so.1 was found"
-                                                           : failed->substr(0, failed->find(" Falling back"));
+  const std::string why = f.nvml_failure.value_or("no libnvidia-ml.so.1 was found");
   return kCheck.warn(
       "nvml",
       "NVML did not answer (" + why + "); " + std::to_string(native) + " GPU(s) read from /proc/driver/nvidia instead",
@@ -243,10 +239,7 @@ Check wsl_gpu(const Facts& f) {
                      std::to_string(f.fresh.gpus.size()) + " GPU(s) through /dev/dxg and the Windows driver's NVML",
                      Evidence("the probe's NVML query through /usr/lib/wsl/lib"));
   }
-  std::string why = "no GPU answered";
-  for (const auto& w : f.probe_warnings) {
-    if (w.find("wsl") != std::string::npos || w.find("WSL") != std::string::npos) why = w;
-  }
+  const std::string why = f.nvml_failure.value_or("no GPU answered");
   return kCheck.fail("wsl-gpu", "/dev/dxg is there but no GPU was recorded: " + why,
                      "the GPU exists for Windows but not for this distribution's containers: no spec, no name to grant",
                      probe::kWslDriverRepair);

@@ -81,14 +81,14 @@ Check undefined(const grants::Grant& g) {
 std::vector<Check> name_findings(const Facts& f, const grants::Grant& g, const LiveHardware& live,
                                  std::vector<std::string>& unpinned) {
   const auto move = grants::grant_move(g, live.reach(g.device));
-  if (move && move->stale == grants::kUndefined) return {undefined(g)};
+  if (move && move->stale_kind == grants::GrantMove::Stale::undefined) return {undefined(g)};
   std::vector<Check> out;
   const auto* def = cdi::find_device(f.specs, g.device);
   if (auto why = def ? cdi::ungrantable_reason(*def) : ""; !why.empty()) {
     out.push_back(kCheck.fail("grants", g.repo + " holds " + g.device, why,
                               "revoke it (" + revoke_command(g.repo, g.device) + ")"));
   }
-  if (move && !move->stale.empty()) {
+  if (move && move->stale_kind == grants::GrantMove::Stale::key_elsewhere) {
     out.push_back(kCheck.fail(
         "grants", g.repo + " holds " + g.device + ", which " + move->stale.substr(g.device.size() + 1),
         "the gate refuses the name: its spec was written before the cards moved", std::string(grants::kStaleSpecs)));
