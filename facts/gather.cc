@@ -82,9 +82,16 @@ Facts gather(Sources s) {
                              .nvidia_driver_gpus = f.nvidia_driver_gpus});
   f.ras_counts = amd_ras_counts(s.fs, f.fresh);
   // After the kernel log's journalctl, as the toolkit check ran rpm after it.
-  f.chain = read_chain({s.fs, s.runner, f.fresh, f.specs, f.daemons, f.answers});
-  f.policy = read_policy(
-      {s.fs, s.runner, f.daemons, f.answers, f.specs, f.grants, f.chain.docker.configs, f.repo_daemon_hosts});
+  f.chain = read_chain(
+      {.fs = s.fs, .runner = s.runner, .fresh = f.fresh, .specs = f.specs, .daemons = f.daemons, .answers = f.answers});
+  f.policy = read_policy({.fs = s.fs,
+                          .runner = s.runner,
+                          .daemons = f.daemons,
+                          .answers = f.answers,
+                          .specs = f.specs,
+                          .grants = f.grants,
+                          .daemon_configs = f.chain.docker.configs,
+                          .repo_daemon_hosts = f.repo_daemon_hosts});
   // grants::moved_grants, from each name's hardware as the policy reads read it once.
   if (f.grants) {
     for (const auto& g : f.grants->grants) {
