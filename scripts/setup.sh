@@ -95,7 +95,8 @@ print_phases() {
   local rc=$?
   # A failure while a job runs beside: it is left to finish (each root is cached whole or not at
   # all), not cut off half-made.
-  [ -z "${beside_pid:-}" ] || wait "$beside_pid" 2>/dev/null || true
+  local pid
+  for pid in "${beside_pid[@]}"; do wait "$pid" 2>/dev/null || true; done
   echo
   echo "phase times (this run: ${SECONDS}s)"
   printf '  %s\n' "${PHASES[@]}"
@@ -109,31 +110,34 @@ print_phases() {
 }
 LAUNCHER=()
 
-# beside NAME COMMAND...: runs COMMAND in the background, its output kept in a log, at a lower
+# beside SLOT NAME COMMAND...: runs COMMAND in the background, its output kept in a log, at a lower
 # priority, so that what runs in front (compilers, tests) keeps the CPU it asks for and this job
-# takes what is left (the archive's and the disk's waits, the tests' sleeps). One at a time.
-# await_beside waits for it; its own time and the wait go in the table as one phase.
+# takes what is left (the archive's and the disk's waits, the tests' sleeps). One job per SLOT.
+# await_beside SLOT waits for it; its own time and the wait go in the table as one phase.
+declare -A beside_pid=() beside_name=() beside_dir=()
 beside() {
-  beside_name=$1; shift
-  beside_dir=$(mktemp -d)
+  local slot=$1 dir; shift
+  beside_name[$slot]=$1; shift
+  dir=$(mktemp -d)
+  beside_dir[$slot]=$dir
   (
     start=$SECONDS rc=0
     renice -n 10 -p "$BASHPID" >/dev/null
-    "$@" >"$beside_dir/log" 2>&1 || rc=$?
-    echo $((SECONDS - start)) >"$beside_dir/seconds"
+    "$@" >"$dir/log" 2>&1 || rc=$?
+    echo $((SECONDS - start)) >"$dir/seconds"
     exit "$rc"
   ) &
-  beside_pid=$!
+  beside_pid[$slot]=$!
 }
-await_beside() {  # await_beside WHAT_RAN_IN_FRONT
-  local waited=$SECONDS rc=0
-  CURRENT=$beside_name
-  wait "$beside_pid" || rc=$?
-  beside_pid=
-  [ "$rc" = 0 ] || { tail -n 60 "$beside_dir/log" >&2; return 1; }
+await_beside() {  # await_beside SLOT WHAT_RAN_IN_FRONT
+  local slot=$1 waited=$SECONDS rc=0 dir=${beside_dir[$1]}
+  CURRENT=${beside_name[$slot]}
+  wait "${beside_pid[$slot]}" || rc=$?
+  unset "beside_pid[$slot]"
+  [ "$rc" = 0 ] || { tail -n 60 "$dir/log" >&2; return 1; }
   CURRENT=
-  PHASES+=("$(printf '%-34s %6ss (beside %s; then waited %ss)' "$beside_name" "$(cat "$beside_dir/seconds")" \
-    "$1" $((SECONDS - waited)))")
+  PHASES+=("$(printf '%-34s %6ss (beside %s; then waited %ss)' "${beside_name[$slot]}" "$(cat "$dir/seconds")" \
+    "$2" $((SECONDS - waited)))")
 }
 # The Docker 26 and 28.5 roots and the bare Debian 12, 13 and unstable roots (where the release's
 # executable must run alone), made beside the release: debootstrap waits mostly on the archive and
@@ -152,10 +156,13 @@ make_roots() {
   wait "$others" || return 1
   cat "$1.26" "$1.28" "$1.minimal" >>"$1"
 }
+# What the release builds with is installed first, the roots made beside it; the tests' packages
+# (most of the install: Go, Docker's source, podman, clang, Ansible) are then installed beside the
+# release's compile, which has the CPU that apt's downloads and dpkg's unpacking leave idle.
 install_beside_roots() {
   install_packages debootstrap xz-utils
-  beside "Docker 26, 28.5 and bare roots" make_roots "$roots_file"
-  install_packages "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}" "${RELEASE_DEPS[@]}" "${RELEASE_TEST_DEPS[@]}"
+  beside roots "Docker 26, 28.5 and bare roots" make_roots "$roots_file"
+  install_packages "${BUILD_DEPS[@]}" "${RELEASE_DEPS[@]}" ccache git
 }
 # Each ctest run's output is also kept in its build folder, for the closing count of tests.
 test_release() { (cd build && ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))" | tee ctest.log); }
@@ -183,12 +190,14 @@ case "${1:-}" in
     # Debian 13's Docker 26 and unstable's 28.5 (CDI), Compose and buildx in cached debootstrap roots,
     # made beside the rest of the install and the release: debootstrap first, which makes them.
     roots_file=$(mktemp)
-    phase "install packages" install_beside_roots
-    phase "clang-format check" check_format
+    phase "install packages: build, release" install_beside_roots
+    beside tests "install packages: tests" install_packages "${TEST_DEPS[@]}" "${RELEASE_TEST_DEPS[@]}"
     use_test_cache
     # The release's seven files, tested by the GCC run below (packaging.release); warnings are
     # errors here too. Its x86_64 objects are the GCC build's below (same flags, same depth).
     phase "release: x86_64 and aarch64" bash scripts/release.sh dist -DRGPU_WERROR=ON "${LAUNCHER[@]}"
+    await_beside tests "the release"
+    phase "clang-format check" check_format
     # Warnings are errors here (RGPU_WERROR), never in a packager's build. GCC builds everything
     # optimised and runs every test; clang builds everything again with AddressSanitizer + UBSan
     # and runs the tests that run our code again (all but the packages', the manual's and Docker
@@ -200,7 +209,7 @@ case "${1:-}" in
     # register tests and build the oracles from their Go source, and only the file that holds them
     # (tests/support/build_paths.cc) compiles again once they are given.
     phase "build: GCC Release, before the roots" build build Release "${gcc_flags[@]}"
-    await_beside "the install, the release and GCC's build"
+    await_beside roots "the install, the release and GCC's build"
     mapfile -t folders <"$roots_file"
     docker26_root=${folders[0]} docker28_root=${folders[1]}
     minimal_roots="${folders[2]};${folders[3]};${folders[4]}"
@@ -213,13 +222,13 @@ case "${1:-}" in
     # -O1 and line tables only: what the sanitizers' reports need, at a fraction of -O2 -g's cost.
     # No precompiled headers: clang's record the clone's absolute path, so ccache would find none
     # of a clone elsewhere's objects (GCC's are hashed as preprocessed text, and hit).
-    beside "build: clang ASan+UBSan" build build-asan Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    beside clang "build: clang ASan+UBSan" build build-asan Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DRGPU_UNITY_BUILD=ON -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON \
       -DCMAKE_C_FLAGS_DEBUG="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
       -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_SANITIZE=ON -DRGPU_REQUIRE_DOCKER_ROOTS=ON \
       -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}"
     phase "tests: GCC Release" test_release
-    await_beside "GCC's tests"
+    await_beside clang "GCC's tests"
     phase "tests: clang ASan+UBSan" test_sanitized
     ;;
   release)
