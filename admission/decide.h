@@ -7,7 +7,7 @@
 
 #include "admission/authz_request.h"
 #include "admission/body_checks.h"
-#include "admission/null_world.h"
+#include "admission/gate_world.h"
 #include "admission/refusal.h"
 #include "core/host_policy.h"
 #include "grants/grant_set.h"
@@ -26,9 +26,10 @@ struct DecideOptions {
   /// What the decision asks of the machine and the repository's daemon: the host paths binds and
   /// mounts resolve to, the stored containers of routes that run a process in an existing one (and
   /// a create's --volumes-from), each granted name's spec and hardware now, the names the specs
-  /// define, whether builds are safe. The plugin and admit pass the live one (plugin::LiveWorld);
-  /// by default the decision knows nothing of them (NullWorld).
-  GateWorld& world = null_world();
+  /// define, whether builds are safe. Every caller names it, none is assumed: the plugin, admit
+  /// and doctor's verdict on a stored container the live one (gate::LiveWorld); the benchmarks
+  /// and the libFuzzer target null_world(), which knows nothing; a test its own.
+  GateWorld& world;
   /// What the machine's policy allows beyond the absolute refusals (host networking, the
   /// checkpoint capabilities, checkpoints, ...); the strict rules by default.
   PolicyRules policy = {};
@@ -42,16 +43,16 @@ bool asks_the_daemon(const AuthzRequest& request);
 /// The grants (read from `grants` only if the request names CDI devices) and the request in,
 /// allow or deny with a message out. A source that fails refuses only requests that need it.
 Decision decide(const grants::GrantsSource& grants, const std::string& repo, const AuthzRequest& request,
-                const DecideOptions& options = {});
+                const DecideOptions& options);
 
 /// decide, failing closed: anything thrown on the way (a grants source, a daemon lookup, a body
 /// the gate chokes on) refuses this one request, saying so, instead of ending the process that
 /// serves every request of the repository. What every caller of the decision uses.
 Decision decide_or_refuse(const grants::GrantsSource& grants, const std::string& repo, const AuthzRequest& request,
-                          const DecideOptions& options = {});
+                          const DecideOptions& options);
 
 /// Pure: the same with grants in hand.
 Decision decide(const grants::GrantSet& grants, const std::string& repo, const AuthzRequest& request,
-                const DecideOptions& options = {});
+                const DecideOptions& options);
 
 }  // namespace rgpu::admission

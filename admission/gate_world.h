@@ -1,7 +1,7 @@
 #pragma once
 // Everything the decision asks of the machine and of the repository's daemon, as one interface
 // (as ninja's DiskInterface is its builds' view of the disk): the decision stays pure, and one
-// refusal is traced through one class. plugin::LiveWorld answers from the machine as it is now,
+// refusal is traced through one class. gate::LiveWorld answers from the machine as it is now,
 // NullWorld knows nothing (benchmarks, the libFuzzer target), tests/support/fake_world.h is
 // whatever a test sets.
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "admission/mount_spec.h"
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/machine_paths.h"
 
 namespace rgpu::admission {

@@ -40,7 +40,7 @@ struct GuardedPath {
 };
 
 /// What the judge learns from the machine beyond its files: the live one is the gate's world
-/// (plugin::LiveWorld, from the specs and the running daemons); fixed_paths_only() learns nothing.
+/// (gate::LiveWorld, from the specs and the running daemons); fixed_paths_only() learns nothing.
 class HostPathSources {
  public:
   virtual ~HostPathSources() = default;
@@ -67,14 +67,15 @@ struct BindScope {
   std::string_view repo;
 };
 
-/// No name for any node and no guarded path beyond the fixed ones (doctor, the tests of the fixed paths).
+/// No name for any node and no guarded path beyond the fixed ones (NullWorld, the tests of the fixed
+/// paths): named by the caller, never assumed.
 HostPathSources& fixed_paths_only();
 
 /// The --device form that reaches a device path by CDI name, for refusal messages: the name
 /// `sources` gives (the specs' own, SpecReviews::name_for_node), else ours by the node's name
 /// (rediacc.io/dri=renderD128 for /dev/dri/renderD128), else `rediacc-gpu cdi list` to find it;
 /// an NVIDIA minor is never taken for a GPU's index.
-std::string cdi_form_for(std::string_view device_path, HostPathSources& sources = fixed_paths_only());
+std::string cdi_form_for(std::string_view device_path, HostPathSources& sources);
 
 /// Go's path.Clean of `path` read as rooted: "/" + path when it is not.
 std::string clean_path(std::string_view path);
@@ -86,8 +87,7 @@ class HostPathJudge {
  public:
   /// `sources` names the CDI device a refusal of a device path points to instead, and adds the
   /// paths found live on the machine to the fixed ones. It must outlive the judge.
-  explicit HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh = std::chrono::seconds(2),
-                         HostPathSources& sources = fixed_paths_only());
+  HostPathJudge(const RootFs& machine, std::chrono::milliseconds refresh, HostPathSources& sources);
 
   /// A refusal message when `bind` reaches the host: any path under /proc or resolved through it
   /// (its root and cwd links enter other mount namespaces), a protected or guarded path, a device

@@ -1,7 +1,7 @@
 #pragma once
 // A world that knows the machine's paths and nothing else: binds and mounts resolved on the
-// machine (HostPathJudge), no daemon, no specs. doctor judges a stored container's next start in
-// it (adding that container), tests the host paths of a fixture machine.
+// machine (HostPathJudge), no daemon, no specs. The tests judge a fixture machine's host paths in
+// it; nothing that decides for a user does (doctor judges in the plugin's own world).
 
 #include "admission/host_paths.h"
 #include "admission/null_world.h"

@@ -8,7 +8,7 @@ Refusal NullWorld::judge_host_path(const HostBind& bind, const BindScope& scope)
   return check_host_bind_text(bind, scope);
 }
 
-std::string NullWorld::cdi_form(std::string_view device_path) { return cdi_form_for(device_path); }
+std::string NullWorld::cdi_form(std::string_view device_path) { return cdi_form_for(device_path, fixed_paths_only()); }
 
 bool NullWorld::is_tun_device(std::string_view) { return true; }
 

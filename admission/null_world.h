@@ -1,7 +1,8 @@
 #pragma once
 // The world that knows nothing: host paths judged by their text alone, no daemon, no specs. The
 // benchmarks and the libFuzzer target decide in it (the decision's own cost, nothing of the
-// machine's), and it is the decision's default; a world that knows a few facts derives from it.
+// machine's), naming it as every caller names its world; a world that knows a few facts derives
+// from it.
 
 #include "admission/gate_world.h"
 

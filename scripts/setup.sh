@@ -53,7 +53,7 @@ install_packages() {
 
 build() {  # build DIR BUILD_TYPE [cmake args...]
   local dir=$1 type=$2; shift 2
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" "$@" >/dev/null
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" "$@" >/dev/null &&
   cmake --build "$dir" --parallel "$(nproc)"
 }
 
@@ -164,6 +164,38 @@ install_beside_roots() {
   beside roots "Docker 26, 28.5 and bare roots" make_roots "$roots_file"
   install_packages "${BUILD_DEPS[@]}" "${RELEASE_DEPS[@]}" ccache git
 }
+# The tests' packages, installed beside the release; a mark for clang's build, which waits for them.
+install_tests() {
+  install_packages "${TEST_DEPS[@]}" "${RELEASE_TEST_DEPS[@]}" && touch "$tests_installed"
+}
+# The roots' folders, once make_roots wrote all five.
+read_roots() {
+  mapfile -t folders <"$roots_file"
+  docker26_root=${folders[0]} docker28_root=${folders[1]}
+  minimal_roots="${folders[2]};${folders[3]};${folders[4]}"
+}
+# waits_for FILE LINES PID: until FILE holds LINES lines; fails as soon as PID, which writes it,
+# is gone without doing so.
+waits_for() {
+  until [ -e "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; do
+    kill -0 "$3" 2>/dev/null || { [ -e "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ]; } || return 1
+    sleep 2
+  done
+}
+# clang's build, beside everything from the release on, on what the CPU leaves (from nothing, the
+# release's single-threaded stretches, the wait for the roots, GCC's tests' waits on daemons): as
+# soon as the tests' packages (clang's among them) are in, what needs no root, at a priority below
+# the roots' own making (the longer of the jobs beside); then, once the roots are made, the rest.
+clang_build() {
+  # (A job beside runs with errexit off, as the left side of ||: each step says when it failed.)
+  waits_for "$tests_installed" 0 "${beside_pid[tests]}" || { echo "the tests' packages were not installed" >&2; return 1; }
+  (renice -n 15 -p "$BASHPID" >/dev/null && build build-asan Debug "${clang_flags[@]}") || return 1
+  waits_for "$roots_file" 5 "${beside_pid[roots]}" || { echo "the roots were not made" >&2; return 1; }
+  read_roots
+  # RGPU_REQUIRE_DOCKER_ROOTS, as GCC's.
+  build build-asan Debug "${clang_flags[@]}" -DRGPU_REQUIRE_DOCKER_ROOTS=ON \
+    -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root"
+}
 # Each ctest run's output is also kept in its build folder, for the closing count of tests.
 test_release() { (cd build && ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))" | tee ctest.log); }
 test_sanitized() {
@@ -190,14 +222,10 @@ case "${1:-}" in
     # Debian 13's Docker 26 and unstable's 28.5 (CDI), Compose and buildx in cached debootstrap roots,
     # made beside the rest of the install and the release: debootstrap first, which makes them.
     roots_file=$(mktemp)
+    tests_installed=$(mktemp -u)
     phase "install packages: build, release" install_beside_roots
-    beside tests "install packages: tests" install_packages "${TEST_DEPS[@]}" "${RELEASE_TEST_DEPS[@]}"
+    beside tests "install packages: tests" install_tests
     use_test_cache
-    # The release's seven files, tested by the GCC run below (packaging.release); warnings are
-    # errors here too. Its x86_64 objects are the GCC build's below (same flags, same depth).
-    phase "release: x86_64 and aarch64" bash scripts/release.sh dist -DRGPU_WERROR=ON "${LAUNCHER[@]}"
-    await_beside tests "the release"
-    phase "clang-format check" check_format
     # Warnings are errors here (RGPU_WERROR), never in a packager's build. GCC builds everything
     # optimised and runs every test; clang builds everything again with AddressSanitizer + UBSan
     # and runs the tests that run our code again (all but the packages', the manual's and Docker
@@ -205,30 +233,32 @@ case "${1:-}" in
     # RGPU_BUILD_TESTS=ON outright: the main job configured the same build folder without tests.
     # Both compile each library's files in batches (RGPU_UNITY_BUILD), as the release does.
     gcc_flags=(-DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_UNITY_BUILD=ON "${LAUNCHER[@]}")
+    # clang: -O1 and line tables only, what the sanitizers' reports need, at a fraction of -O2 -g's
+    # cost. No precompiled headers: clang's record the clone's absolute path, so ccache would find
+    # none of a clone elsewhere's objects (GCC's are hashed as preprocessed text, and hit).
+    clang_flags=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+      -DRGPU_UNITY_BUILD=ON -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON
+      -DCMAKE_C_FLAGS_DEBUG="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only"
+      -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_SANITIZE=ON "${LAUNCHER[@]}")
+    beside clang "build: clang ASan+UBSan" clang_build
+    # The release's seven files, tested by the GCC run below (packaging.release); warnings are
+    # errors here too. Its x86_64 objects are the GCC build's below (same flags, same depth).
+    phase "release: x86_64 and aarch64" bash scripts/release.sh dist -DRGPU_WERROR=ON "${LAUNCHER[@]}"
+    await_beside tests "the release"
+    phase "clang-format check" check_format
     # What needs no root is compiled while the roots are still being made: the roots' paths only
     # register tests and build the oracles from their Go source, and only the file that holds them
     # (tests/support/build_paths.cc) compiles again once they are given.
     phase "build: GCC Release, before the roots" build build Release "${gcc_flags[@]}"
     await_beside roots "the install, the release and GCC's build"
-    mapfile -t folders <"$roots_file"
-    docker26_root=${folders[0]} docker28_root=${folders[1]}
-    minimal_roots="${folders[2]};${folders[3]};${folders[4]}"
+    read_roots
     # RGPU_REQUIRE_DOCKER_ROOTS: a root that is missing fails the configure, where a plain build
     # would leave out the tests that need it.
     phase "build: GCC Release" build build Release "${gcc_flags[@]}" -DRGPU_REQUIRE_DOCKER_ROOTS=ON \
       -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" \
       -DRGPU_RELEASE_DIST="$PWD/dist" -DRGPU_MINIMAL_ROOTS="$minimal_roots"
-    # clang's build runs beside GCC's tests, which leave a third of the CPU to waits on daemons.
-    # -O1 and line tables only: what the sanitizers' reports need, at a fraction of -O2 -g's cost.
-    # No precompiled headers: clang's record the clone's absolute path, so ccache would find none
-    # of a clone elsewhere's objects (GCC's are hashed as preprocessed text, and hit).
-    beside clang "build: clang ASan+UBSan" build build-asan Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-      -DRGPU_UNITY_BUILD=ON -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON \
-      -DCMAKE_C_FLAGS_DEBUG="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
-      -DRGPU_BUILD_TESTS=ON -DRGPU_WERROR=ON -DRGPU_SANITIZE=ON -DRGPU_REQUIRE_DOCKER_ROOTS=ON \
-      -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root" "${LAUNCHER[@]}"
     phase "tests: GCC Release" test_release
-    await_beside clang "GCC's tests"
+    await_beside clang "the release, GCC's builds and tests"
     phase "tests: clang ASan+UBSan" test_sanitized
     ;;
   release)
