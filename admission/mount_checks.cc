@@ -5,8 +5,8 @@
 
 #include "admission/api_fields.h"
 #include "admission/capabilities.h"
-#include "admission/device_checks.h"
 #include "admission/confinement_checks.h"
+#include "admission/device_checks.h"
 #include "admission/host_paths.h"
 #include "admission/mount_spec.h"
 #include "admission/security_options.h"
@@ -17,7 +17,6 @@
 #include "core/joined.h"
 #include "grants/hardware.h"
 #include "grants/store.h"
-
 
 namespace rgpu::admission {
 

@@ -23,7 +23,8 @@ Refusal check_mounts(const std::optional<docker::GoValue>& mounts, CheckContext&
 /// make them differ), and what --volumes-from copies. A bind's Source is the path it mounts (already
 /// cleaned); a named volume is judged by what its driver mounts; an entry of any other kind that
 /// names a host path is judged as a bind of it. Read-only as the daemon says, or when `read_only_all`.
-Refusal check_mount_points(const docker::GoValue& mounts, const std::string& what, bool read_only_all, CheckContext& context);
+Refusal check_mount_points(const docker::GoValue& mounts, const std::string& what, bool read_only_all,
+                           CheckContext& context);
 
 /// --volumes-from copies every mount point of the named container, binds included, into the new
 /// one; that container may have been made before the gate, or its stored configuration edited.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "admission/decide.h"
+#include "admission/null_world.h"
 
 using Clock = std::chrono::steady_clock;
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/root_fs.h"
 
 namespace rgpu::canary {

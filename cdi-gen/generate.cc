@@ -42,17 +42,21 @@ std::vector<std::pair<std::string, std::optional<unsigned>>> card_renders(const 
   return out;
 }
 
-// "-cpx3": what a partition's name adds to its card's, numbered or keyed.
+// "cpx3": the partition a name names, after its card's number or key.
+std::string partition_part(const probe::Gpu& card, unsigned partition) {
+  return partition_mode(card) + std::to_string(partition);
+}
+
+// "-cpx3": what a partition's numbered name adds to its card's.
 std::string partition_suffix(const probe::Gpu& card, unsigned partition) {
   std::string suffix = "-";  // appended piece by piece: GCC 12's -Wrestrict misfires on "-" + std::string&&
-  suffix += partition_mode(card);
-  suffix += std::to_string(partition);
+  suffix += partition_part(card, partition);
   return suffix;
 }
 
 // A card's name by its PCI address, "pci-0000-01-00.0", or its partition's, "pci-0000-03-00.0-cpx3".
 std::string keyed_name(const probe::Gpu& card, std::optional<unsigned> partition) {
-  return hardware_key(*card.pci_address) + (partition ? partition_suffix(card, *partition) : "");
+  return keyed_device(*card.pci_address, partition ? partition_part(card, *partition) : std::string());
 }
 
 Spec dri_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::string>& warnings) {
@@ -148,12 +152,6 @@ Spec amd_spec(const RootFs& fs, const probe::Inventory& inv, std::vector<std::st
 }
 
 }  // namespace
-
-std::string hardware_key(std::string_view pci_address) {
-  std::string key = "pci-";
-  for (char c : pci_address) key += c == ':' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return key;
-}
 
 GeneratedSpecs generate_specs(const RootFs& fs, const probe::Inventory& inventory) {
   GeneratedSpecs out;

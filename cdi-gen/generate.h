@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cdi-gen/spec.h"
+#include "cdi/device_name.h"
 #include "core/root_fs.h"
 #include "probe/inventory.h"
 
@@ -23,10 +24,6 @@ struct GeneratedSpecs {
   Spec amd;                           ///< no devices when no AMD GPU has /dev/kfd to go with it
   std::vector<std::string> warnings;  ///< devices left out because their node is gone
 };
-
-/// "pci-0000-01-00.0" for "0000:01:00.0": a CDI device name that Compose's `devices:` entries keep
-/// whole (Compose splits an entry at ':', so the address's colons become dashes).
-std::string hardware_key(std::string_view pci_address);
 
 /// Builds both specs. Each node's type, major and minor are read from the node under the root;
 /// a node the inventory names but the machine no longer has is left out with a warning.

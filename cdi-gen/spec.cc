@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/machine_paths.h"
 
 namespace rgpu::cdi {

@@ -14,7 +14,7 @@
 #include "core/state_paths.h"
 #include "core/structured_text.h"
 #include "docker/repo_plugin.h"
-#include "plugin/live_gate.h"
+#include "gate/live_gate.h"
 
 namespace rgpu::cli {
 namespace {
@@ -29,7 +29,7 @@ struct AdmitFlags {
 
 // Fails closed: a request that cannot be read, or grants that cannot be read when the request
 // needs them, are refused; so is a request the gate fails on.
-admission::Decision decide_text(plugin::LiveGate& gate, std::string_view text) {
+admission::Decision decide_text(gate::LiveGate& gate, std::string_view text) {
   auto request = admission::parse_authz_request(text);
   if (!request) return {false, "refused: " + request.error().message + "."};
   return gate.decide(*request);
@@ -39,7 +39,7 @@ int run_admit(const GlobalOptions& global, const AdmitFlags& f) {
   RootFs fs(global.root);
   auto repo = repo_of(fs, f.repo);
   if (!repo) return report_usage(repo.error());
-  auto gate = plugin::LiveGate::open(
+  auto gate = gate::LiveGate::open(
       fs, {.repo = *repo,
            .docker_host = f.docker_host.empty() ? docker::configured_docker_host(fs, *repo) : f.docker_host,
            .no_daemon_why = "admit was run without --docker-host, so it cannot see what the container attaches; pass "

@@ -11,8 +11,8 @@
 #include "cli/repo_arg.h"
 #include "core/state_paths.h"
 #include "docker/repo_plugin.h"
+#include "gate/live_gate.h"
 #include "plugin/authz_server.h"
-#include "plugin/live_gate.h"
 
 namespace rgpu::cli {
 namespace {
@@ -35,7 +35,7 @@ int run_authz_plugin(const GlobalOptions& global, const PluginFlags& f) {
   auto repo = repo_of(fs, f.repo);
   if (!repo) return report_usage(repo.error());
   const std::string docker_host = f.docker_host.empty() ? docker::configured_docker_host(fs, *repo) : f.docker_host;
-  auto gate = plugin::LiveGate::open(
+  auto gate = gate::LiveGate::open(
       fs, {*repo, docker_host,
            "the plugin of repository \"" + *repo + "\" was started without --docker-host, so it cannot see " +
                "what the container attaches; set " + state::kDockerHostVariable + "=unix:///PATH/docker.sock in " +

@@ -5,10 +5,10 @@
 #include <iostream>
 #include <thread>
 
-#include "cdi-gen/char_links.h"
 #include "cdi-gen/generate.h"
-#include "cdi-gen/spec_index.h"
 #include "cdi-gen/spec_writer.h"
+#include "cdi/char_links.h"
+#include "cdi/spec_index.h"
 #include "cli/change_lines.h"
 #include "cli/command.h"
 #include "cli/output_format.h"
@@ -65,7 +65,7 @@ int run_generate(const GlobalOptions& global) {
 }
 
 // Each repository's view, and the /dev/char link of each node a spec maps (a spec that changed
-// may map one without: cdi-gen/char_links.h), rebuilt from /etc/cdi as it is; what changed printed.
+// may map one without: cdi/char_links.h), rebuilt from /etc/cdi as it is; what changed printed.
 int follow_specs(const RootFs& fs, FileSink& sink) {
   auto changes = grants::refresh_views(fs, sink);
   if (!changes) return report_failure(changes.error());

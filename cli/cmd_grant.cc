@@ -3,7 +3,7 @@
 #include <chrono>
 #include <iostream>
 
-#include "cdi-gen/reach_rules.h"
+#include "cdi/reach_rules.h"
 #include "cli/command.h"
 #include "cli/output_format.h"
 #include "cli/render.h"

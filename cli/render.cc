@@ -1,6 +1,6 @@
 #include "cli/render.h"
 
-#include "cdi-gen/hook_policy.h"
+#include "cdi/hook_policy.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "probe/inventory.h"
 
 namespace rgpu::cli {

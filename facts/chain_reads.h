@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "cdi-gen/char_links.h"
-#include "cdi-gen/spec_index.h"
+#include "cdi/char_links.h"
+#include "cdi/spec_index.h"
 #include "core/command_runner.h"
 #include "core/root_fs.h"
 #include "docker/cgroup_record.h"
@@ -56,7 +56,7 @@ struct HostReads {
   /// The /dev/char link of each character node the specs map (cdi::char_links).
   std::vector<cdi::CharLink> char_links = {};
   /// /sys/fs/cgroup is the unified hierarchy (cgroup v2): devices are then allowed by a BPF
-  /// program that systemd builds from /dev/char links for the systemd cgroup driver (cdi-gen/char_links.h).
+  /// program that systemd builds from /dev/char links for the systemd cgroup driver (cdi/char_links.h).
   bool cgroup_v2 = false;
   /// The cgroup mode and repository daemons' drivers as setup last recorded them
   /// (state::kCgroupRecord); absent when none was recorded or it does not parse.

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/machine_paths.h"
 #include "docker/cdi_spec_dirs.h"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "canary/record.h"
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/command_runner.h"
 #include "core/root_fs.h"
 #include "docker/running_daemons.h"

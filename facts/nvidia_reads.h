@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/command_runner.h"
 #include "core/root_fs.h"
 #include "probe/inventory.h"

@@ -13,9 +13,9 @@
 #include "core/host_policy.h"
 #include "core/result.h"
 #include "core/root_fs.h"
-#include "grants/cache.h"
 #include "gate/daemon_containers.h"
 #include "gate/live_world.h"
+#include "grants/cache.h"
 
 namespace rgpu::gate {
 

@@ -40,9 +40,7 @@ LiveWorld::LiveWorld(const RootFs& fs, const std::string& repo, const std::strin
 
 std::string LiveWorld::node_name(std::string_view device_path) { return spec_reviews_.name_for_node(device_path); }
 
-std::vector<admission::GuardedPath> LiveWorld::guarded_paths() {
-  return gate::guarded_paths(fs_, repo_, own_socket_);
-}
+std::vector<admission::GuardedPath> LiveWorld::guarded_paths() { return gate::guarded_paths(fs_, repo_, own_socket_); }
 
 RepositoryPlaces LiveWorld::repository_places() { return docker::repository_places(fs_, repo_, own_socket_); }
 

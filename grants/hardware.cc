@@ -3,52 +3,44 @@
 #include <algorithm>
 #include <optional>
 
-#include "cdi-gen/reach_rules.h"
+#include "cdi/device_name.h"
+#include "cdi/reach_rules.h"
 #include "core/joined.h"
 
 namespace rgpu::grants {
 
-namespace {
-
-// "pci-0000-01-00.0-cpx3" -> {"0000:01:00.0", "cpx3"}; absent for any other device name.
-std::optional<std::pair<std::string, std::string>> pci_key(std::string_view device) {
-  constexpr std::string_view kPrefix = "pci-";
-  constexpr size_t kAddress = 12;  // "0000-01-00.0"
-  if (!device.starts_with(kPrefix) || device.size() < kPrefix.size() + kAddress) return std::nullopt;
-  std::string address(device.substr(kPrefix.size(), kAddress));
-  if (address[4] != '-' || address[7] != '-' || address[10] != '.') return std::nullopt;
-  address[4] = address[7] = ':';
-  const auto rest = device.substr(kPrefix.size() + kAddress);
-  if (!rest.empty() && (rest.front() != '-' || rest.size() == 1)) return std::nullopt;
-  return std::pair{address, std::string(rest.empty() ? rest : rest.substr(1))};
+std::optional<KeyElsewhere> key_elsewhere(std::string_view qualified_name, const probe::Reach& now) {
+  const auto name = cdi::parse_device_name(qualified_name);
+  const auto key = name ? name->key() : std::nullopt;
+  if (!key) return std::nullopt;  // numbered names have no key
+  const auto reaches = [&] { return now.identities.empty() ? std::string("nothing") : joined(now.identities); };
+  switch (key->kind) {
+    case cdi::HardwareKey::Kind::pci: {
+      const std::string& address = key->id;
+      const std::string& part = key->part;
+      const bool card_ok = !now.cards.empty() && std::all_of(now.cards.begin(), now.cards.end(),
+                                                             [&](const std::string& c) { return c == address; });
+      const bool part_ok =
+          part.empty() || std::all_of(now.identities.begin(), now.identities.end(),
+                                      [&](const std::string& id) { return id == address + "/" + part; });
+      if (card_ok && part_ok && !now.identities.empty()) return std::nullopt;
+      return KeyElsewhere{address + (part.empty() ? "" : "/" + part),
+                          now.cards.empty() ? reaches() : joined(now.cards)};
+    }
+    case cdi::HardwareKey::Kind::gpu_uuid:
+      if (!now.identities.empty() && std::all_of(now.identities.begin(), now.identities.end(),
+                                                 [&](const auto& id) { return probe::identity_covers(key->id, id); }))
+        return std::nullopt;
+      return KeyElsewhere{key->id, reaches()};
+    case cdi::HardwareKey::Kind::mig_uuid: return std::nullopt;  // MIG UUIDs are not in /proc to check them against
+  }
+  return std::nullopt;
 }
 
-}  // namespace
-
 std::string stale_key(std::string_view qualified_name, const probe::Reach& now) {
-  const auto eq = qualified_name.find('=');
-  if (eq == std::string_view::npos) return "";
-  const auto device = qualified_name.substr(eq + 1);
-  const auto reaches = [&] { return now.identities.empty() ? std::string("nothing") : joined(now.identities); };
-  if (const auto key = pci_key(device)) {
-    const std::string& address = key->first;
-    const std::string& part = key->second;
-    const bool card_ok = !now.cards.empty() && std::all_of(now.cards.begin(), now.cards.end(),
-                                                           [&](const std::string& c) { return c == address; });
-    const bool part_ok = part.empty() || std::all_of(now.identities.begin(), now.identities.end(),
-                                                     [&](const std::string& id) { return id == address + "/" + part; });
-    if (card_ok && part_ok && !now.identities.empty()) return "";
-    return std::string(qualified_name) + " is keyed by " + address + (part.empty() ? "" : "/" + part) + " but maps " +
-           (now.cards.empty() ? reaches() : joined(now.cards)) + " now";
-  }
-  if (device.starts_with("GPU-")) {
-    const std::string uuid(device);
-    if (!now.identities.empty() && std::all_of(now.identities.begin(), now.identities.end(),
-                                               [&](const auto& id) { return probe::identity_covers(uuid, id); }))
-      return "";
-    return std::string(qualified_name) + " is keyed by " + uuid + " but maps " + reaches() + " now";
-  }
-  return "";  // numbered names have no key; MIG UUIDs are not in /proc to check them against
+  const auto elsewhere = key_elsewhere(qualified_name, now);
+  if (!elsewhere) return "";
+  return std::string(qualified_name) + " is keyed by " + elsewhere->key + " but maps " + elsewhere->maps + " now";
 }
 
 Result<std::vector<std::string>> hardware_of(const probe::HardwareReader& reader, const cdi::IndexedDevice& device) {
@@ -105,11 +97,12 @@ std::optional<GrantMove> grant_move(const Grant& grant, const ReachNow& now) {
   if (!*now)
     return GrantMove{.grant = grant, .stale_kind = GrantMove::Stale::undefined, .stale = std::string(kUndefined)};
   const auto& reach = **now;
-  if (auto stale = stale_key(grant.device, reach); !stale.empty())
+  if (auto elsewhere = key_elsewhere(grant.device, reach))
     return GrantMove{.grant = grant,
                      .now = reach.identities,
                      .stale_kind = GrantMove::Stale::key_elsewhere,
-                     .stale = std::move(stale)};
+                     .elsewhere = elsewhere,
+                     .stale = stale_key(grant.device, reach)};
   if (grant.hardware && !moved_to(*grant.hardware, reach.identities).empty())
     return GrantMove{.grant = grant, .now = reach.identities};
   return std::nullopt;

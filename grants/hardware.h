@@ -8,16 +8,23 @@
 #include <string_view>
 #include <vector>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "grants/grant_set.h"
 #include "probe/hardware_identity.h"
 
 namespace rgpu::grants {
 
-/// Why a name keyed by hardware reaches other hardware than its key names, or empty: a name keyed
-/// by a PCI address ("rediacc.io/dri=pci-0000-01-00.0", "…-cpx3" for a partition) must reach that
-/// card (that partition) and nothing else, one keyed by a GPU's UUID that GPU (or slices of it).
-/// A spec written before the cards moved maps another card's nodes under the old key.
+/// A name keyed by hardware that reaches other hardware than its key names: a name keyed by a PCI
+/// address ("rediacc.io/dri=pci-0000-01-00.0", "…-cpx3" for a partition) must reach that card
+/// (that partition) and nothing else, one keyed by a GPU's UUID that GPU (or slices of it). A spec
+/// written before the cards moved maps another card's nodes under the old key.
+struct KeyElsewhere {
+  std::string key;   ///< what the name is keyed by: "0000:01:00.0", "0000:03:00.0/cpx3", a GPU's UUID
+  std::string maps;  ///< what it maps now: its cards, else its identities, else "nothing"
+};
+std::optional<KeyElsewhere> key_elsewhere(std::string_view qualified_name, const probe::Reach& now);
+
+/// "NAME is keyed by KEY but maps MAPS now", or empty when the name is where its key says.
 std::string stale_key(std::string_view qualified_name, const probe::Reach& now);
 
 /// The advice for a stale spec, the same everywhere it is given.
@@ -54,8 +61,9 @@ struct GrantMove {
   std::vector<std::string> now = {};  ///< the hardware it reaches now, when it could be read
   std::string unreadable = {};        ///< why the hardware could not be read, else empty
   /// No spec defines it any more (undefined), or its key names another card than it reaches
-  /// (key_elsewhere, stale_key): the gate refuses it as the specs stand.
+  /// (key_elsewhere, with `elsewhere`): the gate refuses it as the specs stand.
   Stale stale_kind = Stale::no;
+  std::optional<KeyElsewhere> elsewhere = std::nullopt;
   /// The words for people that say why the specs are stale, else empty.
   std::string stale = {};
 };

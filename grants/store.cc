@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
-#include "cdi-gen/hook_policy.h"
-#include "cdi-gen/reach_rules.h"
+#include "cdi/hook_policy.h"
+#include "cdi/reach_rules.h"
 #include "core/edit_distance.h"
 #include "core/joined.h"
 #include "core/state_paths.h"

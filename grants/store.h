@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "cdi-gen/reach.h"
-#include "cdi-gen/spec_index.h"
+#include "cdi/reach.h"
+#include "cdi/spec_index.h"
 #include "core/change.h"
 #include "core/file_sink.h"
 #include "core/root_fs.h"

@@ -1,6 +1,6 @@
 #include "grants/views.h"
 
-#include "cdi-gen/repo_views.h"
+#include "cdi/repo_views.h"
 #include "core/file_lock.h"
 #include "core/state_paths.h"
 #include "grants/hardware.h"

@@ -1,12 +1,12 @@
 #pragma once
-// The repositories' CDI views (cdi-gen/repo_views.h) made from the grants in force: written by
+// The repositories' CDI views (cdi/repo_views.h) made from the grants in force: written by
 // every change of grants under the lock it holds, and after every change of /etc/cdi, so that
 // views written by two commands at once are always those of the last grants file.
 
 #include <string>
 #include <vector>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/change.h"
 #include "core/file_sink.h"
 #include "core/root_fs.h"

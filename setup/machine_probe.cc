@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "cdi-gen/inventory_names.h"
+#include "cdi/inventory_names.h"
 #include "wsl/wsl_backend.h"
 
 namespace rgpu::setup {

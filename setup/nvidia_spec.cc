@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/machine_paths.h"
 #include "core/state_paths.h"
 #include "installers/nvidia_toolkit.h"

@@ -8,10 +8,10 @@
 
 #include <boost/process/search_path.hpp>
 
-#include "cdi-gen/char_links.h"
 #include "cdi-gen/generate.h"
-#include "cdi-gen/inventory_names.h"
 #include "cdi-gen/spec_writer.h"
+#include "cdi/char_links.h"
+#include "cdi/inventory_names.h"
 #include "core/init_system.h"
 #include "core/joined.h"
 #include "core/selinux_devices.h"
@@ -271,7 +271,7 @@ Result<std::string> step_views(SetupContext& ctx) {
 }
 
 // After every spec is written: each character node they map gets its /dev/char link, or the
-// first systemctl daemon-reload would take it from running containers (cdi-gen/char_links.h).
+// first systemctl daemon-reload would take it from running containers (cdi/char_links.h).
 Result<std::string> step_char_links(SetupContext& ctx) {
   // In a dry run our specs are not on disk, and the plan must still name the links the real run makes.
   RGPU_TRY_ASSIGN(const auto changes, cdi::write_char_links(ctx.fs, ctx.log.sink(), specs_after_run(ctx)));

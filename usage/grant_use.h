@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/file_sink.h"
 #include "core/result.h"
 #include "core/root_fs.h"

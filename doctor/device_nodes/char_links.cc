@@ -1,6 +1,6 @@
 // Layer 2: each node a spec maps keeps its /dev/char link, or systemd applying a container's device
 // rules again (a daemon-reload, a change to its scope) can take it from the running containers whose
-// daemon uses the systemd cgroup driver (cdi-gen/char_links.h says which runc).
+// daemon uses the systemd cgroup driver (cdi/char_links.h says which runc).
 
 #include <set>
 

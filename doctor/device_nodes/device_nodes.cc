@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "cdi-gen/reach_rules.h"
+#include "cdi/reach_rules.h"
 #include "core/joined.h"
 #include "core/selinux_devices.h"
 #include "doctor/doctor.h"

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-#include "cdi-gen/reach_rules.h"
+#include "cdi/reach_rules.h"
 #include "core/joined.h"
 #include "core/state_paths.h"
 #include "doctor/doctor.h"
@@ -89,9 +89,11 @@ std::vector<Check> name_findings(const Facts& f, const grants::Grant& g, const L
                               "revoke it (" + revoke_command(g.repo, g.device) + ")"));
   }
   if (move && move->stale_kind == grants::GrantMove::Stale::key_elsewhere) {
-    out.push_back(kCheck.fail(
-        "grants", g.repo + " holds " + g.device + ", which " + move->stale.substr(g.device.size() + 1),
-        "the gate refuses the name: its spec was written before the cards moved", std::string(grants::kStaleSpecs)));
+    out.push_back(kCheck.fail("grants",
+                              g.repo + " holds " + g.device + ", which is keyed by " + move->elsewhere->key +
+                                  " but maps " + move->elsewhere->maps + " now",
+                              "the gate refuses the name: its spec was written before the cards moved",
+                              std::string(grants::kStaleSpecs)));
     return out;
   }
   if (!g.hardware) {

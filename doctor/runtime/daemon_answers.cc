@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "cdi-gen/spec_version.h"
+#include "cdi/spec_version.h"
 #include "core/joined.h"
 #include "core/version.h"
 #include "docker/cdi_spec_dirs.h"
@@ -18,7 +18,7 @@ namespace {
 constexpr CheckMaker kRuntime{Layer::runtime};
 
 // The names a daemon is served: a repository's daemon reads its view (the names it holds, each
-// spec raised to 0.6.0 for the BuildKit annotation, cdi-gen/repo_views.cc); any other all of /etc/cdi.
+// spec raised to 0.6.0 for the BuildKit annotation, cdi/repo_views.cc); any other all of /etc/cdi.
 struct Served {
   const cdi::IndexedDevice* device;
   int version;

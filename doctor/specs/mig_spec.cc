@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "cdi-gen/reach_rules.h"
+#include "cdi/reach_rules.h"
 #include "core/joined.h"
 #include "doctor/doctor.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/command_runner.h"
 #include "core/host_policy.h"
 #include "core/result.h"

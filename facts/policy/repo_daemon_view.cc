@@ -3,8 +3,8 @@
 #include <chrono>
 #include <filesystem>
 
-#include "cdi-gen/repo_views.h"
-#include "cdi-gen/spec_index.h"
+#include "cdi/repo_views.h"
+#include "cdi/spec_index.h"
 #include "docker/client.h"
 
 namespace rgpu::facts {

@@ -1,7 +1,8 @@
 #pragma once
 // What a start of each container a repository's daemon stores would get now: the plugin's own
-// decision (admission::decide) on the container as its daemon answered it and the machine's
-// paths, read once a run for doctor's stale-device-containers. A daemon restoring its
+// decision (admission::decide) in the plugin's own world (gate::LiveWorld: the container as its
+// daemon answers, live guarded paths, each granted name's spec and hardware), read once a run for
+// doctor's stale-device-containers. A daemon restoring its
 // restart-policy containers asks no plugin, so a container the gate would refuse is a finding.
 
 #include <map>

@@ -234,7 +234,9 @@ TEST_CASE("admission: other routes that can reach hardware are refused") {
   }
   refused(decide(web_grants(), "web", req("POST", "/session", "", "")), "BuildKit");
   refused(decide(web_grants(), "web", req("POST", "/grpc", "", "")), "DOCKER_BUILDKIT=0");
-  CHECK(decide(web_grants(), "web", req("POST", "/session", "", ""), DecideOptions{true}).allow);
+  CHECK(decide(web_grants(), "web", req("POST", "/session", "", ""),
+               DecideOptions{.allow_buildkit = true, .world = null_world()})
+            .allow);
 }
 
 TEST_CASE("admission: bodies are read as Go reads them: folded keys, escapes, duplicates, legacy top level") {

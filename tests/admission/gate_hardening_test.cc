@@ -32,7 +32,7 @@ namespace {
 struct GateMachine {
   FixtureRoot root;
   RootFs fs{root.path()};
-  HostPathJudge judge{fs};
+  HostPathJudge judge{fs, std::chrono::seconds(2), fixed_paths_only()};
   GateMachine() {
     for (const char* d : {"/dev/dri", "/sys/bus/pci", "/run/udev", "/run/cdi", "/opt/cdi", "/etc/rediacc/gpu",
                           "/srv/data", "/srv/volumes/vol/_data", "/proc/1"}) {
@@ -227,7 +227,7 @@ TEST_CASE("gate: a protected directory moved behind a link is followed once the 
   root.mkdir("/etc/cdi");
   root.mkdir("/srv/specs");
   const RootFs fs(root.path());
-  const HostPathJudge judge(fs, std::chrono::milliseconds(0));
+  const HostPathJudge judge(fs, std::chrono::milliseconds(0), fixed_paths_only());
   MachineWorld machine(judge);
   allowed(create_on(machine, R"({"Binds":["/srv/specs:/x"]})"));
   std::filesystem::remove(root.host("/etc/cdi"));
@@ -318,7 +318,7 @@ TEST_CASE("gate: a working directory under /proc is refused on create and exec")
 }
 
 TEST_CASE("gate: buildx's fallback pull of moby/buildkit is refused with what to do, other pulls pass") {
-  const auto pull = [](const std::string& query, const DecideOptions& options = {}) {
+  const auto pull = [](const std::string& query, const DecideOptions& options = DecideOptions{.world = null_world()}) {
     return decide(GrantSet{}, "web", AuthzRequest{"POST", "/v1.45/images/create?" + query, {}, "", "0"}, options);
   };
   for (const char* q : {"fromImage=moby%2Fbuildkit&tag=buildx-stable-1", "fromImage=moby/buildkit:v0.13.1",
@@ -327,7 +327,7 @@ TEST_CASE("gate: buildx's fallback pull of moby/buildkit is refused with what to
   }
   allowed(pull("fromImage=debian&tag=12"));
   allowed(pull("fromImage=example.com:5000/moby/buildkitx"));
-  allowed(pull("fromImage=moby%2Fbuildkit", DecideOptions{.allow_buildkit = true}));
+  allowed(pull("fromImage=moby%2Fbuildkit", DecideOptions{.allow_buildkit = true, .world = null_world()}));
 }
 
 TEST_CASE(
@@ -366,7 +366,7 @@ TEST_CASE(
 // builder (api/server/router/build: r.FormValue("version"), the first value Go's url.ParseQuery
 // keeps). A BuildKit build reached that way carries what /session and /grpc carry.
 TEST_CASE("gate: POST /build?version=2 is a BuildKit build, judged as /session and /grpc are, in every spelling") {
-  const auto call = [](const std::string& uri, const DecideOptions& options = {},
+  const auto call = [](const std::string& uri, const DecideOptions& options = DecideOptions{.world = null_world()},
                        const std::string& content_type = "application/x-tar") {
     return decide(GrantSet{}, "web", AuthzRequest{"POST", uri, content_type, ""}, options);
   };
@@ -383,7 +383,7 @@ TEST_CASE("gate: POST /build?version=2 is a BuildKit build, judged as /session a
     refused(call(uri), "DOCKER_BUILDKIT=0 docker build");
     refused(call(uri, off_view), "BuildKit builds are refused for this repository: the repository's daemon reads");
     allowed(call(uri, on_view));
-    allowed(call(uri, DecideOptions{.allow_buildkit = true}));
+    allowed(call(uri, DecideOptions{.allow_buildkit = true, .world = null_world()}));
   }
   // A form-encoded body would be read before the query (version=1 there makes it the classic
   // builder's, with the body's networkmode): refused where BuildKit passes too.

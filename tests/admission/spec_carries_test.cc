@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/root_fs.h"
 #include "tests/support/admit_on.h"
 #include "tests/support/authz_envelope.h"

@@ -17,7 +17,7 @@
 #include "docker/builder_entitlements.h"
 #include "docker/client.h"
 #include "docker/running_daemons.h"
-#include "plugin/build_safety.h"
+#include "gate/build_safety.h"
 #include "tests/support/admit_on.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
@@ -77,8 +77,8 @@ std::pair<admission::Refusal, nlohmann::json> gate_and_doctor(const FixtureRoot&
   build_repo_daemon(root, config, 0s);
   const auto answer = docker::docker_call_at("unix://" + daemon.socket(), "GET", "/info", 5s);
   REQUIRE(answer);
-  auto refused = plugin::spec_dirs_refusal(nlohmann::json::parse(answer->body), RootFs(root.host("/proc/4242/root")),
-                                           RootFs(root.path()), "web");
+  auto refused = gate::spec_dirs_refusal(nlohmann::json::parse(answer->body), RootFs(root.host("/proc/4242/root")),
+                                         RootFs(root.path()), "web");
   return {std::move(refused), doctor_report(root)};
 }
 
@@ -105,14 +105,14 @@ std::string reason(const std::string& text, const Words& words) {
   return text.empty() ? "" : "other: " + text;
 }
 
-// The gate's verdict on the builder (plugin::builder_refusal of what the daemon runs with) and
+// The gate's verdict on the builder (gate::builder_refusal of what the daemon runs with) and
 // doctor's buildkit check, which must agree; the verdict.
 std::string same_builder_verdict(const FixtureRoot& root) {
   const RootFs fs(root.path());
   const auto daemon = docker::read_daemon(fs, "4242");
   REQUIRE(daemon);
-  const auto refused = plugin::builder_refusal(docker::daemon_builder_entitlements(fs, fs, *daemon),
-                                               daemon->config_path(), effective_rules(fs));
+  const auto refused = gate::builder_refusal(docker::daemon_builder_entitlements(fs, fs, *daemon),
+                                             daemon->config_path(), effective_rules(fs));
   const auto gate = reason(refused.value_or(""), kGateWords);
   const auto check = doctor_check(root, "buildkit");
   INFO(check.dump());

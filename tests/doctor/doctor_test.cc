@@ -10,7 +10,7 @@
 #include <set>
 #include <tuple>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "docker/builder_entitlements.h"
 #include "docker/running_daemons.h"
 #include "doctor/container/container.h"

@@ -20,7 +20,7 @@ using nlohmann::json;
 namespace {
 
 // A vendor's name whose spec runs the toolkit's own hook (allowed without review) on /dev/zero.
-std::string vendor_spec(const std::string& hook_path) {
+std::string toolkit_hook_spec(const std::string& hook_path) {
   return R"(cdiVersion: "1.1.0"
 kind: vendor.com/xpu
 devices:
@@ -54,7 +54,7 @@ TEST_CASE(
   // Granted while the cards had these numbers and the vendor's hook was the toolkit's.
   workstation_numbered(m, {128, 129, 130});
   m.char_node("/dev/zero", 1, 5);
-  m.write("/etc/cdi/vendor.com-xpu.yaml", vendor_spec("/usr/bin/nvidia-cdi-hook"));
+  m.write("/etc/cdi/vendor.com-xpu.yaml", toolkit_hook_spec("/usr/bin/nvidia-cdi-hook"));
   REQUIRE(tool_on(m, {"cdi", "generate"}).exit_code == 0);
   for (const char* name : {"rediacc.io/dri=renderD129", "vendor.com/xpu=toolkit"})
     REQUIRE(tool_on(m, {"grant", "web", "--device", name}).exit_code == 0);
@@ -63,7 +63,7 @@ TEST_CASE(
   workstation_numbered(m, {128, 130, 129});
   m.char_node("/dev/zero", 1, 5);
   REQUIRE(tool_on(m, {"cdi", "generate"}).exit_code == 0);
-  m.write("/etc/cdi/vendor.com-xpu.yaml", vendor_spec("/opt/vendor/bin/hook"));
+  m.write("/etc/cdi/vendor.com-xpu.yaml", toolkit_hook_spec("/opt/vendor/bin/hook"));
   rediacc_two_repositories(m);
 
   const std::string moved(64, 'a'), hooked(64, 'b'), peer(64, 'c'), clean(64, 'd');
@@ -83,7 +83,8 @@ TEST_CASE(
   StandInDaemon daemon(m, "9001", routes, 0, false);
   // The repository's daemon where renet puts it: its socket, and its plugin's environment file.
   std::filesystem::remove(m.host("/run/rediacc/docker-2816.sock"));
-  std::filesystem::create_symlink(daemon.socket(), m.host("/run/rediacc/docker-2816.sock"));
+  // A relative link, which the kernel and a reader confined to the root follow alike.
+  std::filesystem::create_symlink("../../proc/9001/root/run/d.sock", m.host("/run/rediacc/docker-2816.sock"));
   m.write("/etc/rediacc/gpu/plugins/web.env", "REDIACC_GPU_DOCKER_HOST=unix:///run/rediacc/docker-2816.sock\n");
 
   // The gate, as dockerd asks it to start each one.

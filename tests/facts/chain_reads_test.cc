@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/root_fs.h"
 #include "facts/chain_reads.h"
 #include "tests/support/fixture_root.h"

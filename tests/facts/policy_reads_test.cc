@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/root_fs.h"
 #include "docker/running_daemons.h"
 #include "facts/docker_reads.h"

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "admission/decide.h"
+#include "admission/null_world.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "plugin/spec_reviews.h"
+#include "gate/spec_reviews.h"
 #include "probe/hardware_identity.h"
 #include "tests/support/admit_on.h"
 #include "tests/support/fixture_root.h"
@@ -41,7 +41,7 @@ TEST_CASE("exact reach: two GPUs trade device minors in place and a long-lived g
   alpha_reserves_gpu_a(root);
   REQUIRE(tool_on(root, {"grant", "beta", "--device", "nvidia.com/gpu=0"}).exit_code == 0);
   const RootFs fs(root.path());
-  plugin::SpecReviews specs(fs);
+  gate::SpecReviews specs(fs);
   const probe::HardwareReader reader(fs);
   CHECK(specs.hardware("nvidia.com/gpu=0") == id_list({kDatacenterGpuB}));
   CHECK(reader.identities(std::vector<std::string>{"/dev/dri/card2", "/dev/nvidia0"}) == id_list({kDatacenterGpuB}));

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "plugin/spec_reviews.h"
+#include "gate/spec_reviews.h"
 #include "tests/support/admit_on.h"
 #include "tests/support/authz_envelope.h"
 #include "tests/support/fixture_root.h"
@@ -270,7 +270,7 @@ TEST_CASE("a long-lived gate sees spec changes and renumbered cards at the next 
   workstation(root, {128, 129, 130});
   REQUIRE(tool_on(root, {"cdi", "generate"}).exit_code == 0);
   const RootFs fs(root.path());
-  plugin::SpecReviews specs(fs);
+  gate::SpecReviews specs(fs);
   CHECK(specs.hardware("rediacc.io/dri=renderD129") == std::vector<std::string>{kUuid4090});
   CHECK(specs.hardware("vendor.com/xpu=a") == std::vector<std::string>{});
   root.write("/opt/vendor.yaml",

@@ -10,7 +10,7 @@ where we follow the CDI versions Docker 25 and later read rather than 0.5.2 (doc
   newer      a cdiVersion past the library's (0.6.0 for 0.5.2, 0.8.0 for 0.7.2, 1.1.0 for 1.0.1), a "v"
              prefix, or a field the library predates (annotations, intelRdt and additionalGids for
              0.5.2; intelRdt's root CLOS "/" before 1.1.0): the library refuses them; not compared
-             here (tests/cdi-gen/spec_index_test.cc holds what we accept).
+             here (tests/cdi/spec_index_test.cc holds what we accept).
   below-min  a cdiVersion below what the content needs (0.3.0 floor, hostPath and digit-first
              names 0.5.0, mount type 0.4.0): newer libraries refuse it, so we offer none of its names.
   panic      a one-letter vendor or class: 0.5.2 (and every release to 1.1.0) panics, so we offer

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <thread>
 
+#include "admission/null_world.h"
 #include "plugin/protocol.h"
 #include "tests/support/authz_envelope.h"
 #include "tests/support/fixture_root.h"
@@ -43,9 +44,10 @@ PluginReply call(std::string_view path, std::string_view body, std::vector<std::
   const GrantsSource grants = [&none]() -> Result<std::shared_ptr<const GrantSet>> {
     return std::shared_ptr<const GrantSet>(std::shared_ptr<const GrantSet>(), &none);
   };
-  return plugin_reply(path, body, grants, PluginSettings{"web", {}}, [logged](const std::string& line) {
-    if (logged) logged->push_back(line);
-  });
+  return plugin_reply(path, body, grants, PluginSettings{"web", {.world = rgpu::admission::null_world()}},
+                      [logged](const std::string& line) {
+                        if (logged) logged->push_back(line);
+                      });
 }
 
 // One HTTP exchange on an open connection.
@@ -317,7 +319,8 @@ TEST_CASE("authz plugin: unreadable grants: the tenant is told to ask an operato
       R"({"Image":"i","HostConfig":{"DeviceRequests":[{"Driver":"cdi","DeviceIDs":["a.com/b=c"]}]}})";
   const std::string request = authz_post("/containers/create", body);
   std::vector<std::string> logged;
-  const auto reply = plugin_reply("/AuthZPlugin.AuthZReq", request, broken, PluginSettings{"web", {}},
+  const auto reply = plugin_reply("/AuthZPlugin.AuthZReq", request, broken,
+                                  PluginSettings{"web", {.world = rgpu::admission::null_world()}},
                                   [&logged](const std::string& line) { logged.push_back(line); });
   CHECK_THAT(reply.body, Catch::Contains("grants cannot be read") && !Catch::Contains("/etc/rediacc"));
   REQUIRE(logged.size() == 1);
@@ -334,16 +337,19 @@ TEST_CASE("authz plugin: a decision that throws refuses that request, and the pl
   const std::string request = authz_post("/containers/create", body);
   std::vector<std::string> logged;
   const auto log = [&logged](const std::string& line) { logged.push_back(line); };
-  const auto reply = plugin_reply("/AuthZPlugin.AuthZReq", request, throwing, PluginSettings{"web", {}}, log);
+  const auto reply = plugin_reply("/AuthZPlugin.AuthZReq", request, throwing,
+                                  PluginSettings{"web", {.world = rgpu::admission::null_world()}}, log);
   CHECK(reply.status == 200);
   CHECK_THAT(reply.body, Catch::Contains(R"("Allow":false)") && Catch::Contains("the gate failed on this request") &&
                              !Catch::Contains("broke"));
   REQUIRE(logged.size() == 1);
   CHECK_THAT(logged[0], Catch::EndsWith(R"(detail="the grants source broke")"));
   // The same through the server's own path, and a request needing no grants is still decided.
-  const auto again = authz_reply(parse_authz_request(request), throwing, PluginSettings{"web", {}}, log);
+  const auto again = authz_reply(parse_authz_request(request), throwing,
+                                 PluginSettings{"web", {.world = rgpu::admission::null_world()}}, log);
   CHECK_THAT(again.body, Catch::Contains(R"("Allow":false)"));
   const std::string plain = R"({"RequestMethod":"GET","RequestUri":"/containers/json","RequestHeaders":{}})";
-  CHECK(plugin_reply("/AuthZPlugin.AuthZReq", plain, throwing, PluginSettings{"web", {}}, log).body ==
-        R"({"Allow":true})");
+  CHECK(plugin_reply("/AuthZPlugin.AuthZReq", plain, throwing,
+                     PluginSettings{"web", {.world = rgpu::admission::null_world()}}, log)
+            .body == R"({"Allow":true})");
 }

@@ -11,7 +11,7 @@
 #include "admission/host_paths.h"
 #include "admission/machine_world.h"
 #include "docker/rediacc_layout.h"
-#include "plugin/guarded_paths.h"
+#include "gate/guarded_paths.h"
 #include "tests/support/build_paths.h"
 #include "tests/support/fake_world.h"
 #include "tests/support/fixture_root.h"
@@ -36,7 +36,7 @@ struct RediaccMachine : HostPathSources {
   RediaccMachine() { rediacc_two_repositories(root); }
   std::string node_name(std::string_view) override { return {}; }
   std::vector<GuardedPath> guarded_paths() override {
-    return plugin::guarded_paths(fs, "web", "/run/rediacc/docker-2816.sock");
+    return gate::guarded_paths(fs, "web", "/run/rediacc/docker-2816.sock");
   }
   RepositoryPlaces repository_places() override {
     return docker::repository_places(fs, "web", "/run/rediacc/docker-2816.sock");
@@ -245,7 +245,7 @@ TEST_CASE(
 
 TEST_CASE("rediacc host: checkpoints pass in the daemon's own directory only, and only where the policy allows them") {
   const auto grants = web_holding({});
-  const DecideOptions rediacc{.policy = rules_of(HostPolicy::rediacc)};
+  const DecideOptions rediacc{.world = null_world(), .policy = rules_of(HostPolicy::rediacc)};
   allowed(decide(
       grants, kGateRepo,
       req("POST", "/v1.47/containers/app/checkpoints", R"({"CheckpointID":"cp1","CheckpointDir":"","Exit":true})"),
@@ -281,7 +281,7 @@ TEST_CASE("rediacc host: checkpoints pass in the daemon's own directory only, an
   refused(decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/start?checkpoint=cp1&checkpoint=../x"), rediacc),
           "is not a checkpoint name");
   allowed(decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/start?checkpoint=cp-1.2_x"), rediacc));
-  const DecideOptions strict{};
+  const DecideOptions strict{.world = null_world()};
   refused(
       decide(grants, kGateRepo, req("POST", "/v1.47/containers/app/checkpoints", R"({"CheckpointID":"cp1"})"), strict),
       "policy (strict)");
@@ -295,7 +295,7 @@ TEST_CASE("rediacc host: listing or removing checkpoints never names a directory
   // the host, another repository's data included. Refused under every policy.
   const auto grants = web_holding({});
   for (const auto policy : {HostPolicy::strict, HostPolicy::rediacc}) {
-    const DecideOptions options{.policy = rules_of(policy)};
+    const DecideOptions options{.world = null_world(), .policy = rules_of(policy)};
     refused(decide(grants, kGateRepo,
                    req("DELETE", "/v1.47/containers/app/checkpoints/app?dir=/mnt/rediacc/mounts/bbbb-other"), options),
             "checkpoint directory");
@@ -331,7 +331,8 @@ TEST_CASE("rediacc host: a start from a checkpoint is judged as any start of the
 
 TEST_CASE("rediacc host: builds follow the policy's host network, never its privileges") {
   const auto grants = web_holding({});
-  refused(decide(grants, kGateRepo, req("POST", "/v1.47/build?networkmode=host"), DecideOptions{}), "--network host");
+  refused(decide(grants, kGateRepo, req("POST", "/v1.47/build?networkmode=host"), DecideOptions{.world = null_world()}),
+          "--network host");
   allowed(decide(grants, kGateRepo, req("POST", "/v1.47/build?networkmode=host"),
-                 DecideOptions{.policy = rules_of(HostPolicy::rediacc)}));
+                 DecideOptions{.world = null_world(), .policy = rules_of(HostPolicy::rediacc)}));
 }

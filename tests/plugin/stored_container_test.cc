@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "admission/decide.h"
+#include "gate/daemon_containers.h"
 #include "plugin/authz_server.h"
-#include "plugin/daemon_containers.h"
 #include "tests/support/fake_world.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/gate_requests.h"
@@ -23,6 +23,7 @@
 using namespace rgpu;
 using namespace rgpu::admission;
 using namespace rgpu::plugin;
+using namespace rgpu::gate;
 using namespace rgpu::grants;
 using namespace rgpu::test;
 namespace asio = boost::asio;

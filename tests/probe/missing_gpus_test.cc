@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "cdi-gen/inventory_names.h"
+#include "cdi/inventory_names.h"
 #include "probe/inventory.h"
 #include "probe/missing_gpus.h"
 #include "tests/support/fixture_root.h"

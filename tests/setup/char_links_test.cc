@@ -1,4 +1,4 @@
-// The /dev/char links of the nodes the specs map (cdi-gen/char_links.h): runc's systemd cgroup
+// The /dev/char links of the nodes the specs map (cdi/char_links.h): runc's systemd cgroup
 // driver names each device of a container by its link, and runc 1.1.3 to 1.1.6 leave out one that
 // has none, so systemd applying the device rules again takes it away (issue: "after setup on an
 // NVIDIA machine, no /dev/char link exists for any NVIDIA node ... the first daemon-reload after a

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "admission/null_world.h"
-#include "plugin/daemon_containers.h"
+#include "gate/daemon_containers.h"
 
 namespace rgpu::test {
 
@@ -18,7 +18,7 @@ class FakeWorld final : public admission::NullWorld {
   /// The inspect text every container name gets; unset (and no `daemon`): no containers known.
   std::optional<std::string> stored;
   /// A real daemon asked instead, through the plugin's own client.
-  const plugin::DaemonContainers* daemon = nullptr;
+  const gate::DaemonContainers* daemon = nullptr;
   /// Every name a stored container was asked for, in order.
   std::vector<std::string> asked;
   /// What every name carries now that its grant must have reviewed.

@@ -13,6 +13,16 @@ grants::GrantSet web_holding(std::initializer_list<const char*> names) {
   return g;
 }
 
+admission::Decision decide(const grants::GrantSet& grants, const std::string& repo,
+                           const admission::AuthzRequest& request) {
+  return admission::decide(grants, repo, request, admission::DecideOptions{.world = admission::null_world()});
+}
+
+admission::Decision decide(const grants::GrantsSource& grants, const std::string& repo,
+                           const admission::AuthzRequest& request) {
+  return admission::decide(grants, repo, request, admission::DecideOptions{.world = admission::null_world()});
+}
+
 admission::AuthzRequest req(const std::string& method, const std::string& uri, const std::string& body,
                             const std::string& content_type) {
   return admission::AuthzRequest{method, uri, content_type, body};

@@ -9,6 +9,7 @@
 
 #include "admission/authz_request.h"
 #include "admission/decide.h"
+#include "admission/null_world.h"
 #include "grants/grant_set.h"
 
 namespace rgpu::test {
@@ -18,6 +19,14 @@ inline constexpr const char* kGateRepo = "web";
 
 /// What `web` holds: each name, shared, granted at one fixed time.
 grants::GrantSet web_holding(std::initializer_list<const char*> names);
+
+/// The decision on the request alone, in the world that knows nothing (admission::null_world()):
+/// where the gate's unit tests of the body's rules judge. A test that needs the machine's paths,
+/// a daemon or the specs passes its own world to admission::decide.
+admission::Decision decide(const grants::GrantSet& grants, const std::string& repo,
+                           const admission::AuthzRequest& request);
+admission::Decision decide(const grants::GrantsSource& grants, const std::string& repo,
+                           const admission::AuthzRequest& request);
 
 /// A request as dockerd forwards it; a body is JSON unless told otherwise.
 admission::AuthzRequest req(const std::string& method, const std::string& uri, const std::string& body = "",

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-#include "cdi-gen/spec_index.h"
+#include "cdi/spec_index.h"
 #include "core/file_sink.h"
 #include "core/root_fs.h"
 #include "grants/store.h"
