@@ -23,38 +23,12 @@ using nlohmann::json;
 
 namespace {
 
-// A vendor's spec: "hooked" runs a program of its own, "toolkit" the toolkit's hook, "nic" moves
-// eth1 in, "nic2" (another spec) moves eth1 too; the spec's own edits mount a library directory.
-std::string vendor_spec(const std::string& hooked_args) {
-  return R"(cdiVersion: "1.1.0"
-kind: vendor.com/xpu
-containerEdits:
-  mounts:
-    - {hostPath: /opt/vendor/lib, containerPath: /usr/lib/vendor, options: [ro, bind]}
-devices:
-  - name: hooked
-    containerEdits:
-      deviceNodes: [{path: /dev/null}]
-      hooks:
-        - {hookName: createContainer, path: /opt/vendor/bin/hook, args: [hook, )" +
-         hooked_args + R"(]}
-  - name: toolkit
-    containerEdits:
-      deviceNodes: [{path: /dev/zero}]
-      hooks:
-        - {hookName: createContainer, path: /usr/bin/nvidia-cdi-hook, args: [nvidia-cdi-hook, update-ldcache]}
-  - name: nic
-    containerEdits:
-      netDevices: [{hostInterfaceName: eth1, name: eth0}]
-)";
-}
-
 // The vendor's nodes are on the machine: a node the runtime cannot find is refused at grant.
 void vendor_machine(const FixtureRoot& root) {
   two_nvidia_datacenter(root, true);
   root.char_node("/dev/null", 1, 3);
   root.char_node("/dev/zero", 1, 5);
-  root.write("/etc/cdi/vendor.com-xpu.yaml", vendor_spec("--flag"));
+  root.write("/etc/cdi/vendor.com-xpu.yaml", vendor_xpu_spec("--flag"));
 }
 
 constexpr const char* kOtherNic = R"(cdiVersion: "1.1.0"
@@ -143,7 +117,7 @@ TEST_CASE("gate: a granted name whose spec now carries what its grant did not re
   CHECK(admit_create(root, "web", "vendor.com/xpu=hooked").exit_code == 0);
   CHECK(admit_create(root, "web", "vendor.com/xpu=toolkit").exit_code == 0);
   // The vendor's spec changes after the grant: other arguments, and a hook on the toolkit's name.
-  std::string changed = vendor_spec("--other");
+  std::string changed = vendor_xpu_spec("--other");
   changed.replace(changed.find("path: /usr/bin/nvidia-cdi-hook"), 30, "path: /tmp/x");
   root.write("/etc/cdi/vendor.com-xpu.yaml", changed);
   const auto hooked = admit_create(root, "web", "vendor.com/xpu=hooked");

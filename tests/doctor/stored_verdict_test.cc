@@ -19,18 +19,11 @@ using nlohmann::json;
 
 namespace {
 
-// A vendor's name whose spec runs the toolkit's own hook (allowed without review) on /dev/zero.
-std::string toolkit_hook_spec(const std::string& hook_path) {
-  return R"(cdiVersion: "1.1.0"
-kind: vendor.com/xpu
-devices:
-  - name: toolkit
-    containerEdits:
-      deviceNodes: [{path: /dev/zero}]
-      hooks:
-        - {hookName: createContainer, path: )" +
-         hook_path + R"(, args: [nvidia-cdi-hook, update-ldcache]}
-)";
+// The vendor's spec, its toolkit name's hook moved to a program of the vendor's own.
+std::string hook_moved(std::string spec) {
+  const std::string toolkit = "path: /usr/bin/nvidia-cdi-hook";
+  spec.replace(spec.find(toolkit), toolkit.size(), "path: /opt/vendor/bin/hook");
+  return spec;
 }
 
 // A stopped container as dockerd 26 stores it, with `devices` requested by CDI name and `binds`.
@@ -53,17 +46,19 @@ TEST_CASE(
   FixtureRoot m;
   // Granted while the cards had these numbers and the vendor's hook was the toolkit's.
   workstation_numbered(m, {128, 129, 130});
+  m.char_node("/dev/null", 1, 3);
   m.char_node("/dev/zero", 1, 5);
-  m.write("/etc/cdi/vendor.com-xpu.yaml", toolkit_hook_spec("/usr/bin/nvidia-cdi-hook"));
+  m.write("/etc/cdi/vendor.com-xpu.yaml", vendor_xpu_spec("--flag"));
   REQUIRE(tool_on(m, {"cdi", "generate"}).exit_code == 0);
   for (const char* name : {"rediacc.io/dri=renderD129", "vendor.com/xpu=toolkit"})
     REQUIRE(tool_on(m, {"grant", "web", "--device", name}).exit_code == 0);
   // Then the cards trade numbers at a boot, the vendor's spec runs a program of its own, and the
   // machine is laid out as Rediacc lays it out, with a second repository beside "web".
   workstation_numbered(m, {128, 130, 129});
+  m.char_node("/dev/null", 1, 3);
   m.char_node("/dev/zero", 1, 5);
   REQUIRE(tool_on(m, {"cdi", "generate"}).exit_code == 0);
-  m.write("/etc/cdi/vendor.com-xpu.yaml", toolkit_hook_spec("/opt/vendor/bin/hook"));
+  m.write("/etc/cdi/vendor.com-xpu.yaml", hook_moved(vendor_xpu_spec("--flag")));
   rediacc_two_repositories(m);
 
   const std::string moved(64, 'a'), hooked(64, 'b'), peer(64, 'c'), clean(64, 'd');

@@ -254,8 +254,11 @@ TEST_CASE(
   refused_by_gate(docker, docker.docker({"run", "--rm", "--device", "rediacc.io/dri=renderD129", "img", "true"}),
                   moved);
   refused_by_gate(docker, docker.docker({"start", "-a", "before"}), moved);
-  const auto keyed =
-      docker.docker({"run", "--rm", "--device", "rediacc.io/dri=pci-0000-01-00.0", "img", "sh", "-c", show});
+  // Made, then started attached: a `run --rm` whose command exits at once can lose its output on a
+  // loaded machine (the CLI's attach against the container's exit), which once failed this case.
+  ran(docker, docker.docker({"create", "--name", "keyed", "--device", "rediacc.io/dri=pci-0000-01-00.0", "img", "sh",
+                             "-c", show}));
+  const auto keyed = docker.docker({"start", "-a", "keyed"});
   ran(docker, keyed);
   CHECK(keyed.out == "renderD130\n");
 }

@@ -451,4 +451,28 @@ const std::vector<NamedMachine>& named_machines() {
   return machines;
 }
 
+std::string vendor_xpu_spec(const std::string& hooked_args) {
+  return R"(cdiVersion: "1.1.0"
+kind: vendor.com/xpu
+containerEdits:
+  mounts:
+    - {hostPath: /opt/vendor/lib, containerPath: /usr/lib/vendor, options: [ro, bind]}
+devices:
+  - name: hooked
+    containerEdits:
+      deviceNodes: [{path: /dev/null}]
+      hooks:
+        - {hookName: createContainer, path: /opt/vendor/bin/hook, args: [hook, )" +
+         hooked_args + R"(]}
+  - name: toolkit
+    containerEdits:
+      deviceNodes: [{path: /dev/zero}]
+      hooks:
+        - {hookName: createContainer, path: /usr/bin/nvidia-cdi-hook, args: [nvidia-cdi-hook, update-ldcache]}
+  - name: nic
+    containerEdits:
+      netDevices: [{hostInterfaceName: eth1, name: eth0}]
+)";
+}
+
 }  // namespace rgpu::test

@@ -82,6 +82,11 @@ inline constexpr const char* kRediaccWebMount = "/mnt/rediacc/mounts/aaaa-web";
 inline constexpr const char* kRediaccOtherMount = "/mnt/rediacc/mounts/bbbb-other";
 void rediacc_two_repositories(const FixtureRoot& root);
 
+/// A vendor's spec (kind vendor.com/xpu): "hooked" runs a program of its own (/opt/vendor/bin/hook
+/// with `hooked_args`) on /dev/null, "toolkit" the toolkit's hook on /dev/zero, "nic" moves eth1
+/// in; the spec's own edits mount a library directory.
+std::string vendor_xpu_spec(const std::string& hooked_args);
+
 struct NamedMachine {
   std::string name;
   std::function<void(const FixtureRoot&)> build;
