@@ -10,15 +10,7 @@
 #include "admission/host_config_fields.h"
 #include "admission/host_paths.h"
 #include "admission/mount_checks.h"
-#include "admission/mount_spec.h"
 #include "admission/security_options.h"
-#include "cdi/device_name.h"
-#include "cdi/reach_rules.h"
-#include "cdi/spec_index.h"
-#include "core/edit_distance.h"
-#include "core/joined.h"
-#include "grants/hardware.h"
-#include "grants/store.h"
 
 namespace rgpu::admission {
 
