@@ -17,9 +17,9 @@
 #include "core/machine_paths.h"
 #include "grants/views.h"
 #include "probe/inventory_file.h"
+#include "probe/machine_probe.h"
 #include "probe/missing_gpus.h"
 #include "probe/probe.h"
-#include "setup/machine_probe.h"
 #include "setup/nvidia_spec.h"
 #include "units/unit_files.h"
 
@@ -33,7 +33,7 @@ void print_warnings(const std::vector<std::string>& warnings) {
 int run_generate(const GlobalOptions& global) {
   RootFs fs(global.root);
   MachineFileSink sink(fs);
-  auto report = setup::probe_hardware(fs);
+  auto report = probe::probe_hardware(fs);
   if (!report) return report_failure(report.error());
   auto specs = cdi::generate_specs(fs, report->inventory);
   report->warnings.insert(report->warnings.end(), specs.warnings.begin(), specs.warnings.end());
@@ -54,7 +54,7 @@ int run_generate(const GlobalOptions& global) {
     return report_failure(links.error());
   }
   changes->insert(changes->end(), links->begin(), links->end());
-  setup::attach_cdi_names(fs, *report);
+  probe::attach_cdi_names(fs, *report);
   probe::note_missing_gpus(fs, report->inventory);  // the hotplug unit runs this: a lost GPU stays missing
   print_warnings(report->warnings);
   auto recorded = probe::record_inventory(fs, sink, report->inventory);

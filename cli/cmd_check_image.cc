@@ -6,7 +6,7 @@
 #include "cli/command.h"
 #include "docker/images.h"
 #include "image-check/cuda_requirement.h"
-#include "setup/machine_probe.h"
+#include "probe/machine_probe.h"
 
 namespace rgpu::cli {
 namespace {
@@ -19,7 +19,7 @@ struct CheckImageFlags {
 
 int run_check_image(const GlobalOptions& global, const CheckImageFlags& f) {
   RootFs fs(global.root);
-  auto report = setup::probe_machine(fs);
+  auto report = probe::probe_machine(fs);
   if (!report) return report_failure(report.error());
   auto socket = docker::docker_socket(fs, f.docker_host);
   if (!socket) return report_failure(socket.error());

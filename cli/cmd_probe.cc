@@ -8,8 +8,8 @@
 #include "core/file_sink.h"
 #include "core/state_paths.h"
 #include "probe/inventory_file.h"
+#include "probe/machine_probe.h"
 #include "probe/missing_gpus.h"
-#include "setup/machine_probe.h"
 
 namespace rgpu::cli {
 namespace {
@@ -26,7 +26,7 @@ std::string summary_line(const probe::Gpu& g) {
 int run_probe_command(const GlobalOptions& global) {
   RootFs fs(global.root);
   MachineFileSink sink(fs);
-  auto report = setup::probe_machine(fs);
+  auto report = probe::probe_machine(fs);
   if (!report) return report_failure(report.error());
   for (const auto& w : report->warnings) print_warning(w);
   probe::note_missing_gpus(fs, report->inventory);

@@ -11,7 +11,7 @@
 #include "core/joined.h"
 #include "docker/running_daemons.h"
 #include "facts/gather.h"
-#include "setup/machine_probe.h"
+#include "probe/machine_probe.h"
 #include "usage/gpu_usage.h"
 
 namespace rgpu::cli {
@@ -86,7 +86,7 @@ nlohmann::ordered_json json(const usage::UsageReport& r) {
 
 int run_usage(const GlobalOptions& global, const UsageFlags& f) {
   RootFs fs(global.root);
-  auto probed = setup::probe_machine(fs);
+  auto probed = probe::probe_machine(fs);
   if (!probed) return report_failure(probed.error());
   usage::UsageOptions options;
   options.sample = std::chrono::milliseconds(f.sample_ms);

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "facts/gather.h"
-#include "setup/machine_probe.h"
+#include "probe/machine_probe.h"
 #include "usage/grant_use.h"
 
 namespace rgpu::cli {
@@ -20,7 +20,7 @@ void record_grant_use(FileSink& sink, facts::Facts& f) {
 }  // namespace
 
 Result<facts::Facts> gather_facts(const RootFs& fs, CommandRunner& runner, FileSink& sink, const FactsWanted& wanted) {
-  RGPU_TRY_ASSIGN(auto report, setup::probe_machine(fs));
+  RGPU_TRY_ASSIGN(auto report, probe::probe_machine(fs));
   auto gathered = facts::gather({.fs = fs,
                                  .runner = runner,
                                  .probe = std::move(report),

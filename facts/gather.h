@@ -21,7 +21,7 @@ struct Sources {
   const RootFs& fs;
   /// Runs the programs facts come from (journalctl) and that checks ask about.
   CommandRunner& runner;
-  /// The probe made now, as every command runs it (setup's probe_machine).
+  /// The probe made now, as every command runs it (probe::probe_machine).
   probe::ProbeReport probe;
   /// A daemon named on the command line (doctor's --docker-host), asked too; empty: none.
   std::string docker_host = "";

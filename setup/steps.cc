@@ -25,9 +25,9 @@
 #include "grants/views.h"
 #include "installers/nvidia_toolkit.h"
 #include "probe/inventory_file.h"
+#include "probe/machine_probe.h"
 #include "probe/missing_gpus.h"
 #include "probe/nfd_features.h"
-#include "setup/machine_probe.h"
 #include "setup/nvidia_spec.h"
 #include "units/activation.h"
 #include "units/unit_files.h"
@@ -132,7 +132,7 @@ units::UnitOptions unit_options(const SetupContext& ctx) {
 // Provisioning runs setup at every boot: a GPU the machine had and lost stays in the inventory as
 // missing, so a reboot does not hide it, until it is back or the operator forgets it.
 Result<std::string> step_probe(SetupContext& ctx) {
-  RGPU_TRY_ASSIGN(ctx.report, probe_hardware(ctx.fs));
+  RGPU_TRY_ASSIGN(ctx.report, probe::probe_hardware(ctx.fs));
   auto& inv = ctx.report.inventory;
   probe::note_missing_gpus(ctx.fs, inv);
   // What to forget is read from the recorded inventory: one that does not parse is named as such.

@@ -15,7 +15,7 @@
 #include "doctor/doctor.h"
 #include "facts/gather.h"
 #include "metrics/metrics.h"
-#include "setup/machine_probe.h"
+#include "probe/machine_probe.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
 
@@ -52,7 +52,7 @@ TEST_CASE("doctor and metrics render the run's facts: the machine emptied after 
       m.build(root);
       const RootFs fs(root.path());
       ProcessRunner runner;
-      auto probed = setup::probe_machine(fs);
+      auto probed = probe::probe_machine(fs);
       REQUIRE(probed);
       const auto now = std::chrono::system_clock::now();
       const auto facts = facts::gather({.fs = fs, .runner = runner, .probe = std::move(*probed), .now = now});

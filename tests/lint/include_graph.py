@@ -36,24 +36,39 @@ for folder in folders:
 
 
 # The order drawn: "core ─► probe (model, engine) ─► wsl, cdi-gen ─► ..." over one or more lines.
+# A folder's libraries take its place; an entry "folder/file" places the one library that builds
+# folder/file.cc apart from the rest of its folder.
 drawing = re.search(r"```\n(.*?)```", open(os.path.join(root, "docs", "architecture.md")).read(), re.S).group(1)
-rank_of = {}
-for rank, group in enumerate(re.sub(r"\([^)]*\)", "", " ".join(drawing.split())).split("─►")):
-    for folder in (g.strip() for g in group.split(",")):
-        if folder:
-            rank_of[folder] = rank
+rank_of, lib_rank = {}, {}
 against_order = []
+for rank, group in enumerate(re.sub(r"\([^)]*\)", "", " ".join(drawing.split())).split("─►")):
+    for entry in (g.strip() for g in group.split(",")):
+        if "/" in entry:
+            if f"{entry}.cc" in library_of:
+                lib_rank[library_of[f"{entry}.cc"]] = rank
+            else:
+                against_order.append(f"{entry} in the order docs/architecture.md draws is no library's source")
+        elif entry:
+            rank_of[entry] = rank
 for folder in folders:
     if folder not in rank_of:
         against_order.append(f"{folder}/ is not in the order docs/architecture.md draws: add it there")
+
+
+def rank(lib):
+    return lib_rank.get(lib, rank_of.get(folder_of[lib]))
+
+
 for lib, deps in sorted(links.items()):
     for dep in sorted(deps):
-        if dep not in folder_of or lib not in folder_of or folder_of[dep] == folder_of[lib]:
+        if dep not in folder_of or lib not in folder_of:
             continue
         a, b = folder_of[lib], folder_of[dep]
-        if a in rank_of and b in rank_of and rank_of[b] >= rank_of[a]:
+        if a == b and lib not in lib_rank and dep not in lib_rank:
+            continue
+        if rank(lib) is not None and rank(dep) is not None and rank(dep) >= rank(lib):
             against_order.append(f"{lib} ({a}/) links {dep} ({b}/), which docs/architecture.md draws "
-                                 f"{'beside' if rank_of[a] == rank_of[b] else 'above'} it")
+                                 f"{'beside' if rank(lib) == rank(dep) else 'above'} it")
 
 
 def cycle():

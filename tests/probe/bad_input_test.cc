@@ -109,7 +109,7 @@ TEST_CASE("bad input: a PCI tree that cannot be listed fails the probe with the 
   std::filesystem::remove_all(root.host("/sys/bus/pci/devices"));
   root.write("/sys/bus/pci/devices", "not a directory\n");
   RootFs fs(root.path());
-  auto report = setup::probe_machine(fs);
+  auto report = probe::probe_machine(fs);
   REQUIRE_FALSE(report);
   CHECK_THAT(report.error().message,
              Catch::Contains("cannot read the PCI devices under " + root.host("/sys/bus/pci/devices").string()));

@@ -293,7 +293,7 @@ TEST_CASE("probe: the largest fixture, eight H100s among two hundred PCI devices
 
 TEST_CASE("probe: the real machine running the tests probes without error") {
   RootFs fs("/");
-  auto report = setup::probe_machine(fs);
+  auto report = probe::probe_machine(fs);
   REQUIRE(report);
   for (const auto& g : report->inventory.gpus) CHECK_FALSE(g.name.empty());
 }

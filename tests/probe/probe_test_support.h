@@ -3,14 +3,14 @@
 
 #include <catch2/catch.hpp>
 
-#include "setup/machine_probe.h"
+#include "probe/machine_probe.h"
 #include "tests/support/fixture_root.h"
 
 namespace rgpu::test {
 
 inline probe::ProbeReport probe_fixture(const FixtureRoot& root) {
   RootFs fs(root.path());
-  auto report = setup::probe_machine(fs);
+  auto report = probe::probe_machine(fs);
   if (!report) FAIL(report.error().message);
   return *report;
 }
