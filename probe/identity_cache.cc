@@ -7,8 +7,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "probe/sysfs_parsers.h"
-
 namespace rgpu::probe::identity {
 
 std::optional<Evidence> Cache::reread(const Evidence& e, Seen& seen) {

@@ -38,7 +38,7 @@ TEST_CASE(
   tool({"grant", "web", "--device", kRenderD128Name, "--root", machine.str()});
 
   ran(docker, docker.docker({"create", "--name", "held", "--device", kRenderD128Name, "img", "sh", "-c", kShow}));
-  const auto first = docker.docker({"start", "-a", "held"});
+  const auto first = docker.start_and_read("held");
   ran(docker, first);
   CHECK(first.out == "e2:80\n");  // 226:128, seen by the container's own command
   ran(docker, docker.docker({"run", "-d", "--name", "busy", "--device", kRenderD128Name, "img", "sleep", "600"}));
@@ -100,7 +100,7 @@ TEST_CASE(
 
   // Granted again, the same containers start: the grant in force decides, not the one at create.
   tool({"grant", "web", "--device", kRenderD128Name, "--root", machine.str()});
-  const auto again = docker.docker({"start", "-a", "renamed"});
+  const auto again = docker.start_and_read("renamed");
   ran(docker, again);
   CHECK(again.out == "e2:80\n");
 
@@ -207,7 +207,7 @@ TEST_CASE(
                 R"({"schema": 1, "repositories": [{"name": "web", "grants": [")" + kRenderD128Name + R"("]}]})");
   tool({"grants", "apply", desired, "--root", machine.str()});
   ran(docker, docker.docker({"create", "--name", "held", "--device", kRenderD128Name, "img", "sh", "-c", kShow}));
-  const auto first = docker.docker({"start", "-a", "held"});
+  const auto first = docker.start_and_read("held");
   ran(docker, first);
   CHECK(first.out == "e2:80\n");
   // The repository's daemon as setup records it for the plugin: where apply lists its containers.
@@ -254,11 +254,12 @@ TEST_CASE(
   refused_by_gate(docker, docker.docker({"run", "--rm", "--device", "rediacc.io/dri=renderD129", "img", "true"}),
                   moved);
   refused_by_gate(docker, docker.docker({"start", "-a", "before"}), moved);
-  // Made, then started attached: a `run --rm` whose command exits at once can lose its output on a
-  // loaded machine (the CLI's attach against the container's exit), which once failed this case.
+  // Made, then started and read from its log: a `run --rm` whose command exits at once can lose its
+  // output on a loaded machine (the CLI's attach against the container's exit), which once failed
+  // this case.
   ran(docker, docker.docker({"create", "--name", "keyed", "--device", "rediacc.io/dri=pci-0000-01-00.0", "img", "sh",
                              "-c", show}));
-  const auto keyed = docker.docker({"start", "-a", "keyed"});
+  const auto keyed = docker.start_and_read("keyed");
   ran(docker, keyed);
   CHECK(keyed.out == "renderD130\n");
 }

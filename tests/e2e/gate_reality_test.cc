@@ -81,7 +81,7 @@ TEST_CASE(
     INFO(created);
     REQUIRE(http_status(created) == 201);
     // dockerd checked "//../.." as absolute, and mounts "../../run/rgpu/probe", relative to runc.
-    const auto ran = docker.docker({"start", "-a", "bs"});
+    const auto ran = docker.start_and_read("bs");
     INFO(ran.err << docker.daemon_log());
     CHECK_THAT(ran.out, Catch::Contains("swordfish"));
     keep_data(docker, data);

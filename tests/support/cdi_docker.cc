@@ -332,6 +332,22 @@ void refused_by_gate(const CdiDocker& docker, const RunResult& r, const std::str
   CHECK_THAT(r.err, Catch::Contains(words));
 }
 
+RunResult CdiDocker::start_and_read(const std::string& name) const {
+  const auto before = docker({"logs", name});
+  auto started = docker({"start", name});
+  if (started.exit_code != 0) return started;
+  const auto waited = docker({"wait", name});
+  const auto after = docker({"logs", name});
+  const auto since = [](const std::string& all, const std::string& earlier) {
+    return all.starts_with(earlier) ? all.substr(earlier.size()) : all;
+  };
+  RunResult out;
+  out.exit_code = waited.exit_code != 0 ? waited.exit_code : std::atoi(waited.out.c_str());
+  out.out = since(after.out, before.out);
+  out.err = since(after.err, before.err) + waited.err;
+  return out;
+}
+
 void ran(const CdiDocker& docker, const RunResult& r) {
   INFO(r.out << r.err << docker.plugin_log() << docker.daemon_log());
   CHECK(r.exit_code == 0);

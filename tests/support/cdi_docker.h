@@ -58,6 +58,11 @@ class CdiDocker {
   /// directory made visible in the chroot at /work, and the command runs there.
   RunResult docker(const std::vector<std::string>& args, const std::string& dir = "",
                    const std::map<std::string, std::string>& env = {}) const;
+  /// Starts the stored container `name` and waits for it to end: its exit status, and what it
+  /// wrote this time as `docker logs` keeps it; a start that fails is returned as it is (the
+  /// gate's refusal). Not `start -a`: under load the CLI's attach can miss all that a container
+  /// exiting at once wrote (Docker 26 lost it twice in from-nothing runs).
+  RunResult start_and_read(const std::string& name) const;
   /// Loads a busybox-static image as `name` (/etc/group names video and render).
   void import_busybox(const std::string& name) const;
   /// Loads an image as `name` holding only the host program `program`, as /ENTRYPOINT's target:
