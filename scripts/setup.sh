@@ -196,12 +196,12 @@ clang_build() {
   build build-asan Debug "${clang_flags[@]}" -DRGPU_REQUIRE_DOCKER_ROOTS=ON \
     -DRGPU_DOCKER26_ROOT="$docker26_root" -DRGPU_DOCKER28_ROOT="$docker28_root"
 }
-# Each ctest run's output is also kept in its build folder, for the closing count of tests. ctest
-# gets one slot per core and one per chain of real daemons (tests/CMakeLists.txt starts those
-# first): each chain runs one test at a time, mostly waiting on its daemon, so the cores stay
-# with the rest. GCC's run has four chains (Docker 26's, 28.5's, this machine's dockerd and the
-# packages'), clang's two (28.5's and this machine's dockerd).
-test_release() { (cd build && ctest --output-on-failure --timeout 300 -j "$(($(nproc) + 4))" | tee ctest.log); }
+# Each ctest run's output is also kept in its build folder, for the closing count of tests. GCC's
+# run: two tests per core (most wait on processes; clang's build beside takes what they leave).
+# clang's: one slot per core and one per chain of real daemons, which start first there
+# (tests/CMakeLists.txt): each chain runs one test at a time, mostly waiting on its daemon, so the
+# cores stay with the rest; its two chains are Docker 28.5's and this machine's dockerd.
+test_release() { (cd build && ctest --output-on-failure --timeout 300 -j "$((2 * $(nproc)))" | tee ctest.log); }
 test_sanitized() {
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --output-on-failure --timeout 300 -j "$(($(nproc) + 2))" | tee ctest.log)
