@@ -12,9 +12,13 @@
 #       frontend with its labs features (RUN --device), which no package ships, built from the
 #       BuildKit source dockerd 28.5 vendors, in usr/local/libexec/rgpu-tests.
 #
+# Each starts from a copy of the bare root of its suite (scripts/minimal-root.sh 13 or unstable),
+# which the release's tests need anyway: one debootstrap per suite.
+#
 # Usage: scripts/docker-root.sh 26|28. Prints the root's path. Cached under $RGPU_TEST_CACHE
-# (default /var/cache/rediacc-gpu-tests), keyed on this script's own text (the package lists live
-# here): a second run reuses it, a root left half-made (no stamp) is removed and made again.
+# (default /var/cache/rediacc-gpu-tests), keyed on this script's text and minimal-root.sh's (the
+# package lists live here): a second run reuses it, a root left half-made (no stamp) is removed
+# and made again.
 set -euo pipefail
 self=$(readlink -f "$0")
 docker=${1:-}
@@ -25,14 +29,15 @@ COMMON=(docker.io docker-cli containerd runc criu busybox-static ca-certificates
 FRONTEND_LIBRARIES=(golang-github-agext-levenshtein-dev golang-github-gofrs-flock-dev golang-github-google-shlex-dev
   golang-github-mitchellh-hashstructure-dev)
 case "$docker" in
-  26) suite=trixie PACKAGES=("${COMMON[@]}" systemd systemd-sysv dbus) UNSTABLE_PACKAGES=(docker-compose docker-buildx) ;;
-  28) suite=sid PACKAGES=("${COMMON[@]}" docker-compose docker-buildx golang-go golang-github-docker-docker-dev
+  26) suite=trixie bare=13 PACKAGES=("${COMMON[@]}" systemd systemd-sysv dbus) UNSTABLE_PACKAGES=(docker-compose docker-buildx) ;;
+  28) suite=sid bare=unstable PACKAGES=("${COMMON[@]}" docker-compose docker-buildx golang-go golang-github-docker-docker-dev
     "${FRONTEND_LIBRARIES[@]}") UNSTABLE_PACKAGES=() ;;
   *) echo "usage: scripts/docker-root.sh 26|28" >&2; exit 2 ;;
 esac
 
 cache=${RGPU_TEST_CACHE:-/var/cache/rediacc-gpu-tests}
-key=$(sha256sum "$self" | cut -c1-16)
+minimal=${self%/*}/minimal-root.sh
+key=$(cat "$self" "$minimal" | sha256sum | cut -c1-16)
 dir="$cache/docker$docker-$key"
 root="$dir/root"
 if [ -f "$dir/complete" ]; then
@@ -57,10 +62,13 @@ for old in "$cache"/docker"$docker"-*; do
   rm -rf --one-file-system "$old"
 done
 mkdir -p "$dir"
-say "making $root ($suite) from $mirror (about two minutes)"
-# unstable's Release file may be past its Valid-Until on a snapshot archive.
-debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$dir/debootstrap.log" 2>&1 ||
-  { tail -20 "$dir/debootstrap.log" >&2; exit 1; }
+base=$(bash "$minimal" "$bare")
+say "making $root ($suite) from $base and $mirror"
+cp -a "$base" "$root"
+# As minimal-root.sh does: no sync per unpacked file while a root is made (a root cut short has no
+# stamp and is made again), and none left in the root once it is.
+unsafe_io=$root/etc/dpkg/dpkg.cfg.d/rgpu-unsafe-io
+echo force-unsafe-io >"$unsafe_io"
 
 cleanup() { umount "$root/proc" 2>/dev/null || true; }
 trap cleanup EXIT
@@ -73,6 +81,7 @@ fi
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod +x "$root/usr/sbin/policy-rc.d"
 in_root() { chroot "$root" env DEBIAN_FRONTEND=noninteractive "$@"; }
+# unstable's Release file may be past its Valid-Until on a snapshot archive.
 in_root apt-get -o Acquire::Check-Valid-Until=false update -qq >"$dir/apt.log" 2>&1 ||
   { tail -20 "$dir/apt.log" >&2; exit 1; }
 in_root apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}" >>"$dir/apt.log" 2>&1 ||
@@ -119,6 +128,7 @@ if [ "$docker" = 28 ]; then
   rm -rf "$root$gopath" "$root/tmp/frontend-cache"
 fi
 in_root apt-get clean
+rm "$unsafe_io"
 cleanup
 trap - EXIT
 in_root docker --version >&2
