@@ -333,18 +333,21 @@ void refused_by_gate(const CdiDocker& docker, const RunResult& r, const std::str
 }
 
 RunResult CdiDocker::start_and_read(const std::string& name) const {
-  const auto before = docker({"logs", name});
-  auto started = docker({"start", name});
-  if (started.exit_code != 0) return started;
-  const auto waited = docker({"wait", name});
-  const auto after = docker({"logs", name});
   const auto since = [](const std::string& all, const std::string& earlier) {
     return all.starts_with(earlier) ? all.substr(earlier.size()) : all;
   };
   RunResult out;
-  out.exit_code = waited.exit_code != 0 ? waited.exit_code : std::atoi(waited.out.c_str());
-  out.out = since(after.out, before.out);
-  out.err = since(after.err, before.err) + waited.err;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const auto before = docker({"logs", name});
+    auto started = docker({"start", name});
+    if (started.exit_code != 0) return started;
+    const auto waited = docker({"wait", name});
+    const auto after = docker({"logs", name});
+    out.exit_code = waited.exit_code != 0 ? waited.exit_code : std::atoi(waited.out.c_str());
+    out.out = since(after.out, before.out);
+    out.err = since(after.err, before.err) + waited.err;
+    if (out.exit_code != 0 || !out.out.empty() || !out.err.empty()) break;
+  }
   return out;
 }
 

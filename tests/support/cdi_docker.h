@@ -61,7 +61,10 @@ class CdiDocker {
   /// Starts the stored container `name` and waits for it to end: its exit status, and what it
   /// wrote this time as `docker logs` keeps it; a start that fails is returned as it is (the
   /// gate's refusal). Not `start -a`: under load the CLI's attach can miss all that a container
-  /// exiting at once wrote (Docker 26 lost it twice in from-nothing runs).
+  /// exiting at once wrote (Docker 26 lost it twice in from-nothing runs). Nor is the log itself
+  /// sure: Docker 26's daemon once logged "stream copy error: reading from a closed fifo" and kept
+  /// nothing of such a container's output, so a run that ends 0 having logged nothing is started
+  /// again, up to three times (the callers' commands only read).
   RunResult start_and_read(const std::string& name) const;
   /// Loads a busybox-static image as `name` (/etc/group names video and render).
   void import_busybox(const std::string& name) const;
