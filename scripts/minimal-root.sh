@@ -34,9 +34,10 @@ done
 rm -rf --one-file-system "$dir"
 mkdir -p "$dir"
 echo "minimal-root: making $dir/root ($suite) from $mirror" >&2
-# dpkg syncs every file it unpacks before renaming it, which on a 2-core machine costs the
-# compilers beside it more CPU than the unpacking itself; a root cut short is made again whole
-# (no stamp), so that safety buys nothing here. Taken out again below: the root holds nothing else.
+# dpkg syncs every file it unpacks before renaming it: kernel time taken from the compilers beside
+# it (the kernel's share of a from-nothing test run is a quarter of the CPU). A root cut short is
+# made again whole (no stamp), so that safety buys nothing here. Taken out again below: the root
+# holds nothing else.
 unsafe_io=$dir/root/etc/dpkg/dpkg.cfg.d/rgpu-unsafe-io
 mkdir -p "${unsafe_io%/*}"
 echo force-unsafe-io >"$unsafe_io"
