@@ -5,6 +5,8 @@
 #include <functional>
 #include <vector>
 
+#include "core/in_quotes.h"
+
 namespace rgpu::admission {
 
 using docker::GoValue;
@@ -77,12 +79,6 @@ char go_upper_ascii(std::string_view s, size_t& i) {
   return 0;
 }
 
-std::string quoted(std::string_view s) {
-  std::string out = "\"";  // appended, not "\"" + std::string: GCC 12's -O3 -Wrestrict false positive
-  out.append(s);
-  return out + "\"";
-}
-
 const CapabilityRule* rule_of(std::string_view normalised) {
   if (normalised.substr(0, 4) != "CAP_") return nullptr;
   for (const auto& rule : kPolicy) {
@@ -147,19 +143,19 @@ Refusal check_capabilities(const std::optional<GoValue>& cap_add, const std::opt
                            const PolicyRules& policy) {
   const auto known = [](std::string_view written) -> std::optional<std::string> {
     if (normalise_capability(written)) return std::nullopt;
-    return "refused: " + quoted(written) + " is no capability Docker knows; see capabilities(7).";
+    return "refused: " + in_quotes(written) + " is no capability Docker knows; see capabilities(7).";
   };
   if (auto bad = for_each_name(cap_drop, "CapDrop", known)) return bad;
   return for_each_name(cap_add, "CapAdd", [&](std::string_view written) -> std::optional<std::string> {
     const auto name = normalise_capability(written);
     if (!name) return known(written);
     if (*name == "ALL")
-      return "refused: --cap-add " + quoted(written) +
+      return "refused: --cap-add " + in_quotes(written) +
              " gives every capability, host root among them; add only those the workload needs.";
     const CapabilityRule* rule = rule_of(*name);
     if (rule->allowed || (rule->for_checkpoints && policy.checkpoint_capabilities)) return std::nullopt;
     const std::string seen =
-        *name == "CAP_" + std::string(written) || *name == written ? "" : " (written " + quoted(written) + ")";
+        *name == "CAP_" + std::string(written) || *name == written ? "" : " (written " + in_quotes(written) + ")";
     return "refused: capability " + *name + seen + ": " + std::string(rule->reason) +
            "; only the capabilities in rediacc-gpu's policy (docs/capabilities.md) may be added.";
   });

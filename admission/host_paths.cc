@@ -252,6 +252,15 @@ std::shared_ptr<const HostPathJudge::ScopeRoots> HostPathJudge::scope_roots(
   return fresh;
 }
 
+std::vector<FilledRoot> HostPathJudge::filled_roots(const BindScope& scope) const {
+  const auto roots = scope_roots(scope, resolved_paths());
+  std::vector<FilledRoot> out;
+  for (size_t i = 0; i < roots->written.size(); ++i)
+    out.push_back(
+        {.written = roots->written[i].path, .resolved = roots->where[i], .read_only = roots->written[i].read_only});
+  return out;
+}
+
 Refusal HostPathJudge::check(const HostBind& bind, const BindScope& scope) const {
   const std::string_view cleaned = bind.path;
   const std::string_view what = bind.what, source = bind.written;

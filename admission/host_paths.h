@@ -67,6 +67,14 @@ struct BindScope {
   std::string_view repo;
 };
 
+/// A root a scope lets binds come from, its placeholders filled in: as written and as the machine
+/// resolves it.
+struct FilledRoot {
+  std::string written;
+  std::string resolved;
+  bool read_only = false;
+};
+
 /// No name for any node and no guarded path beyond the fixed ones (NullWorld, the tests of the fixed
 /// paths): named by the caller, never assumed.
 HostPathSources& fixed_paths_only();
@@ -96,6 +104,9 @@ class HostPathJudge {
 
   /// cdi_form_for with this machine's names.
   std::string cdi_form(std::string_view device_path) const;
+
+  /// The roots `scope` allows now, filled in (a root whose {mount} is not known now is left out).
+  std::vector<FilledRoot> filled_roots(const BindScope& scope) const;
 
   /// True when `path` resolves to itself and is the TUN character device (10:200).
   bool is_tun_device(std::string_view path) const;

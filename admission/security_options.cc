@@ -1,5 +1,7 @@
 #include "admission/security_options.h"
 
+#include "admission/container_model.h"
+
 #include <array>
 #include <string_view>
 
@@ -56,19 +58,11 @@ Refusal check_one(std::string_view opt, const PolicyRules& policy) {
   return refuse(opt, "is not one dockerd reads");
 }
 
-// The paths every dockerd from 20.10 on masks and makes read-only when the client sends no list
-// (oci/defaults.go, DefaultLinuxSpec; later versions only add to them, 26.0 /sys/devices/virtual/powercap).
-constexpr std::array<std::string_view, 10> kDefaultMaskedPaths = {
-    "/proc/asound",     "/proc/acpi",        "/proc/kcore",       "/proc/keys", "/proc/latency_stats",
-    "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware"};
-constexpr std::array<std::string_view, 5> kDefaultReadonlyPaths = {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
-                                                                   "/proc/sysrq-trigger"};
-
 // The first default `list` lacks, or nothing.
+// (The defaults are container_model.h's, which the verifier in front of runc judges by too.)
 template <size_t N>
-std::optional<std::string_view> missing_default(const std::optional<GoValue>& list,
-                                                const std::array<std::string_view, N>& defaults) {
-  for (const auto path : defaults) {
+std::optional<std::string_view> missing_default(const std::optional<GoValue>& list, const char* const (&defaults)[N]) {
+  for (const std::string_view path : defaults) {
     bool found = false;
     if (list && list->kind() == GoValue::Kind::array) {
       for (const GoValue item : list->items())

@@ -1,6 +1,7 @@
 // rediacc-gpu: the subcommand table and dispatch. Everything else lives in cmd_<verb>.cc.
 
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "cli/help_text.h"
 #include "cli/version.h"
 #include "core/edit_distance.h"
+#include "runtime/verifier.h"
 
 namespace rgpu::cli {
 namespace {
@@ -181,6 +183,9 @@ int report_usage(const Error& error) {
 
 int main(int argc, char** argv) {
   try {
+    // Run as runc (setup's kRuntimeDir/runc links here): the verifier in front of the machine's runc.
+    if (argc > 0 && std::filesystem::path(argv[0]).filename() == "runc")
+      return rgpu::runtime::run_as_runc(std::vector<std::string>(argv, argv + argc));
     return rgpu::cli::run(argc, argv);
   } catch (const std::exception& e) {
     return rgpu::cli::report_failure({e.what()});

@@ -39,6 +39,12 @@ inline constexpr const char* kCgroupRecord = "/var/lib/rediacc/gpu/cgroup.json";
 /// dockerd_shim): it runs the machine's dockerd behind the repository's plugin.
 inline constexpr const char* kDockerdShimDir = "/var/lib/rediacc/gpu/dockerd-shim";
 inline constexpr const char* kDockerdShim = "/var/lib/rediacc/gpu/dockerd-shim/dockerd";
+/// The verifier in front of runc: this directory holds `runc`, a link to rediacc-gpu, and setup puts
+/// it on the guarded daemons' PATH after the dockerd shim, before the machine's runc.
+inline constexpr const char* kRuntimeDir = "/var/lib/rediacc/gpu/runtime";
+/// Where the verifier mounts each bind source it opened, for runc to bind from: a tmpfs of its own,
+/// private, that only root can enter (a directory per runc command, removed when it returns).
+inline constexpr const char* kRuntimeStagingDir = "/run/rediacc-gpu/staging";
 /// NVIDIA's armoured repository key as downloaded; removed once dearmored into the keyring.
 inline constexpr const char* kDownloadedKey = "/var/lib/rediacc/gpu/nvidia-container-toolkit.gpgkey";
 

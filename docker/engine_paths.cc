@@ -98,11 +98,15 @@ std::string data_root_of(const RunningDaemon& d, const std::optional<nlohmann::j
   return "/var/lib/docker";
 }
 
+std::string exec_root_of(const RunningDaemon& d, const std::optional<nlohmann::json>& config) {
+  std::string exec_root = last(d.args, {"--exec-root"}).value_or(config_string(config, "exec-root"));
+  return exec_root.empty() ? "/var/run/docker" : exec_root;
+}
+
 void dockerd_paths(const RootFs& fs, const RunningDaemon& d, Found& found) {
   const auto config = daemon_config(fs, d);
   found.add(data_root_of(d, config), "data root");
-  std::string exec_root = last(d.args, {"--exec-root"}).value_or(config_string(config, "exec-root"));
-  found.add(exec_root.empty() ? "/var/run/docker" : exec_root, "exec root");
+  found.add(exec_root_of(d, config), "exec root");
   found.sockets(values(d.args, {"--host", "-H"}));
   if (config && config->contains("hosts") && (*config)["hosts"].is_array()) {
     for (const auto& h : (*config)["hosts"]) {
@@ -148,6 +152,8 @@ void podman_paths(const std::vector<std::string>& args, Found& found) {
 }  // namespace
 
 std::string data_root(const RootFs& fs, const RunningDaemon& d) { return data_root_of(d, daemon_config(fs, d)); }
+
+std::string exec_root(const RootFs& fs, const RunningDaemon& d) { return exec_root_of(d, daemon_config(fs, d)); }
 
 std::vector<EnginePath> engine_paths(const RootFs& fs) {
   std::vector<EnginePath> out;

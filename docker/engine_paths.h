@@ -21,6 +21,10 @@ struct EnginePath {
 /// "data-root" (or "graph"), else /var/lib/docker.
 std::string data_root(const RootFs& fs, const RunningDaemon& daemon);
 
+/// The exec root a dockerd uses: --exec-root, else its daemon.json's "exec-root", else
+/// /var/run/docker. Its containers' runc state lies in EXEC_ROOT/runtime-runc/moby.
+std::string exec_root(const RootFs& fs, const RunningDaemon& daemon);
+
 /// For each dockerd, containerd, buildkitd and `podman system service` running: its unix
 /// sockets (from its flags and configuration, and, on the host's own root, the sockets it holds
 /// listening, which covers socket activation), its data root, exec or state root and the

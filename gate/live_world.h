@@ -40,6 +40,12 @@ class LiveWorld final : public admission::GateWorld, private admission::HostPath
   admission::Known<Result<std::optional<probe::Reach>>> reach(const std::string& name) override;
   admission::Known<admission::Refusal> build_refusal(const PolicyRules& policy) override;
 
+  /// The roots `scope` lets binds come from now, filled in: where the verifier in front of runc opens
+  /// a bind beneath.
+  std::vector<admission::FilledRoot> bind_roots(const admission::BindScope& scope) const {
+    return host_paths_.filled_roots(scope);
+  }
+
  private:
   std::string node_name(std::string_view device_path) override;
   std::vector<admission::GuardedPath> guarded_paths() override;

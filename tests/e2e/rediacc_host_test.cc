@@ -21,6 +21,7 @@
 #include "tests/support/docker_daemon.h"
 #include "tests/support/fixture_root.h"
 #include "tests/support/machines.h"
+#include "tests/support/renet_repository.h"
 #include "tests/support/run_binary.h"
 
 using namespace rgpu::test;
@@ -28,60 +29,7 @@ using namespace std::string_literals;
 
 namespace {
 
-const std::string kOther = "/mnt/rediacc/mounts/bbbb-other";
-
-// Two repositories laid out as renet lays them out, 2816 (the daemon under test) and 2880.
-void rediacc_machine(const FixtureRoot& machine) {
-  two_amd_instinct(machine);
-  REQUIRE(run_tool({"cdi", "generate", "--root", machine.str()}).exit_code == 0);
-  machine.link("/var/run", "../run");  // as on the chroot's Debian, and every Debian
-  machine.write("/etc/rediacc/gpu/host-policy.json", R"({"policy": "rediacc", "reason": "e2e"})");
-  for (const auto& [pid, id, mount] :
-       {std::tuple{"910001", "2816", std::string(kRediaccMount)}, std::tuple{"910002", "2880", kOther}}) {
-    const std::string config = mount + "/.rediacc/docker/config/daemon.json";
-    machine.write(config, R"({"data-root": ")" + mount + R"(/.rediacc/docker/data"})");
-    machine.mkdir(mount + "/app/data");
-    machine.mkdir(mount + "/.rediacc/docker/data");
-    machine.write("/proc/"s + pid + "/cmdline",
-                  "dockerd\0--config-file\0"s + config + "\0--host\0unix:///run/rediacc/docker-"s + id + ".sock\0"s);
-    machine.write("/run/rediacc/secrets/"s + id + "/DB_PASSWORD", id);
-  }
-  machine.write("/run/rediacc/docker-2880.sock", "");
-}
-
-void grant_web(const FixtureRoot& machine, const std::string& name) {
-  const auto r = run_tool({"grant", "2816", "--device", name, "--root", machine.str()});
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-}
-
-CdiDockerOptions renet_daemon() {
-  CdiDockerOptions o;
-  o.rediacc_id = "2816";
-  return o;
-}
-
-// Repository 2816 holding `granted` (nothing when empty) on that machine, and its daemon started as
-// renet starts it, with a busybox image.
-struct RenetRepository {
-  /// `on_view`: the daemon's /etc/cdi is the repository's own view, as setup's drop-in binds it.
-  explicit RenetRepository(const std::string& granted, bool on_view = false)
-      : machine(), docker(laid_out(machine, granted), daemon_of(machine, on_view)) {
-    docker.import_busybox("img");
-  }
-  static CdiDockerOptions daemon_of(const FixtureRoot& m, bool on_view) {
-    auto options = renet_daemon();
-    if (on_view) options.cdi_dir = m.host("/var/lib/rediacc/gpu/cdi/2816").string();
-    return options;
-  }
-  static const FixtureRoot& laid_out(const FixtureRoot& m, const std::string& granted) {
-    rediacc_machine(m);
-    if (!granted.empty()) grant_web(m, granted);
-    return m;
-  }
-  FixtureRoot machine;
-  CdiDocker docker;
-};
+const std::string kOther = kOtherRediaccMount;
 
 // The Compose file as renet writes it: every service on the host's network, restart "no", its
 // labels and environment, the data under the repository's mount.

@@ -116,10 +116,7 @@ CdiDocker::CdiDocker(const FixtureRoot& machine, const CdiDockerOptions& options
     plugins_json = R"(, "authorization-plugins": [")" + plugin_name_ + R"("])";
   }
   if (!options.rediacc_id.empty()) {
-    restart_as_renet(R"({"bridge": "none", "iptables": false, "experimental": true, "storage-driver": "vfs",)"
-                     R"( "cdi-spec-dirs": ["/etc/cdi"], "data-root": ")" +
-                     std::string(kRediaccMount) + R"(/.rediacc/docker/data")" +
-                     (cdi_docker_major() == 28 ? "" : R"(, "features": {"cdi": true})") + "}");
+    restart_as_renet(renet_daemon_json());
     return;
   }
   std::ofstream(root_ + "/run/rgpu/daemon.json")
@@ -157,6 +154,13 @@ CdiDocker::CdiDocker(const FixtureRoot& machine, const CdiDockerOptions& options
   FAIL("dockerd " << cdi_docker_major() << " did not answer within 60 s");
 }
 
+std::string CdiDocker::renet_daemon_json() {
+  return R"({"bridge": "none", "iptables": false, "experimental": true, "storage-driver": "vfs",)"
+         R"( "cdi-spec-dirs": ["/etc/cdi"], "data-root": ")" +
+         std::string(kRediaccMount) + R"(/.rediacc/docker/data")" +
+         (cdi_docker_major() == 28 ? "" : R"(, "features": {"cdi": true})") + "}";
+}
+
 std::string CdiDocker::socket_path() const { return root_ + docker_host().substr(7); }
 
 std::string CdiDocker::docker_host() const {
@@ -185,7 +189,8 @@ void CdiDocker::restart_as_renet(const std::string& daemon_json) {
       "sh",
       root_,
       "/usr/bin/env",
-      "PATH=/run/rgpu/shim:/usr/sbin:/usr/bin:/sbin:/bin",
+      std::string("PATH=/run/rgpu/shim:") + (options_.runtime_verifier ? kVerifierDir + std::string(":") : "") +
+          "/usr/sbin:/usr/bin:/sbin:/bin",
       "REDIACC_GPU_REPO=" + options_.rediacc_id,
       "dockerd",
       "--config-file",
@@ -267,12 +272,39 @@ void CdiDocker::mount_all(const FixtureRoot& machine, const CdiDockerOptions& op
   // renet's layout: the repository's mount on a tmpfs of the chroot's /mnt, its data root there the
   // test's scratch data, and the dockerd shim setup writes.
   must_mount("tmpfs", root_ + "/mnt", "tmpfs", 0, "mode=755");
+  if (options.mount_from_machine) {
+    machine.mkdir(kRediaccMount);
+    must_mount(machine.host(kRediaccMount).string(), root_ + kRediaccMount, nullptr, MS_BIND);
+  }
   fs::create_directories(root_ + kRediaccMount + "/.rediacc/docker/config");
   must_mount((scratch_.path() / "data").string(), root_ + kRediaccMount + "/.rediacc/docker/data", nullptr, MS_BIND);
   fs::create_directories(root_ + "/run/rediacc");
   fs::create_directories(root_ + "/run/rgpu/shim");
   std::ofstream(root_ + "/run/rgpu/shim/dockerd") << units::dockerd_shim(units::UnitOptions{});
   fs::permissions(root_ + "/run/rgpu/shim/dockerd",
+                  fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  if (options.runtime_verifier) mount_verifier(machine);
+}
+
+void CdiDocker::mount_verifier(const FixtureRoot& machine) {
+  // The chroot's userland is Debian 13's or unstable's, the tool this machine's: it runs with this
+  // machine's loader and libraries, bound read-only. What it reads of the machine is the fixture's.
+  const std::string host = root_ + "/run/rgpu/host";
+  for (const auto& [from, to] : {std::pair{std::string("/usr"), host + "/usr"},
+                                 std::pair{fs::path(tool_path()).parent_path().string(), host + "/tool"}}) {
+    must_mount(from, to, nullptr, MS_BIND);
+    REQUIRE(::mount(nullptr, to.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) == 0);
+  }
+  for (const char* dir : {"/etc/rediacc", "/var/lib/rediacc"}) {
+    machine.mkdir(dir);
+    must_mount(machine.host(dir).string(), root_ + dir, nullptr, MS_BIND);
+  }
+  fs::create_directories(root_ + kVerifierDir);
+  const std::string libs = "/run/rgpu/host/usr/lib/x86_64-linux-gnu";
+  std::ofstream(root_ + kVerifierDir + "/runc")
+      << "#!/bin/sh\nexec " << libs << "/ld-linux-x86-64.so.2 --argv0 runc --library-path " << libs
+      << " /run/rgpu/host/tool/" << fs::path(tool_path()).filename().string() << " \"$@\"\n";
+  fs::permissions(root_ + kVerifierDir + "/runc",
                   fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
 }
 

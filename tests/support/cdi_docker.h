@@ -38,10 +38,20 @@ struct CdiDockerOptions {
   /// The daemon's data root is also the fixture machine's /var/lib/docker (bound there), where the
   /// plugin looks for what the daemon names in GET /info (its volumes' stored options).
   bool machine_sees_data_root = false;
+  /// The verifier setup puts in front of runc (the built rediacc-gpu, run as `runc` with this
+  /// machine's own loader and libraries) is first on the daemon's PATH after the dockerd shim, as
+  /// setup's drop-in puts it; it reads the fixture machine's /etc/rediacc and /var/lib/rediacc,
+  /// bound at those paths in the chroot. Only for a rediacc_id daemon.
+  bool runtime_verifier = false;
+  /// The repository's mount (kRediaccMount) in the chroot is the fixture machine's own directory
+  /// of that path: the plugin, the daemon and runc see the same files. Only for a rediacc_id daemon.
+  bool mount_from_machine = false;
 };
 
 /// The repository's mount a renet-style daemon's data root and daemon.json lie in, in the chroot.
 inline constexpr const char* kRediaccMount = "/mnt/rediacc/mounts/aaaa-web";
+/// Where the chroot holds the runc the verifier runs behind it (the chroot's own).
+inline constexpr const char* kVerifierDir = "/run/rgpu/runtime";
 
 class CdiDocker {
  public:
@@ -84,6 +94,8 @@ class CdiDocker {
   /// renet's restart of a repository daemon: stopped, its daemon.json rewritten to `daemon_json`,
   /// started again through the shim (only for a rediacc_id daemon).
   void restart_as_renet(const std::string& daemon_json);
+  /// The daemon.json renet writes for the daemon a rediacc_id CdiDocker starts with.
+  static std::string renet_daemon_json();
   /// Where the chroot's CLI reaches the daemon (DOCKER_HOST).
   std::string docker_host() const;
   /// The daemon's second socket as the fixture machine names it, in the machine's own
@@ -99,6 +111,8 @@ class CdiDocker {
 
  private:
   void mount_all(const FixtureRoot& machine, const CdiDockerOptions& options);
+  /// runtime_verifier's mounts and the runc the chroot finds first.
+  void mount_verifier(const FixtureRoot& machine);
 
   /// `docker load` of an image archive (the gate refuses `docker import`).
   void load(const std::string& archive) const;

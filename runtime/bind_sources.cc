@@ -1,0 +1,158 @@
+#include "runtime/bind_sources.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <filesystem>
+
+#include "core/in_quotes.h"
+
+namespace rgpu::runtime {
+
+using admission::ContainerMount;
+using admission::Refusal;
+
+namespace {
+
+bool hex_id(std::string_view s) {
+  return s.size() == 64 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+std::vector<std::string> parts(std::string_view rel) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at <= rel.size();) {
+    const auto slash = rel.find('/', at);
+    const auto end = slash == std::string::npos ? rel.size() : slash;
+    if (end > at) out.emplace_back(rel.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+// What dockerd and BuildKit's executor mount from the daemon's data root, by the path beneath it.
+enum class DataPlace { none, container_file, shm, volume, build };
+
+DataPlace data_place(const std::vector<std::string>& p, bool build_step) {
+  if (build_step) {
+    static constexpr std::string_view kBuild[] = {"buildkit", "vfs", "overlay2", "fuse-overlayfs", "btrfs", "zfs"};
+    return !p.empty() && p.size() >= 2 && std::find(std::begin(kBuild), std::end(kBuild), p[0]) != std::end(kBuild)
+               ? DataPlace::build
+               : DataPlace::none;
+  }
+  if (p.size() == 3 && p[0] == "containers" && hex_id(p[1]) &&
+      (p[2] == "hosts" || p[2] == "hostname" || p[2] == "resolv.conf"))
+    return DataPlace::container_file;
+  if (p.size() == 4 && p[0] == "containers" && hex_id(p[1]) && p[2] == "mounts" && p[3] == "shm") return DataPlace::shm;
+  if (p.size() >= 3 && p[0] == "volumes" && p[2] == "_data") return DataPlace::volume;
+  return DataPlace::none;
+}
+
+// A file root owns and only root may write, in directories the same: dockerd's docker-init.
+bool root_only(const std::string& path) {
+  for (std::filesystem::path p = path; !p.empty(); p = p.parent_path()) {
+    struct ::stat st {};
+    if (::stat(p.c_str(), &st) != 0 || st.st_uid != 0 || (st.st_mode & 022) != 0) return false;
+    if (p == p.parent_path()) break;
+  }
+  return true;
+}
+
+std::string opened_why(const Error& e) {
+  if (e.sys_errno == ELOOP) return "passes through a link now (a link swapped in after the gate checked it)";
+  if (e.sys_errno == EXDEV) return "crosses into another mount (a volume made to mount a host path)";
+  if (e.sys_errno == ENOENT) return "is gone";
+  if (e.sys_errno == ENODEV) return "is a device node now";
+  return "cannot be opened (" + e.message + ")";
+}
+
+Refusal refused(const ContainerMount& m, const std::string& why, const std::string& what_to_do) {
+  return "refused: the bind of " + in_quotes(m.source) + " at " + m.destination + " " + why + "; " + what_to_do + ".";
+}
+
+// A source beneath the daemon's data root, opened as its place says.
+Result<UniqueFd> open_data(const std::string& data_root, const std::vector<std::string>& p, DataPlace place) {
+  std::string rel;
+  for (const auto& s : p) rel += (rel.empty() ? "" : "/") + s;
+  if (place == DataPlace::shm) {
+    // Its own tmpfs, mounted by dockerd on containers/ID/mounts/shm: the last step crosses into it.
+    RGPU_TRY_ASSIGN(auto mounts, open_beneath(data_root, "containers/" + p[1] + "/mounts", {.same_mount = true}));
+    return open_beneath("/proc/self/fd/" + std::to_string(mounts.get()), "shm");
+  }
+  return open_beneath(data_root, rel, {.same_mount = place != DataPlace::build});
+}
+
+struct Opened {
+  Refusal refusal;
+  UniqueFd fd;  ///< empty: mounted as the config says (a granted name's, docker-init)
+};
+
+Opened open_source(const ContainerMount& m, const BindPlaces& places) {
+  const auto& granted = places.allowance.granted_mounts;
+  if (std::any_of(granted.begin(), granted.end(),
+                  [&](const auto& g) { return g.host_path == m.source && g.container_path == m.destination; }))
+    return {};
+  if (m.destination == "/sbin/docker-init" && m.read_only && root_only(m.source)) return {};
+  const std::string& data_root = places.daemon.data_root;
+  if (under_dir(m.source, data_root)) {
+    const auto p = parts(std::string_view(m.source).substr(data_root.size()));
+    const auto place = data_place(p, places.daemon.build_step);
+    if (place == DataPlace::none)
+      return {refused(m,
+                      "lies in the daemon's data root, where only its containers' own files and volumes are "
+                      "mounted from",
+                      "bind a directory the repository may bind from"),
+              {}};
+    auto fd = open_data(data_root, p, place);
+    if (!fd) return {refused(m, opened_why(fd.error()), "recreate the container"), {}};
+    return {std::nullopt, std::move(*fd)};
+  }
+  const admission::HostBind bind{.path = m.source, .written = m.source, .what = "a bind", .read_only = m.read_only};
+  if (auto bad = places.judge(bind)) return {bad, {}};
+  // The root it lies under, longest first: opened with its own links followed (root's), the rest
+  // beneath it with none.
+  const admission::FilledRoot* anchor = nullptr;
+  std::string prefix;
+  for (const auto& r : places.roots) {
+    for (const auto* as : {&r.resolved, &r.written}) {
+      if (under_dir(m.source, *as) && as->size() > prefix.size() && (!r.read_only || m.read_only)) {
+        anchor = &r;
+        prefix = *as;
+      }
+    }
+  }
+  if (!anchor) return {refused(m, "lies under no directory the repository may bind from", "bind one under them"), {}};
+  auto fd = open_beneath(anchor->resolved, std::string_view(m.source).substr(prefix.size()));
+  if (!fd) return {refused(m, opened_why(fd.error()), "bind the directory itself, not a link to it"), {}};
+  // The daemon's own state, renamed into the checked name after the check, is still its state.
+  if (same_or_related(fd->get(), data_root))
+    return {refused(m, "is or holds the daemon's own data root", "bind a directory of your own data"), {}};
+  return {std::nullopt, std::move(*fd)};
+}
+
+}  // namespace
+
+PlacedBinds place_binds(const admission::ContainerModel& model, const BindPlaces& places, Staging& staging) {
+  PlacedBinds out;
+  for (size_t i = 0; i < model.mounts.size(); ++i) {
+    const auto& m = model.mounts[i];
+    if (!m.bind) continue;
+    auto opened = open_source(m, places);
+    if (opened.refusal) {
+      out.refusal = std::move(opened.refusal);
+      return out;
+    }
+    if (!opened.fd) continue;
+    auto staged = staging.stage(opened.fd, m.recursive);
+    if (!staged) {
+      out.refusal = refused(m, "could not be staged for runc (" + staged.error().message + ")", "ask an operator");
+      return out;
+    }
+    out.staged[i] = std::move(*staged);
+  }
+  return out;
+}
+
+}  // namespace rgpu::runtime

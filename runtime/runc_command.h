@@ -1,0 +1,33 @@
+#pragma once
+// runc's command line as containerd's shim and BuildKit's executor write it (go-runc): global
+// options, the command, its options and the container ID. Pure.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace rgpu::runtime {
+
+struct RuncCommand {
+  std::string command;  ///< "create", "run", "restore", "start", "delete", "features", ... ; "" for --version
+  std::string root;     ///< --root: runc's state directory (dockerd: EXEC_ROOT/runtime-runc/moby); "" when absent
+  std::string log;      ///< --log: where runc writes its JSON log, which the shim reads an error from
+  bool json_log = false;
+  std::string bundle;      ///< --bundle / -b; "" when absent (the working directory)
+  std::string image_path;  ///< restore's --image-path
+  std::string work_path;   ///< restore's --work-path
+  std::string id;          ///< the container's ID: the last argument that is no option's
+};
+
+/// True for the commands that make a container from a bundle: what the verifier judges.
+bool makes_a_container(const RuncCommand& command);
+
+/// `args` (argv without argv[0]). Options are read as runc reads them ("--name value",
+/// "--name=value", "-b value"). For a command that makes a container, an option runc 1.1 to 1.3
+/// does not know there is an error (it might take a value the verifier would misread); the other
+/// commands pass to runc as they are.
+Result<RuncCommand> parse_runc_command(const std::vector<std::string>& args);
+
+}  // namespace rgpu::runtime
