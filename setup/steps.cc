@@ -338,6 +338,9 @@ Result<std::string> step_units(SetupContext& ctx) {
   if (ctx.options.host_policy)
     RGPU_TRY(ctx.log.sink().write(state::kHostPolicyPath, host_policy_text(*ctx.options.host_policy), 0644));
   for (const auto& f : units::gate_units(options)) RGPU_TRY(ctx.log.sink().write(f.path, f.content, 0644));
+  for (const auto& f : units::runtime_units(options)) RGPU_TRY(ctx.log.sink().write(f.path, f.content, 0644));
+  // The verifier in front of runc: found by the name runc, first on the daemons' PATH.
+  RGPU_TRY(ctx.log.sink().link(std::string(state::kRuntimeDir) + "/runc", options.tool_path));
   if (units::is_prefix_unit(options.repo_daemon_unit))
     RGPU_TRY(ctx.log.sink().write(state::kDockerdShim, units::dockerd_shim(options), 0755));
   auto views = units::view_units(options);

@@ -16,6 +16,10 @@ std::string header(const UnitOptions& o) { return o.packaged ? kPackageHeader : 
 
 std::string dropin_dir(const std::string& unit) { return "/etc/systemd/system/" + unit + ".d"; }
 
+// The repository daemons' PATH after the dockerd shim: the verifier in front of runc first.
+const std::string kSystemPath =
+    std::string(state::kRuntimeDir) + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
 }  // namespace
 
 std::vector<UnitFile> nvidia_refresh_redirect(const UnitOptions& o) {
@@ -127,9 +131,21 @@ std::vector<UnitFile> gate_units(const UnitOptions& o) {
                        "[Unit]\nWants=rediacc-gpu-authz@%j.socket " +
                        kViewsServiceUnit + "\nAfter=rediacc-gpu-authz@%j.socket " + kViewsServiceUnit +
                        "\n\n[Service]\nEnvironment=REDIACC_GPU_REPO=%j\n"
+                       "# The dockerd shim first, then the verifier in front of runc (kRuntimeDir/runc): every\n"
+                       "# runc the daemon's containerd and BuildKit run is judged first.\n"
                        "Environment=PATH=" +
-                       state::kDockerdShimDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n";
+                       state::kDockerdShimDir + ":" + kSystemPath + "\n";
   return {{gate_dropin_path(o.repo_daemon_unit), dropin}};
+}
+
+std::vector<UnitFile> runtime_units(const UnitOptions& o) {
+  if (is_prefix_unit(o.repo_daemon_unit)) return {};  // gate_units' drop-in carries the same PATH
+  std::string dropin = std::string(kSetupHeader) +
+                       "# Every runc this repository's daemon runs (its containerd's shims, its BuildKit) is the\n"
+                       "# verifier in front of the machine's runc, which judges each container where it is made.\n"
+                       "[Service]\nEnvironment=REDIACC_GPU_REPO=%i\nEnvironment=PATH=" +
+                       kSystemPath + "\n";
+  return {{dropin_dir(o.repo_daemon_unit) + "/70-rediacc-gpu-runtime.conf", dropin}};
 }
 
 std::string gate_dropin_path(const std::string& repo_daemon_unit) {

@@ -98,6 +98,11 @@ std::string dockerd_shim(const UnitOptions& options);
 /// renet's daemon.json is renet's). Empty for a template unit.
 std::vector<UnitFile> gate_units(const UnitOptions& options);
 
+/// For template daemon units: the drop-in that puts the verifier in front of runc (the directory
+/// state::kRuntimeDir, whose runc is this binary) first on each repository daemon's PATH, and names
+/// the repository (REDIACC_GPU_REPO=%i). Empty for a prefix unit, whose gate drop-in does both.
+std::vector<UnitFile> runtime_units(const UnitOptions& options);
+
 /// Where gate_units puts its drop-in for `repo_daemon_unit` (a prefix unit): what starts each of
 /// renet's daemons behind its gate, read by doctor to tell whether setup has wired it.
 std::string gate_dropin_path(const std::string& repo_daemon_unit);

@@ -15,6 +15,7 @@
 #include "docker/rediacc_gates.h"
 #include "docker/rediacc_layout.h"
 #include "docker/repo_plugin.h"
+#include "docker/runtime_wiring.h"
 #include "doctor/doctor.h"
 
 namespace rgpu::doctor {
@@ -105,6 +106,38 @@ Check rediacc_daemons(const Facts& f) {
     return kCheck.skip("rediacc-daemons", "no renet repository daemon is running (" + joined(stopped) + ")");
   return kCheck.ok("rediacc-daemons", "each running repository daemon calls its own plugin: " + joined(fine),
                    Evidence("renet's units and sockets, each dockerd's command line in /proc"));
+}
+
+// Each daemon behind a rediacc-gpu plugin makes its containers through the verifier in front of runc:
+// the one place a restart by policy, a daemon's restart and a start racing a link swap all pass.
+Check runtime_verifier(const Facts& f) {
+  std::vector<std::string> bad, fixes, fine;
+  for (const auto& d : f.policy.daemons) {
+    if (!d.plugin_repo || !d.runtime) continue;
+    const std::string who = "dockerd " + d.daemon.pid + " of repository " + *d.plugin_repo;
+    if (const auto fault = docker::runtime_wiring_fault(*d.runtime); !fault.empty()) {
+      bad.push_back(who + ": " + fault);
+      const auto id = d.unix_host ? docker::rediacc_network_id(*d.unix_host) : std::nullopt;
+      fixes.push_back(id ? docker::renet_restart_command(*id) : "systemctl restart the unit of " + who);
+    } else {
+      fine.push_back(*d.plugin_repo + " (dockerd " + d.daemon.pid + ": " + *d.runtime->first_runc + ", then " +
+                     *d.runtime->next_runc + ")");
+    }
+  }
+  if (const auto& staging = f.policy.runtime_staging; staging && (staging->first != 0 || (staging->second & 077) != 0))
+    bad.push_back(std::string("the verifier's staging directory ") + state::kRuntimeStagingDir +
+                  " is not root's alone, so a staged source could be replaced before runc binds it");
+  if (!bad.empty())
+    return kCheck.fail("runtime-verifier", joined(bad, "; "),
+                       "a container restarted by its policy or by the daemon's restart, or started while a tenant "
+                       "swaps a checked directory for a link, gets what no request showed the gate",
+                       "run rediacc-gpu setup (it puts the verifier first on each repository daemon's PATH), then "
+                       "restart each daemon when its tenants can stop for a moment" +
+                           (fixes.empty() ? std::string() : ": " + joined(fixes, "; ")));
+  if (fine.empty()) return kCheck.skip("runtime-verifier", "no running daemon calls a rediacc-gpu plugin");
+  return kCheck.ok("runtime-verifier",
+                   "each guarded daemon's containers are made through the verifier in front of runc: " + joined(fine),
+                   Evidence("each daemon's containerd's PATH in /proc"));
 }
 
 // "0100007F:1F90" -> 127.0.0.1 and 8080, from /proc/net/tcp's local_address (little-endian IPv4).
@@ -221,6 +254,8 @@ Check host_network(const Facts& f) {
 
 }  // namespace
 
-std::vector<Check> host_policy_checks(const Facts& f) { return {host_policy(f), rediacc_daemons(f), host_network(f)}; }
+std::vector<Check> host_policy_checks(const Facts& f) {
+  return {host_policy(f), rediacc_daemons(f), runtime_verifier(f), host_network(f)};
+}
 
 }  // namespace rgpu::doctor

@@ -1,5 +1,7 @@
 #include "facts/policy/policy_reads.h"
 
+#include "core/state_paths.h"
+
 #include <algorithm>
 
 #include "core/init_system.h"
@@ -40,6 +42,7 @@ DaemonReads daemon_reads(const RootFs& fs, const docker::RunningDaemon& d, const
   r.unix_host = docker::unix_host(d, r.config);
   r.plugin_repo = docker::plugin_repo(d, r.config);
   if (r.plugin_repo) r.view = repo_daemon_view(fs, d, r.config, *r.plugin_repo, s.repo_daemon_hosts);
+  if (r.plugin_repo) r.runtime = docker::runtime_wiring(fs, d);
   return r;
 }
 
@@ -83,6 +86,8 @@ PolicyReads read_policy(const PolicySources& s) {
                 .rediacc_gate_dropin = fs.kind(units::gate_dropin_path(std::string(docker::kRediaccDaemonPrefix) +
                                                                        ".service")) == NodeKind::file};
   for (const auto& d : s.daemons) p.daemons.push_back(daemon_reads(fs, d, s));
+  if (const auto st = fs.lstat(state::kRuntimeStagingDir))
+    p.runtime_staging = std::pair<unsigned, unsigned>{st->st_uid, st->st_mode & 07777};
   const auto rules = effective_rules(p.host_policy);
   // What a host-network container reaches matters only where the policy lets one run.
   if (rules.host_network) p.host_network = read_host_network(fs, repository_daemons(p.daemons, p.rediacc_ids));

@@ -18,6 +18,7 @@
 #include "core/root_fs.h"
 #include "docker/builder_entitlements.h"
 #include "docker/running_daemons.h"
+#include "docker/runtime_wiring.h"
 #include "facts/daemon_answers.h"
 #include "facts/policy/host_network.h"
 #include "facts/policy/repo_daemon_view.h"
@@ -46,6 +47,8 @@ struct DaemonReads {
   /// For one that calls a repository's plugin: which spec directories it reads and whether they are
   /// its view alone.
   std::optional<RepoDaemonView> view = std::nullopt;
+  /// For one that calls a repository's plugin: which runc its containers get (the verifier first).
+  std::optional<docker::RuntimeWiring> runtime = std::nullopt;
 };
 
 struct PolicyReads {
@@ -71,6 +74,9 @@ struct PolicyReads {
   /// setup's drop-in that starts each of renet's daemons behind its gate (units::gate_dropin_path)
   /// is a file.
   bool rediacc_gate_dropin = false;
+  /// The verifier's staging directory (state::kRuntimeStagingDir): its owner and mode; absent when
+  /// it is not there (no container was made through the verifier since boot).
+  std::optional<std::pair<unsigned, unsigned>> runtime_staging = std::nullopt;
   /// One per running dockerd, in the order they were found.
   std::vector<DaemonReads> daemons = {};
   /// What a host-network container reaches; absent where the host policy refuses host networking.

@@ -509,6 +509,7 @@ TEST_CASE("doctor: each broken link fails or warns at its layer, with the decisi
                "/etc/rediacc-docker/web.json\0"s);
     root.write("/proc/4242/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
     root.write("/etc/rediacc-docker/web.json", R"({"cdi-spec-dirs":["/etc/cdi"]})");
+    wire_runtime_verifier(root, "4242");
     root.write("/proc/4343/cmdline", "dockerd\0--userns-remap=default\0"s);
     root.write("/proc/4343/status", "Name:\tdockerd\nUid:\t0\t0\t0\t0\n");
     root.write("/proc/4444/cmdline", "/usr/bin/dockerd\0--rootless\0"s);

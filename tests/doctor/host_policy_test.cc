@@ -3,6 +3,7 @@
 // the repositories' loopback isolation does not cover.
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "tests/support/fixture_root.h"
@@ -95,6 +96,37 @@ TEST_CASE("doctor: a renet repository daemon running without its own plugin fail
   policy_repo_daemon(root, "4343", "2880", "rediacc-gpu-2816");
   CHECK_THAT(policy_check(root, "rediacc-daemons")["observed"].get<std::string>(),
              Catch::Contains("calls the plugin of repository 2816"));
+}
+
+TEST_CASE(
+    "doctor: a guarded daemon whose containers' runc is not the verifier fails with renet's restart, and one wired by "
+    "setup passes") {
+  FixtureRoot root;
+  intel_discrete(root);
+  renet_units(root);
+  CHECK(policy_check(root, "runtime-verifier")["status"] == "skip");
+  policy_repo_daemon(root, "4242", "2816", "rediacc-gpu-2816");
+  // Started before setup put the verifier on its PATH: its containerd runs the machine's runc.
+  wire_runtime_verifier(root, "4242", false);
+  const auto bare = policy_check(root, "runtime-verifier");
+  CHECK(bare["status"] == "fail");
+  CHECK(bare["observed"] ==
+        "dockerd 4242 of repository 2816: its containers' runc is /usr/sbin/runc (first on the PATH of containerd "
+        "42421), not the verifier /var/lib/rediacc/gpu/runtime/runc");
+  CHECK_THAT(bare["decision"].get<std::string>(),
+             Catch::StartsWith("run rediacc-gpu setup (it puts the verifier first on each repository daemon's PATH)") &&
+                 Catch::EndsWith("renet daemon stop --network-id 2816 && renet daemon start --network-id 2816 (or "
+                                 "systemctl restart rediacc-docker-2816.service)"));
+  wire_runtime_verifier(root, "4242");
+  const auto wired = policy_check(root, "runtime-verifier");
+  CHECK(wired["status"] == "ok");
+  CHECK_THAT(wired["observed"].get<std::string>(),
+             Catch::Contains("2816 (dockerd 4242: /var/lib/rediacc/gpu/runtime/runc, then /usr/sbin/runc)"));
+  // The verifier's staging directory, were it anyone else's, could have a staged source replaced.
+  root.mkdir("/run/rediacc-gpu/staging");
+  std::filesystem::permissions(root.host("/run/rediacc-gpu/staging"), std::filesystem::perms::all);
+  CHECK_THAT(policy_check(root, "runtime-verifier")["observed"].get<std::string>(),
+             Catch::Contains("staging directory /run/rediacc-gpu/staging is not root's alone"));
 }
 
 TEST_CASE("doctor: on a Rediacc machine no advice edits the daemon.json renet rewrites") {

@@ -229,8 +229,13 @@ TEST_CASE("setup: what it keeps for itself is in /var/lib/rediacc/gpu, and the d
     kept.push_back(e.path().filename().string());
   }
   std::sort(kept.begin(), kept.end());
-  // grants.lock: the views step reads the grants under the lock grant and revoke take.
-  CHECK(kept == std::vector<std::string>{"cgroup.json", "grants.lock", "nvidia-spec.owned", "setup.lock"});
+  // grants.lock: the views step reads the grants under the lock grant and revoke take; runtime:
+  // the verifier in front of runc, this binary by the name runc, first on the daemons' PATH.
+  CHECK(kept == std::vector<std::string>{"cgroup.json", "grants.lock", "nvidia-spec.owned", "runtime", "setup.lock"});
+  CHECK(fs::read_symlink(root.host("/var/lib/rediacc/gpu/runtime/runc")) == "/usr/bin/rediacc-gpu");
+  CHECK_THAT(root.read("/etc/systemd/system/rediacc-docker@.service.d/70-rediacc-gpu-runtime.conf"),
+             Catch::Contains("Environment=REDIACC_GPU_REPO=%i\n") &&
+                 Catch::Contains("Environment=PATH=/var/lib/rediacc/gpu/runtime:/usr/local/sbin:"));
   std::vector<std::string> config;
   for (const auto& e : fs::directory_iterator(root.host("/etc/rediacc/gpu"))) {
     config.push_back(e.path().filename().string());
@@ -709,9 +714,11 @@ TEST_CASE(
              Catch::Contains("BindReadOnlyPaths=/var/lib/rediacc/gpu/cdi/%j:/etc/cdi\n") &&
                  Catch::Contains("BindReadOnlyPaths=/var/lib/rediacc/gpu/cdi/%j:/run/cdi\n"));
   const auto gate = root.read(dir + "70-rediacc-gpu-gate.conf");
-  CHECK_THAT(gate, Catch::Contains("Wants=rediacc-gpu-authz@%j.socket") &&
-                       Catch::Contains("Environment=REDIACC_GPU_REPO=%j") &&
-                       Catch::Contains("Environment=PATH=/var/lib/rediacc/gpu/dockerd-shim:"));
+  CHECK_THAT(gate,
+             Catch::Contains("Wants=rediacc-gpu-authz@%j.socket") &&
+                 Catch::Contains("Environment=REDIACC_GPU_REPO=%j") &&
+                 Catch::Contains("Environment=PATH=/var/lib/rediacc/gpu/dockerd-shim:/var/lib/rediacc/gpu/runtime:"));
+  CHECK_FALSE(fs::exists(root.host(dir + "70-rediacc-gpu-runtime.conf")));
   CHECK(root.read(dir + "50-rediacc-gpu.conf").find("nvidia-persistenced") != std::string::npos);
   CHECK_FALSE(fs::exists(root.host("/etc/systemd/system/rediacc-docker@.service.d")));
   CHECK_THAT(root.read("/etc/rediacc/gpu/host-policy.json"),

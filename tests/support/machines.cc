@@ -426,6 +426,24 @@ void rediacc_two_repositories(const FixtureRoot& root) {
   root.char_node("/dev/net/tun", 10, 200);
 }
 
+void wire_runtime_verifier(const FixtureRoot& root, const std::string& pid, bool wired) {
+  const std::string containerd = pid + "1";
+  root.write("/proc/" + containerd + "/cmdline",
+             nul_joined({"containerd", "--config", "/var/run/docker/containerd/containerd.toml"}));
+  root.write("/proc/" + containerd + "/status", "Name:\tcontainerd\nPPid:\t" + pid + "\n");
+  root.write("/proc/" + containerd + "/environ",
+             nul_joined({"HOME=/root", std::string("PATH=") + (wired ? "/var/lib/rediacc/gpu/runtime:" : "") +
+                                           "/usr/sbin:/usr/bin"}));
+  for (const char* runc : {"/usr/sbin/runc", "/usr/bin/rediacc-gpu"}) {
+    root.write(runc, "#!/bin/sh\n");
+    std::filesystem::permissions(root.host(runc), std::filesystem::perms::owner_all |
+                                                      std::filesystem::perms::group_exec |
+                                                      std::filesystem::perms::others_exec);
+  }
+  if (!std::filesystem::is_symlink(root.host("/var/lib/rediacc/gpu/runtime/runc")))
+    root.link("/var/lib/rediacc/gpu/runtime/runc", "/usr/bin/rediacc-gpu");
+}
+
 const std::vector<NamedMachine>& named_machines() {
   static const std::vector<NamedMachine> machines = {
       {"two-nvidia-nvml", [](const FixtureRoot& r) { two_nvidia_datacenter(r, true); }},

@@ -82,6 +82,11 @@ inline constexpr const char* kRediaccWebMount = "/mnt/rediacc/mounts/aaaa-web";
 inline constexpr const char* kRediaccOtherMount = "/mnt/rediacc/mounts/bbbb-other";
 void rediacc_two_repositories(const FixtureRoot& root);
 
+/// Dockerd `pid` (already written under /proc) makes its containers as setup wires it: its
+/// containerd (pid `pid`1, its child) has the verifier's directory first on its PATH, the link to
+/// the tool there and the machine's runc after it. With `wired` false, the machine's runc comes first.
+void wire_runtime_verifier(const FixtureRoot& root, const std::string& pid, bool wired = true);
+
 /// A vendor's spec (kind vendor.com/xpu): "hooked" runs a program of its own (/opt/vendor/bin/hook
 /// with `hooked_args`) on /dev/null, "toolkit" the toolkit's hook on /dev/zero, "nic" moves eth1
 /// in; the spec's own edits mount a library directory.

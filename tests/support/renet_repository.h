@@ -23,8 +23,9 @@ void grant_web(const FixtureRoot& machine, const std::string& name);
 struct RenetOptions {
   std::string granted;   ///< a name granted to 2816 first; empty: none
   bool on_view = false;  ///< the daemon's /etc/cdi is the repository's view, as setup's drop-in binds it
-  /// The verifier setup puts in front of runc is first on the daemon's PATH (CdiDockerOptions).
-  bool runtime_verifier = false;
+  /// The verifier setup puts in front of runc is first on the daemon's PATH (CdiDockerOptions), as
+  /// setup wires every renet daemon.
+  bool runtime_verifier = true;
   /// The repository's mount in the chroot is the fixture machine's own directory, so what the
   /// plugin resolves on the machine is what the daemon and runc find (a tenant's link included).
   bool mount_from_machine = false;
