@@ -72,24 +72,47 @@ Refusal refused(const ContainerMount& m, const std::string& why, const std::stri
   return "refused: the bind of " + in_quotes(m.source) + " at " + m.destination + " " + why + "; " + what_to_do + ".";
 }
 
-// A source beneath the daemon's data root, opened as its place says.
-Result<UniqueFd> open_data(const std::string& data_root, const std::vector<std::string>& p, DataPlace place) {
-  std::string rel;
-  for (const auto& s : p) rel += (rel.empty() ? "" : "/") + s;
-  if (place == DataPlace::shm) {
-    // Its own tmpfs, mounted by dockerd on containers/ID/mounts/shm: the last step crosses into it.
-    RGPU_TRY_ASSIGN(auto mounts, open_beneath(data_root, "containers/" + p[1] + "/mounts", {.same_mount = true}));
-    return open_beneath("/proc/self/fd/" + std::to_string(mounts.get()), "shm");
-  }
-  return open_beneath(data_root, rel, {.same_mount = place != DataPlace::build});
-}
-
 struct Opened {
   Refusal refusal;
-  UniqueFd fd;  ///< empty: mounted as the config says (a granted name's, docker-init)
+  UniqueFd fd;        ///< what to stage; empty: mounted as the config says (a granted name's, docker-init)
+  std::string group;  ///< staged once for the whole container, the source then `inside` it
+  std::string inside;
 };
 
-Opened open_source(const ContainerMount& m, const BindPlaces& places) {
+// A source beneath the daemon's data root. Its own files of the container (hosts, hostname,
+// resolv.conf, the /dev/shm tmpfs) lie in containers/ID and its named volumes in volumes/: each of
+// those directories is staged once, the source then taken inside the staged clone (their entries are
+// the daemon's, which no tenant renames). A volume's subpath, and a build step's snapshot, are
+// staged on their own.
+Opened open_data(const ContainerMount& m, const std::vector<std::string>& p, DataPlace place, int root) {
+  const auto bad = [&](const Error& e) {
+    return Opened{refused(m, opened_why(e), "recreate the container"), {}, {}, {}};
+  };
+  if (place == DataPlace::container_file || place == DataPlace::shm) {
+    const std::string group = "containers/" + p[1];
+    auto dir = open_beneath(root, group, {.same_mount = true});
+    if (!dir) return bad(dir.error());
+    const std::string inside = place == DataPlace::shm ? "mounts/shm" : p[2];
+    // The shm tmpfs is a mount of its own: only its last step crosses into it.
+    auto parent = open_beneath(dir->get(), place == DataPlace::shm ? "mounts" : ".", {.same_mount = true});
+    if (!parent) return bad(parent.error());
+    if (auto file = open_beneath(parent->get(), place == DataPlace::shm ? "shm" : p[2]); !file)
+      return bad(file.error());
+    return {std::nullopt, std::move(*dir), group, inside};
+  }
+  std::string rel;
+  for (const auto& s : p) rel += (rel.empty() ? "" : "/") + s;
+  auto fd = open_beneath(root, rel, {.same_mount = place != DataPlace::build});
+  if (!fd) return bad(fd.error());
+  if (place == DataPlace::volume && p.size() == 3) {
+    auto volumes = open_beneath(root, "volumes", {.same_mount = true});
+    if (!volumes) return bad(volumes.error());
+    return {std::nullopt, std::move(*volumes), "volumes", p[1] + "/_data"};
+  }
+  return {std::nullopt, std::move(*fd), {}, {}};
+}
+
+Opened open_source(const ContainerMount& m, const BindPlaces& places, int data_root_fd) {
   const auto& granted = places.allowance.granted_mounts;
   if (std::any_of(granted.begin(), granted.end(),
                   [&](const auto& g) { return g.host_path == m.source && g.container_path == m.destination; }))
@@ -104,18 +127,25 @@ Opened open_source(const ContainerMount& m, const BindPlaces& places) {
                       "lies in the daemon's data root, where only its containers' own files and volumes are "
                       "mounted from",
                       "bind a directory the repository may bind from"),
+              {},
+              {},
               {}};
-    auto fd = open_data(data_root, p, place);
-    if (!fd) return {refused(m, opened_why(fd.error()), "recreate the container"), {}};
-    return {std::nullopt, std::move(*fd)};
+    if (data_root_fd < 0)
+      return {refused(m, "lies in the daemon's data root, which cannot be opened without a link on the way",
+                      "ask an operator"),
+              {},
+              {},
+              {}};
+    return open_data(m, p, place, data_root_fd);
   }
   const admission::HostBind bind{.path = m.source, .written = m.source, .what = "a bind", .read_only = m.read_only};
-  if (auto bad = places.judge(bind)) return {bad, {}};
-  // The root it lies under, longest first: opened with its own links followed (root's), the rest
-  // beneath it with none.
+  if (auto bad = places.judge(bind)) return {bad, {}, {}, {}};
+  // The root it lies under, longest first, as the machine resolves it: opened from / with no link on
+  // the way, and the rest beneath it with none.
   const admission::FilledRoot* anchor = nullptr;
   std::string prefix;
-  for (const auto& r : places.roots) {
+  const auto roots = places.roots();
+  for (const auto& r : roots) {
     for (const auto* as : {&r.resolved, &r.written}) {
       if (under_dir(m.source, *as) && as->size() > prefix.size() && (!r.read_only || m.read_only)) {
         anchor = &r;
@@ -123,28 +153,45 @@ Opened open_source(const ContainerMount& m, const BindPlaces& places) {
       }
     }
   }
-  if (!anchor) return {refused(m, "lies under no directory the repository may bind from", "bind one under them"), {}};
-  auto fd = open_beneath(anchor->resolved, std::string_view(m.source).substr(prefix.size()));
-  if (!fd) return {refused(m, opened_why(fd.error()), "bind the directory itself, not a link to it"), {}};
+  if (!anchor)
+    return {refused(m, "lies under no directory the repository may bind from", "bind one under them"), {}, {}, {}};
+  auto root = open_no_links(anchor->resolved);
+  auto fd = root ? open_beneath(root->get(), std::string_view(m.source).substr(prefix.size())) : std::move(root);
+  if (!fd) return {refused(m, opened_why(fd.error()), "bind the directory itself, not a link to it"), {}, {}, {}};
   // The daemon's own state, renamed into the checked name after the check, is still its state.
   if (same_or_related(fd->get(), data_root))
-    return {refused(m, "is or holds the daemon's own data root", "bind a directory of your own data"), {}};
-  return {std::nullopt, std::move(*fd)};
+    return {refused(m, "is or holds the daemon's own data root", "bind a directory of your own data"), {}, {}, {}};
+  return {std::nullopt, std::move(*fd), {}, {}};
 }
 
 }  // namespace
 
 PlacedBinds place_binds(const admission::ContainerModel& model, const BindPlaces& places, Staging& staging) {
   PlacedBinds out;
+  auto data_root = open_no_links(places.daemon.data_root);
+  std::map<std::string, std::string> groups;  // "containers/ID" -> where its clone is staged
   for (size_t i = 0; i < model.mounts.size(); ++i) {
     const auto& m = model.mounts[i];
     if (!m.bind) continue;
-    auto opened = open_source(m, places);
+    auto opened = open_source(m, places, data_root ? data_root->get() : -1);
     if (opened.refusal) {
       out.refusal = std::move(opened.refusal);
       return out;
     }
     if (!opened.fd) continue;
+    if (!opened.group.empty()) {
+      auto& at = groups[opened.group];
+      if (at.empty()) {
+        auto staged = staging.stage(opened.fd, true);
+        if (!staged) {
+          out.refusal = refused(m, "could not be staged for runc (" + staged.error().message + ")", "ask an operator");
+          return out;
+        }
+        at = std::move(*staged);
+      }
+      out.staged[i] = at + "/" + opened.inside;
+      continue;
+    }
     auto staged = staging.stage(opened.fd, m.recursive);
     if (!staged) {
       out.refusal = refused(m, "could not be staged for runc (" + staged.error().message + ")", "ask an operator");

@@ -23,7 +23,8 @@ struct BindPlaces {
   const admission::ContainerAllowance& allowance;
   /// The gate's judgement of a bind of a host path (absolute refusals and the policy's roots).
   std::function<admission::Refusal(const admission::HostBind&)> judge;
-  std::vector<admission::FilledRoot> roots;  ///< the policy's roots for the repository, filled in
+  /// The policy's roots for the repository, filled in; asked only for a bind of a host directory.
+  std::function<std::vector<admission::FilledRoot>()> roots;
 };
 
 /// The bind mounts of `model` judged and opened: a refusal naming the first that may not be

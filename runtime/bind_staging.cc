@@ -98,25 +98,28 @@ void remove_leftovers(const std::string& root) {
 
 }  // namespace
 
-Result<UniqueFd> open_beneath(const std::string& anchor, std::string_view relative, Beneath how) {
-  UniqueFd root(::open(anchor.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!root) return fail(why("cannot open " + anchor), errno);
+Result<UniqueFd> open_beneath(int dir, std::string_view relative, Beneath how) {
   std::string rel(relative);
   while (rel.starts_with("/")) rel.erase(0, 1);
-  if (rel.empty()) return root;
+  if (rel.empty()) rel = ".";
   open_how o{};
   // No O_NOFOLLOW: with it a trailing link would be opened as itself; without, RESOLVE_NO_SYMLINKS
   // refuses it like any other (ELOOP).
   o.flags = O_PATH | O_CLOEXEC;
   o.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | (how.same_mount ? RESOLVE_NO_XDEV : 0);
-  const long fd = ::syscall(SYS_openat2, root.get(), rel.c_str(), &o, sizeof o);
-  if (fd < 0) return fail(why("cannot open " + rel + " beneath " + anchor), errno);
+  const long fd = ::syscall(SYS_openat2, dir, rel.c_str(), &o, sizeof o);
+  if (fd < 0) return fail(why("cannot open " + rel), errno);
   UniqueFd opened(static_cast<int>(fd));
-  // What a bind may mount: a directory, a file, a socket or a FIFO; never a device node.
   struct ::stat st {};
   if (::fstat(opened.get(), &st) != 0 || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISLNK(st.st_mode))
-    return fail(rel + " beneath " + anchor + " is a device node", ENODEV);
+    return fail(rel + " is a device node", ENODEV);
   return opened;
+}
+
+Result<UniqueFd> open_no_links(const std::string& path) {
+  UniqueFd root(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!root) return fail(why("cannot open /"), errno);
+  return open_beneath(root.get(), path);
 }
 
 bool same_or_related(int fd, const std::string& dir) {

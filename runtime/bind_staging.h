@@ -19,10 +19,14 @@ struct Beneath {
   bool same_mount = false;  ///< refuse to cross into another mount on the way (a volume's _data)
 };
 
-/// `relative` opened O_PATH beneath the directory `anchor` (an absolute host path, opened with its
-/// own links followed: root's to set), no component a link and no ".." climbing out; errno's
-/// sentence on failure (ELOOP for a link on the way, EXDEV for a mount crossed).
-Result<UniqueFd> open_beneath(const std::string& anchor, std::string_view relative, Beneath how = {});
+/// `relative` opened O_PATH beneath the directory `dir`, no component a link and no ".." climbing
+/// out; a directory, a file, a socket or a FIFO, never a device node; errno's sentence on failure
+/// (ELOOP for a link on the way, EXDEV for a mount crossed, ENODEV for a device node).
+Result<UniqueFd> open_beneath(int dir, std::string_view relative, Beneath how = {});
+
+/// The absolute host path `path` opened O_PATH with no component a link: a place binds come from,
+/// as the machine resolves it (a link swapped in since, a tenant's renamed directory, fails).
+Result<UniqueFd> open_no_links(const std::string& path);
 
 /// True when the object `fd` is, contains or lies inside the directory `dir` (a host path): a
 /// directory renamed into a checked name after the check is still known by what it is.

@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <optional>
 
-#include "core/atomic_file.h"
 #include "core/host_policy.h"
 #include "core/split.h"
 #include "core/state_paths.h"
@@ -122,6 +121,20 @@ std::optional<std::string> judge_images(const RuncCommand& c) {
   return std::nullopt;
 }
 
+// The bundle's config.json replaced whole (a temporary file renamed over it), without the fsyncs of
+// the files we own: a bundle lives as long as its container and is made anew at every start.
+Result<void> replace_config(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".rediacc-gpu";
+  UniqueFd out(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (!out || ::write(out.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
+      ::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(temporary.c_str());
+    return fail("cannot write " + path + " for runc: " + why);
+  }
+  return {};
+}
+
 std::optional<std::string> repository_of(const RootFs& fs, const ContainerDaemon& d, std::string& repo) {
   const auto served = docker::plugin_repo(fs, d.daemon);
   const char* env = std::getenv("REDIACC_GPU_REPO");
@@ -165,23 +178,36 @@ Judged judge(const RootFs& fs, const RuncCommand& c) {
   if (auto bad = hold_namespaces(*config, *staging)) return {bad, {}};
   if (auto bad = admission::judge_container(config->model, allowance)) return {bad, {}};
   if (auto bad = judge_images(c)) return {bad, {}};
-  std::string host = docker::configured_docker_host(fs, repo);
-  if (host.empty()) {
-    if (const auto socket = docker::unix_host(fs, daemon->daemon)) host = "unix://" + *socket;
-  }
-  auto containers = gate::daemon_containers(host, "the verifier reads no stored container");
-  if (!containers) return {refusal_of(containers.error()), {}};
-  gate::LiveWorld world(fs, repo, host, std::move(*containers));
+  // The gate's world, for the binds of host directories: made only when the container has one (it
+  // reads every engine running on the machine).
+  std::optional<gate::LiveWorld> world;
   const admission::BindScope scope{.roots = *allowance.policy.bind_roots, .repo = repo};
+  const auto open_world = [&]() -> Result<gate::LiveWorld*> {
+    if (world) return &*world;
+    std::string host = docker::configured_docker_host(fs, repo);
+    if (host.empty()) {
+      if (const auto socket = docker::unix_host(fs, daemon->daemon)) host = "unix://" + *socket;
+    }
+    RGPU_TRY_ASSIGN(auto containers, gate::daemon_containers(host, "the verifier reads no stored container"));
+    world.emplace(fs, repo, host, std::move(containers));
+    return &*world;
+  };
   const BindPlaces places{.daemon = *daemon,
                           .allowance = allowance,
-                          .judge = [&](const admission::HostBind& b) { return world.judge_host_path(b, scope); },
-                          .roots = world.bind_roots(scope)};
+                          .judge = [&](const admission::HostBind& b) -> admission::Refusal {
+                            auto w = open_world();
+                            if (!w) return refusal_of(w.error());
+                            return (*w)->judge_host_path(b, scope);
+                          },
+                          .roots = [&]() -> std::vector<admission::FilledRoot> {
+                            auto w = open_world();
+                            return w ? (*w)->bind_roots(scope) : std::vector<admission::FilledRoot>{};
+                          }};
   const auto placed = place_binds(config->model, places, *staging);
   if (placed.refusal) return {placed.refusal, {}};
   for (const auto& [index, source] : placed.staged) config->document["mounts"][index]["source"] = source;
   drop_raw_sockets(*config);
-  if (auto written = write_file_atomic(fs, bundle + "/config.json", config->document.dump()); !written)
+  if (auto written = replace_config(bundle + "/config.json", config->document.dump()); !written)
     return {refusal_of(written.error()), {}};
   return {std::nullopt, std::move(*staging)};
 }
