@@ -92,7 +92,10 @@ Result<bool> on_host_network(const GoValue& mode, CheckContext& context) {
 // gives it by default) opens packet and raw sockets that read every repository's loopback traffic;
 // Rediacc's eBPF hooks confine bind and connect, not those. A container there drops it. dockerd
 // has no flag for its containers' default capabilities, and a filter under the daemon would stop
-// CRIU, which may not trace a checkpointed container from under one (docs/decisions.md).
+// CRIU, which may not trace a checkpointed container from under one (docs/decisions.md). Where
+// the verifier in front of runc makes the repository's containers, it takes CAP_NET_RAW from each
+// one on the host's network (and from each process exec'd into it), so the request stands as
+// renet writes it.
 Refusal check_shared_network_raw(const Fields& hc, CheckContext& context) {
   const auto& mode = hc[kNetworkMode];
   if (!mode) return std::nullopt;
@@ -101,6 +104,7 @@ Refusal check_shared_network_raw(const Fields& hc, CheckContext& context) {
     return "refused: the gate could not tell whether --network " + std::string(mode->text()) +
            " shares the host's network: " + shared.error().message + ".";
   if (!*shared || !keeps_capability(hc[kCapAdd], hc[kCapDrop], "CAP_NET_RAW")) return std::nullopt;
+  if (context.world.runtime_verified().value_or(false)) return std::nullopt;
   return std::string(
       "refused: a container on the host's network keeps CAP_NET_RAW, whose packet and raw sockets read every "
       "repository's loopback traffic; drop it: --cap-drop NET_RAW (Compose: cap_drop: [NET_RAW]).");

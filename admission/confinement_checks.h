@@ -26,7 +26,9 @@ Refusal check_namespaces(const Fields& hc, const PolicyRules& policy);
 /// gives it by default) opens packet and raw sockets that read every repository's loopback traffic;
 /// Rediacc's eBPF hooks confine bind and connect, not those. A container there drops it. dockerd
 /// has no flag for its containers' default capabilities, and a filter under the daemon would stop
-/// CRIU, which may not trace a checkpointed container from under one (docs/decisions.md).
+/// CRIU, which may not trace a checkpointed container from under one (docs/decisions.md). Allowed
+/// where the verifier in front of runc makes the daemon's containers (GateWorld::runtime_verified):
+/// it takes the capability at runc.
 Refusal check_shared_network_raw(const Fields& hc, CheckContext& context);
 
 /// A log driver runs in the daemon: one that ships a container's output over the network does so

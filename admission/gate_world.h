@@ -65,6 +65,12 @@ class GateWorld {
   /// the grant's recorded hardware nor other repositories' reservations are checked.
   virtual Known<Result<std::optional<probe::Reach>>> reach(const std::string& name) = 0;
 
+  /// Whether the repository's daemon makes its containers through the verifier in front of runc
+  /// (docker::runtime_wiring: the verifier first on its containerd's PATH, a runc after it), which
+  /// takes CAP_NET_RAW from a container on the host's network where runc makes it. Unknown: taken
+  /// for not, and such a request is refused as without the verifier.
+  virtual Known<bool> runtime_verified() = 0;
+
   /// Whether BuildKit may build for this repository now under `policy`: nothing when it may, else
   /// why not and what to fix. Unknown: refused, the gate having no daemon to ask.
   virtual Known<Refusal> build_refusal(const PolicyRules& policy) = 0;

@@ -26,6 +26,8 @@ Known<Result<std::optional<probe::Reach>>> NullWorld::reach(const std::string&) 
 
 Known<Refusal> NullWorld::build_refusal(const PolicyRules&) { return std::nullopt; }
 
+Known<bool> NullWorld::runtime_verified() { return std::nullopt; }
+
 GateWorld& null_world() {
   static NullWorld world;
   return world;

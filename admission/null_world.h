@@ -24,6 +24,7 @@ class NullWorld : public GateWorld {
   Known<std::vector<std::string>> defined_names() override;
   Known<Result<std::optional<probe::Reach>>> reach(const std::string& name) override;
   Known<Refusal> build_refusal(const PolicyRules& policy) override;
+  Known<bool> runtime_verified() override;
 };
 
 /// One NullWorld shared by every caller (it keeps no state).

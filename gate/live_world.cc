@@ -7,6 +7,7 @@
 #include "docker/local_volumes.h"
 #include "docker/rediacc_layout.h"
 #include "docker/running_daemons.h"
+#include "docker/runtime_wiring.h"
 #include "gate/guarded_paths.h"
 
 namespace rgpu::gate {
@@ -95,6 +96,11 @@ admission::Known<std::vector<std::string>> LiveWorld::defined_names() { return s
 
 admission::Known<Result<std::optional<probe::Reach>>> LiveWorld::reach(const std::string& name) {
   return spec_reviews_.reach(name);
+}
+
+admission::Known<bool> LiveWorld::runtime_verified() {
+  const auto own = own_daemon();
+  return own && docker::runtime_wiring_fault(docker::runtime_wiring(fs_, *own)).empty();
 }
 
 admission::Known<admission::Refusal> LiveWorld::build_refusal(const PolicyRules& policy) {

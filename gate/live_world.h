@@ -39,6 +39,7 @@ class LiveWorld final : public admission::GateWorld, private admission::HostPath
   admission::Known<std::vector<std::string>> defined_names() override;
   admission::Known<Result<std::optional<probe::Reach>>> reach(const std::string& name) override;
   admission::Known<admission::Refusal> build_refusal(const PolicyRules& policy) override;
+  admission::Known<bool> runtime_verified() override;
 
   /// The roots `scope` lets binds come from now, filled in: where the verifier in front of runc opens
   /// a bind beneath.

@@ -90,9 +90,12 @@ void remove_leftovers(const std::string& root) {
     const std::string pid = name.substr(dot + 1);
     if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
     if (::kill(std::stoi(pid), 0) == 0 || errno != ESRCH) continue;
-    for (const auto& inner : std::filesystem::directory_iterator(e.path(), ec))
+    // Never a recursive removal: a mount that would not go would have its source's files removed.
+    for (const auto& inner : std::filesystem::directory_iterator(e.path(), ec)) {
       ::umount2(inner.path().c_str(), MNT_DETACH);
-    std::filesystem::remove_all(e.path(), ec);
+      if (::rmdir(inner.path().c_str()) != 0) ::unlink(inner.path().c_str());
+    }
+    ::rmdir(e.path().c_str());
   }
 }
 
@@ -140,7 +143,10 @@ Result<Staging> Staging::open(const std::string& staging_root, const std::string
 }
 
 Staging::Staging(Staging&& other) noexcept
-    : dir_(std::move(other.dir_)), mounted_(std::move(other.mounted_)), held_(std::move(other.held_)) {
+    : dir_(std::move(other.dir_)),
+      mounted_(std::move(other.mounted_)),
+      written_(std::move(other.written_)),
+      held_(std::move(other.held_)) {
   other.dir_.clear();
 }
 
@@ -151,6 +157,7 @@ Staging::~Staging() {
     ::unlink(m.c_str());
     ::rmdir(m.c_str());
   }
+  for (const auto& w : written_) ::unlink(w.c_str());
   ::rmdir(dir_.c_str());
 }
 
@@ -168,6 +175,16 @@ Result<std::string> Staging::stage(const UniqueFd& source, bool recursive) {
   if (::syscall(SYS_move_mount, clone.get(), "", AT_FDCWD, target.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0)
     return fail(why("cannot mount the opened source at " + target));
   mounted_.push_back(target);
+  return target;
+}
+
+Result<std::string> Staging::write(const std::string& text) {
+  const std::string target = dir_ + "/written-" + std::to_string(written_.size());
+  UniqueFd out(::open(target.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600));
+  if (!out) return fail(why("cannot make " + target));
+  written_.push_back(target);
+  if (::write(out.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    return fail(why("cannot write " + target));
   return target;
 }
 

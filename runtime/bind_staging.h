@@ -51,11 +51,15 @@ class Staging {
   /// Holds `ns` (an open namespace file) while this process lives: the path runc joins it by,
   /// /proc/PID/fd/N, which no process ID reused after the check can change.
   std::string hold(UniqueFd ns);
+  /// Writes `text` to a file of the directory only root can enter, for runc to read in place of a
+  /// file it was named (exec's process spec, bounded); its path.
+  Result<std::string> write(const std::string& text);
 
  private:
   explicit Staging(std::string dir) : dir_(std::move(dir)) {}
   std::string dir_;
   std::vector<std::string> mounted_;
+  std::vector<std::string> written_;
   std::vector<UniqueFd> held_;
 };
 

@@ -43,6 +43,26 @@ constexpr std::string_view kMakeSwitches[] = {"--detach",
                                               "--tcp-skip-in-flight",
                                               "--link-remap"};
 
+// exec (runc 1.1 to 1.3): options with a value; the others are switches.
+constexpr std::string_view kExecValues[] = {"--console-socket",
+                                            "--pidfd-socket",
+                                            "--cwd",
+                                            "--env",
+                                            "-e",
+                                            "--user",
+                                            "-u",
+                                            "--additional-gids",
+                                            "-g",
+                                            "--process",
+                                            "-p",
+                                            "--pid-file",
+                                            "--process-label",
+                                            "--apparmor",
+                                            "--cap",
+                                            "-c",
+                                            "--preserve-fds",
+                                            "--cgroup"};
+
 bool in(Names names, std::string_view s) { return std::find(names.begin(), names.end(), s) != names.end(); }
 
 // "--name=value" as (name, value); a name alone as (name, nullopt).
@@ -61,11 +81,39 @@ void keep(RuncCommand& c, const std::string& name, const std::string& value) {
   if (name == "--work-path") c.work_path = value;
 }
 
+void keep_exec(RuncCommand& c, const std::string& name, const std::string& value) {
+  if (name == "--process" || name == "-p") c.process = value;
+  if (name == "--cap" || name == "-c") c.added_caps.push_back(value);
+}
+
+// exec's options up to its ID, which is the first argument that is none's; the rest is the command.
+void parse_exec(RuncCommand& c, const std::vector<std::string>& args, size_t i) {
+  for (; i < args.size(); ++i) {
+    const auto [name, value] = split_option(args[i]);
+    if (!name.starts_with("-") || name == "-") {
+      c.id = args[i];
+      return;
+    }
+    if (name == "--") {
+      if (i + 1 < args.size()) c.id = args[i + 1];
+      return;
+    }
+    if (!in(kExecValues, name)) continue;
+    if (value) {
+      keep_exec(c, name, *value);
+    } else if (i + 1 < args.size()) {
+      keep_exec(c, name, args[++i]);
+    }
+  }
+}
+
 }  // namespace
 
 bool makes_a_container(const RuncCommand& c) {
   return c.command == "create" || c.command == "run" || c.command == "restore";
 }
+
+bool execs_in_a_container(const RuncCommand& c) { return c.command == "exec"; }
 
 Result<RuncCommand> parse_runc_command(const std::vector<std::string>& args) {
   RuncCommand c;
@@ -84,6 +132,10 @@ Result<RuncCommand> parse_runc_command(const std::vector<std::string>& args) {
   }
   if (i == args.size()) return c;
   c.command = args[i++];
+  if (execs_in_a_container(c)) {
+    parse_exec(c, args, i);
+    return c;
+  }
   const bool judged = makes_a_container(c);
   for (; i < args.size(); ++i) {
     const auto [name, value] = split_option(args[i]);

@@ -22,6 +22,7 @@
 #include "gate/live_world.h"
 #include "runtime/bind_sources.h"
 #include "runtime/container_daemon.h"
+#include "runtime/exec_bounds.h"
 #include "runtime/granted_edits.h"
 #include "runtime/oci_config.h"
 #include "runtime/runc_command.h"
@@ -219,6 +220,66 @@ std::vector<char*> c_args(std::vector<std::string>& argv) {
   return out;
 }
 
+// runc run as a child and waited for (what the verifier staged stays until runc is done with it):
+// runc's exit status.
+int run_and_wait(const RuncCommand& c, const std::string& runc, std::vector<std::string>& argv) {
+  auto c_argv = c_args(argv);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::execv(runc.c_str(), c_argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (child > 0 && ::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (child < 0) {
+    say(c, std::string("refused: cannot start runc: ") + std::strerror(errno) + ".");
+    return 1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// argv with exec's --process naming `path` instead (every spelling runc reads).
+void name_process(std::vector<std::string>& argv, const std::string& path) {
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i] == "--process" || argv[i] == "-p") {
+      if (i + 1 < argv.size()) argv[i + 1] = path;
+      return;
+    }
+    if (argv[i].starts_with("--process=")) {
+      argv[i] = "--process=" + path;
+      return;
+    }
+  }
+}
+
+// runc exec: the process bounded by what its container was made with, then runc's own.
+int exec_bounded(const RuncCommand& c, const std::string& runc, std::vector<std::string>& argv) {
+  const auto bounding = container_bounding_set(c);
+  if (!bounding) {
+    say(c, refusal_of(bounding.error()));
+    return 1;
+  }
+  auto staging = Staging::open(state::kRuntimeStagingDir, c.id + "-exec");
+  if (!staging) {
+    say(c, refusal_of(staging.error()));
+    return 1;
+  }
+  const auto copy = bounded_process(c, *bounding, *staging);
+  if (!copy) {
+    say(c, refusal_of(copy.error()));
+    return 1;
+  }
+  if (!*copy) {
+    auto c_argv = c_args(argv);
+    ::execv(runc.c_str(), c_argv.data());
+    say(c, std::string("refused: cannot run ") + runc + ": " + std::strerror(errno) + ".");
+    return 1;
+  }
+  name_process(argv, **copy);
+  return run_and_wait(c, runc, argv);
+}
+
 }  // namespace
 
 std::string real_runc(const std::string& argv0, const std::string& path) {
@@ -256,6 +317,7 @@ int run_as_runc(const std::vector<std::string>& argv) {
   std::vector<std::string> exec_argv = argv;
   if (exec_argv.empty()) exec_argv.push_back("runc");
   exec_argv.front() = "runc";
+  if (execs_in_a_container(*command)) return exec_bounded(*command, runc, exec_argv);
   auto c_argv = c_args(exec_argv);
   if (!makes_a_container(*command)) {
     ::execv(runc.c_str(), c_argv.data());
@@ -268,20 +330,8 @@ int run_as_runc(const std::vector<std::string>& argv) {
     say(*command, *judged.refusal);
     return 1;
   }
-  // runc's own child, waited for: the staged sources stay mounted until it has made the container.
-  const pid_t child = ::fork();
-  if (child == 0) {
-    ::execv(runc.c_str(), c_argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  while (child > 0 && ::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (child < 0) {
-    say(*command, std::string("refused: cannot start runc: ") + std::strerror(errno) + ".");
-    return 1;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  // The staged sources stay mounted until runc has made the container.
+  return run_and_wait(*command, runc, exec_argv);
 }
 
 }  // namespace rgpu::runtime

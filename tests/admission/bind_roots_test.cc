@@ -271,6 +271,21 @@ TEST_CASE(
   allowed(create_bound(R"({"NetworkMode":"container:svc"})", bridged, rules));
 }
 
+TEST_CASE(
+    "attack round: where the verifier in front of runc makes the daemon's containers, a service on the host's "
+    "network passes as renet writes it (the verifier takes NET_RAW where runc makes it)") {
+  const auto rules = rules_of(HostPolicy::rediacc);
+  FakeWorld verified;
+  verified.verified_runtime = true;
+  allowed(create_bound(R"({"NetworkMode":"host"})", verified, rules));
+  allowed(create_bound(R"({"NetworkMode":"host","CapAdd":["NET_RAW"]})", verified, rules));
+  // A daemon whose runc is not the verifier (or that cannot be told) keeps the refusal.
+  FakeWorld unwired;
+  unwired.verified_runtime = false;
+  refused(create_bound(R"({"NetworkMode":"host"})", unwired, rules), "keeps CAP_NET_RAW");
+  refused(create_bound(R"({"NetworkMode":"host"})", null_world(), rules), "keeps CAP_NET_RAW");
+}
+
 TEST_CASE("attack round: a repository's network is a bridge of its own, never the host's interfaces or a plugin") {
   const auto network = [](const std::string& body) {
     return decide(grants::GrantSet{}, kGateRepo, req("POST", "/v1.47/networks/create", body));

@@ -166,3 +166,38 @@ TEST_CASE("runtime verifier: no start racing a tenant's exchange of its director
   CHECK(started > 0);
   CHECK(mounted_link == 0);
 }
+
+TEST_CASE(
+    "runtime verifier: a service on the host's network passes as renet writes it, and neither it, a process exec'd "
+    "into it nor one joining its network opens a packet socket",
+    "[e2e][cdi-docker]") {
+  // Without the verifier the gate refuses the request (rediacc_host_test.cc); with it the request
+  // stands and the capability is taken where runc makes the container. A request naming runc
+  // itself reaches the verifier too.
+  Tenant t;
+  auto& docker = t.repo.docker;
+  const std::string probe = "busybox arping -c 1 -w 1 -I lo 127.0.0.1 2>&1; echo done";
+  const std::string denied = "arping: socket: Operation not permitted";
+  for (const std::vector<std::string>& run :
+       {std::vector<std::string>{"run", "--rm", "--network", "host", "img", "sh", "-c", probe},
+        {"run", "--rm", "--runtime", "runc", "--network", "host", "img", "sh", "-c", probe},
+        {"run", "--rm", "--network", "host", "--cap-add", "NET_RAW", "img", "sh", "-c", probe}}) {
+    const auto r = docker.docker(run);
+    INFO(r.out << r.err << docker.plugin_log());
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains(denied) && Catch::Contains("done"));
+  }
+  ran(docker, docker.docker({"run", "-d", "--name", "svc", "--network", "host", "img", "sleep", "60"}));
+  // dockerd gives an exec'd process the capabilities of the container's spec as it wrote it.
+  const auto exec = docker.docker({"exec", "svc", "sh", "-c", probe});
+  INFO(exec.out << exec.err << docker.daemon_log());
+  CHECK_THAT(exec.out, Catch::Contains(denied) && Catch::Contains("done"));
+  const auto joined = docker.docker({"run", "--rm", "--network", "container:svc", "img", "sh", "-c", probe});
+  INFO(joined.out << joined.err);
+  CHECK_THAT(joined.out, Catch::Contains(denied) && Catch::Contains("done"));
+  // Off the host's network a container keeps Docker's default, packet sockets included.
+  const auto own = docker.docker({"run", "--rm", "--network", "none", "img", "sh", "-c", probe});
+  INFO(own.out << own.err);
+  CHECK_THAT(own.out, !Catch::Contains(denied) && Catch::Contains("done"));
+  docker.docker({"rm", "-f", "svc"});
+}

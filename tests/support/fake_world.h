@@ -33,6 +33,8 @@ class FakeWorld final : public admission::NullWorld {
   std::optional<admission::Refusal> build_verdict;
   /// How many times the build verdict was asked for.
   int builds_asked = 0;
+  /// Whether the daemon's containers are made through the verifier; unset: not known.
+  std::optional<bool> verified_runtime;
 
   admission::Known<Result<std::string>> stored_container(std::string_view name) override;
   admission::Known<Result<std::string>> volume_mount(std::string_view name) override;
@@ -40,6 +42,7 @@ class FakeWorld final : public admission::NullWorld {
   std::vector<std::string> review_items(const std::string& name) override;
   admission::Known<std::vector<std::string>> defined_names() override;
   admission::Known<admission::Refusal> build_refusal(const PolicyRules& policy) override;
+  admission::Known<bool> runtime_verified() override { return verified_runtime; }
 };
 
 }  // namespace rgpu::test

@@ -57,6 +57,8 @@ CdiDockerOptions daemon_of(const FixtureRoot& m, const RenetOptions& r) {
 
 RenetRepository::RenetRepository(const RenetOptions& options)
     : machine(), docker(laid_out(machine, options.granted), daemon_of(machine, options)) {
+  // What the gate reads of the daemon's wiring: its containerd's PATH, the verifier first.
+  wire_runtime_verifier(machine, "910001", options.runtime_verifier);
   docker.import_busybox("img");
 }
 
