@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <filesystem>
+#include <tuple>
+#include <utility>
 
 #include "core/in_quotes.h"
 
@@ -112,6 +115,23 @@ Opened open_data(const ContainerMount& m, const std::vector<std::string>& p, Dat
   return {std::nullopt, std::move(*fd), {}, {}};
 }
 
+// The root `source` lies under as written (its longest), and that root's spelling it starts with.
+std::pair<const admission::FilledRoot*, std::string> anchor_of(const std::string& source,
+                                                               const std::vector<admission::FilledRoot>& roots,
+                                                               bool read_only) {
+  const admission::FilledRoot* anchor = nullptr;
+  std::string prefix;
+  for (const auto& r : roots) {
+    for (const auto* as : {&r.resolved, &r.written}) {
+      if (under_dir(source, *as) && as->size() > prefix.size() && (!r.read_only || read_only)) {
+        anchor = &r;
+        prefix = *as;
+      }
+    }
+  }
+  return {anchor, prefix};
+}
+
 Opened open_source(const ContainerMount& m, const BindPlaces& places, int data_root_fd) {
   const auto& granted = places.allowance.granted_mounts;
   if (std::any_of(granted.begin(), granted.end(),
@@ -141,22 +161,23 @@ Opened open_source(const ContainerMount& m, const BindPlaces& places, int data_r
   const admission::HostBind bind{.path = m.source, .written = m.source, .what = "a bind", .read_only = m.read_only};
   if (auto bad = places.judge(bind)) return {bad, {}, {}, {}};
   // The root it lies under, longest first, as the machine resolves it: opened from / with no link on
-  // the way, and the rest beneath it with none.
-  const admission::FilledRoot* anchor = nullptr;
-  std::string prefix;
+  // the way, and the rest beneath it with none. A source written through a link the judge followed
+  // (/var/run for /run) is found where the kernel resolves it now, then opened the same way.
   const auto roots = places.roots();
-  for (const auto& r : roots) {
-    for (const auto* as : {&r.resolved, &r.written}) {
-      if (under_dir(m.source, *as) && as->size() > prefix.size() && (!r.read_only || m.read_only)) {
-        anchor = &r;
-        prefix = *as;
-      }
+  auto [anchor, prefix] = anchor_of(m.source, roots, m.read_only);
+  std::string source = m.source;
+  if (!anchor) {
+    char* real = ::realpath(m.source.c_str(), nullptr);
+    if (real) {
+      source = real;
+      std::free(real);
+      std::tie(anchor, prefix) = anchor_of(source, roots, m.read_only);
     }
   }
   if (!anchor)
     return {refused(m, "lies under no directory the repository may bind from", "bind one under them"), {}, {}, {}};
   auto root = open_no_links(anchor->resolved);
-  auto fd = root ? open_beneath(root->get(), std::string_view(m.source).substr(prefix.size())) : std::move(root);
+  auto fd = root ? open_beneath(root->get(), std::string_view(source).substr(prefix.size())) : std::move(root);
   if (!fd) return {refused(m, opened_why(fd.error()), "bind the directory itself, not a link to it"), {}, {}, {}};
   // The daemon's own state, renamed into the checked name after the check, is still its state.
   if (same_or_related(fd->get(), data_root))

@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -165,6 +166,16 @@ TEST_CASE("runtime verifier: no start racing a tenant's exchange of its director
   CHECK(attempted >= 1000);
   CHECK(started > 0);
   CHECK(mounted_link == 0);
+  // What the verifier staged went with each runc command: its tmpfs, root's alone, holds nothing.
+  const fs::path staging = "/proc/" + std::to_string(docker.daemon_pid()) + "/root/run/rediacc-gpu/staging";
+  struct ::stat st {};
+  REQUIRE(::stat(staging.c_str(), &st) == 0);
+  CHECK(st.st_uid == 0);
+  CHECK((st.st_mode & 0777) == 0700);
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(staging)) left.push_back(e.path().filename().string());
+  INFO(left.size() << " left, first: " << (left.empty() ? "" : left.front()));
+  CHECK(left.empty());
 }
 
 TEST_CASE(

@@ -189,8 +189,8 @@ void CdiDocker::restart_as_renet(const std::string& daemon_json) {
       "sh",
       root_,
       "/usr/bin/env",
-      std::string("PATH=/run/rgpu/shim:") + (options_.runtime_verifier ? kVerifierDir + std::string(":") : "") +
-          "/usr/sbin:/usr/bin:/sbin:/bin",
+      std::string("PATH=") + (options_.plugin ? "/run/rgpu/shim:" : "") +
+          (options_.runtime_verifier ? kVerifierDir + std::string(":") : "") + "/usr/sbin:/usr/bin:/sbin:/bin",
       "REDIACC_GPU_REPO=" + options_.rediacc_id,
       "dockerd",
       "--config-file",

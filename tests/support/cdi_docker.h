@@ -21,7 +21,9 @@ namespace rgpu::test {
 
 struct CdiDockerOptions {
   std::string repo = "web";
-  bool plugin = true;             ///< false: a dockerd with no authorization plugin (the CDI view alone)
+  /// false: a dockerd with no authorization plugin (the CDI view alone; a renet-style one started
+  /// without the dockerd shim, so behind no plugin, and the verifier alone judges what it makes)
+  bool plugin = true;
   std::string cdi_dir;            ///< host directory bound over the chroot's /etc/cdi; empty: the machine's /etc/cdi
   std::string data_from;          ///< a data root copied in (cp -a) before dockerd starts: a fork of its containers
   std::string daemon_json_extra;  ///< members added to its daemon.json: R"("builder": {...})"
