@@ -78,8 +78,8 @@ std::string id_of(const std::string& response) {
 }  // namespace
 
 TEST_CASE(
-    "runtime verifier: what the gate allows of renet's shapes, dockerd makes into a config the verifier allows; "
-    "what the verifier refuses, the gate refused",
+    "runtime verifier: what the gate allows of renet's shapes, dockerd makes into a config the verifier allows, "
+    "and what the verifier refuses the gate refused",
     "[e2e][cdi-docker]") {
   FixtureRoot machine;
   rediacc_machine(machine);
