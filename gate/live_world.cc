@@ -98,9 +98,16 @@ admission::Known<Result<std::optional<probe::Reach>>> LiveWorld::reach(const std
   return spec_reviews_.reach(name);
 }
 
+// Asked for every service on the host's network (every one renet writes): its /proc scan is kept
+// as long as the daemon it judges, two seconds at most.
 admission::Known<bool> LiveWorld::runtime_verified() {
-  const auto own = own_daemon();
-  return own && docker::runtime_wiring_fault(docker::runtime_wiring(fs_, *own)).empty();
+  own_daemon();  // refreshed when older than two seconds
+  const std::lock_guard lock(own_mutex_);
+  if (own_at_ != verified_at_) {
+    verified_ = own_ && docker::runtime_wiring_fault(docker::runtime_wiring(fs_, *own_)).empty();
+    verified_at_ = own_at_;
+  }
+  return verified_;
 }
 
 admission::Known<admission::Refusal> LiveWorld::build_refusal(const PolicyRules& policy) {

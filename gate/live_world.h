@@ -61,6 +61,8 @@ class LiveWorld final : public admission::GateWorld, private admission::HostPath
   std::mutex own_mutex_;
   std::chrono::steady_clock::time_point own_at_{};
   std::optional<docker::RunningDaemon> own_;
+  std::chrono::steady_clock::time_point verified_at_{};  ///< the own_at_ verified_ was judged for
+  bool verified_ = false;
   std::chrono::steady_clock::time_point data_root_at_{};
   std::optional<std::string> data_root_;  ///< the daemon's DockerRootDir, asked at most every 30 s
   std::string own_socket_;                ///< the repository daemon's socket as a machine path, "" when none

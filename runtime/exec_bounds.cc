@@ -3,9 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
+#include <cstdlib>
 
 #include "core/split.h"
 
@@ -13,14 +11,6 @@ namespace rgpu::runtime {
 namespace {
 
 constexpr int kNetRaw = 13;  // CAP_NET_RAW's number (linux/capability.h)
-
-std::optional<std::string> slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Field 22 of /proc/PID/stat (after the command's parenthesised name): when the process started.
 std::optional<std::string> start_time(const std::string& stat) {
@@ -35,17 +25,17 @@ bool names_net_raw(const std::string& cap) { return cap == "CAP_NET_RAW" || cap 
 
 }  // namespace
 
-Result<unsigned long long> container_bounding_set(const RuncCommand& exec) {
+Result<unsigned long long> container_bounding_set(const RootFs& fs, const RuncCommand& exec) {
   const std::string state = (exec.root.empty() ? std::string("/run/runc") : exec.root) + "/" + exec.id + "/state.json";
-  const auto text = slurp(state);
+  const auto text = fs.read_file(state);
   const auto doc = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
   if (!doc.is_object() || !doc.contains("init_process_pid") || !doc["init_process_pid"].is_number_unsigned())
     return fail("cannot read container " + exec.id + "'s runc state " + state +
                 ", so the verifier cannot bound "
                 "what the process may hold; start the container again");
   const std::string pid = std::to_string(doc["init_process_pid"].get<unsigned long long>());
-  const auto stat = slurp("/proc/" + pid + "/stat");
-  const auto status = slurp("/proc/" + pid + "/status");
+  const auto stat = fs.read_file("/proc/" + pid + "/stat");
+  const auto status = fs.read_file("/proc/" + pid + "/status");
   const auto started = stat ? start_time(*stat) : std::nullopt;
   if (!started || !status || !doc.contains("init_process_start") || doc["init_process_start"].dump() != *started)
     return fail("container " + exec.id + "'s process " + pid + " is gone; start the container again");
@@ -59,15 +49,15 @@ Result<unsigned long long> container_bounding_set(const RuncCommand& exec) {
   return fail("cannot read the capabilities of container " + exec.id + "'s process " + pid);
 }
 
-Result<std::optional<std::string>> bounded_process(const RuncCommand& exec, unsigned long long bounding,
-                                                   Staging& staging) {
+Result<std::optional<std::string>> bounded_process(const RootFs& fs, const RuncCommand& exec,
+                                                   unsigned long long bounding) {
   if (bounding & (1ULL << kNetRaw)) return std::optional<std::string>{};
   for (const auto& cap : exec.added_caps) {
     if (names_net_raw(cap))
       return fail("runc exec adds CAP_NET_RAW to container " + exec.id + ", which was made without it");
   }
   if (exec.process.empty()) return std::optional<std::string>{};  // the container's own process spec
-  const auto text = slurp(exec.process);
+  const auto text = fs.read_file(exec.process);
   auto spec = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
   if (!spec.is_object()) return fail("cannot read the process spec " + exec.process + " runc exec was given");
   bool dropped = false;
@@ -86,8 +76,7 @@ Result<std::optional<std::string>> bounded_process(const RuncCommand& exec, unsi
     }
   }
   if (!dropped) return std::optional<std::string>{};
-  RGPU_TRY_ASSIGN(auto copy, staging.write(spec.dump()));
-  return std::optional<std::string>(std::move(copy));
+  return std::optional<std::string>(spec.dump());
 }
 
 }  // namespace rgpu::runtime

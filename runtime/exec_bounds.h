@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/result.h"
-#include "runtime/bind_staging.h"
+#include "core/root_fs.h"
 #include "runtime/runc_command.h"
 
 namespace rgpu::runtime {
@@ -16,12 +16,12 @@ namespace rgpu::runtime {
 /// The bounding set of the container's init process, as runc's state (`<root>/<id>/state.json`)
 /// and the kernel (/proc/PID/status) say now: a bit per capability number. An error when the
 /// container is not running or its state cannot be read.
-Result<unsigned long long> container_bounding_set(const RuncCommand& exec);
+Result<unsigned long long> container_bounding_set(const RootFs& fs, const RuncCommand& exec);
 
-/// The process spec `exec` names (its --process) bounded by `bounding`: the path of the copy in
-/// `staging` runc is to read instead, or nothing when the spec keeps within it already. An error
-/// when the spec cannot be read or its --cap adds what the container lacks.
-Result<std::optional<std::string>> bounded_process(const RuncCommand& exec, unsigned long long bounding,
-                                                   Staging& staging);
+/// The process spec `exec` names (its --process) bounded by `bounding`: the text runc is to read
+/// instead, or nothing when the spec keeps within it already. An error when the spec cannot be
+/// read or its --cap adds what the container lacks.
+Result<std::optional<std::string>> bounded_process(const RootFs& fs, const RuncCommand& exec,
+                                                   unsigned long long bounding);
 
 }  // namespace rgpu::runtime

@@ -255,28 +255,28 @@ void name_process(std::vector<std::string>& argv, const std::string& path) {
 
 // runc exec: the process bounded by what its container was made with, then runc's own.
 int exec_bounded(const RuncCommand& c, const std::string& runc, std::vector<std::string>& argv) {
-  const auto bounding = container_bounding_set(c);
-  if (!bounding) {
-    say(c, refusal_of(bounding.error()));
+  const RootFs fs("/");
+  const auto bounding = container_bounding_set(fs, c);
+  const auto spec = bounding ? bounded_process(fs, c, *bounding)
+                             : Result<std::optional<std::string>>(tl::unexpected(bounding.error()));
+  if (!spec) {
+    say(c, refusal_of(spec.error()));
     return 1;
   }
-  auto staging = Staging::open(state::kRuntimeStagingDir, c.id + "-exec");
-  if (!staging) {
-    say(c, refusal_of(staging.error()));
-    return 1;
-  }
-  const auto copy = bounded_process(c, *bounding, *staging);
-  if (!copy) {
-    say(c, refusal_of(copy.error()));
-    return 1;
-  }
-  if (!*copy) {
+  if (!*spec) {
     auto c_argv = c_args(argv);
     ::execv(runc.c_str(), c_argv.data());
     say(c, std::string("refused: cannot run ") + runc + ": " + std::strerror(errno) + ".");
     return 1;
   }
-  name_process(argv, **copy);
+  // The bounded copy lies where only root can go until runc has read it.
+  auto staging = Staging::open(state::kRuntimeStagingDir, c.id + "-exec");
+  auto copy = staging ? staging->write(**spec) : Result<std::string>(tl::unexpected(staging.error()));
+  if (!copy) {
+    say(c, refusal_of(copy.error()));
+    return 1;
+  }
+  name_process(argv, *copy);
   return run_and_wait(c, runc, argv);
 }
 
